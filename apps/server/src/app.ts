@@ -1,0 +1,100 @@
+import type { HttpBindings } from "@hono/node-server";
+import { Hono } from "hono";
+import type { Kysely } from "kysely";
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js";
+import { renderErrorPage } from "./auth/error-page.js";
+import type { KassaConfig } from "./config.js";
+import type { KassaDatabase } from "./db/schema.js";
+import type { Logger } from "./kit/logger.js";
+import type { Mailer } from "./mail/mailer.js";
+
+export interface AppDeps {
+  config: KassaConfig;
+  db: Kysely<KassaDatabase>;
+  auth: KassaAuth;
+  mailer: Mailer;
+  logger: Logger;
+  /** False until start-up has finished; `/api/auth/ok` answers 503 before that. */
+  isReady: () => boolean;
+}
+
+type Env = { Bindings: HttpBindings };
+
+/** Paths the spec names that Better Auth 1.7 serves under another name. */
+const AUTH_ALIASES: Record<string, string> = {
+  "/forget-password": "/request-password-reset",
+};
+
+function clientAddress(req: Request, env: HttpBindings | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+}
+
+/** Builds the HTTP application from its parts. Nothing here is global. */
+export function createApp(deps: AppDeps) {
+  const { config, auth, db, mailer } = deps;
+  const app = new Hono<Env>();
+
+  app.onError((error, c) => {
+    deps.logger.error("unhandled error", { path: c.req.path, error });
+    return c.json({ error: "InternalServerError", detail: "Something went wrong on our side." }, 500);
+  });
+
+  app.get(`${AUTH_BASE_PATH}/ok`, (c) =>
+    deps.isReady() ? c.json({ ok: true }) : c.json({ ok: false }, 503),
+  );
+
+  app.get(`${AUTH_BASE_PATH}/error`, (c) => {
+    const code = c.req.query("error") ?? "unknown_error";
+    return c.html(renderErrorPage(code, `${config.baseURL}/`));
+  });
+
+  if (!config.production && mailer.mode === "mailbox") {
+    app.get("/api/dev/mailbox", async (c) => {
+      const to = c.req.query("to")?.toLowerCase();
+      let query = db.selectFrom("kassa_mail").selectAll().orderBy("created_at", "desc").limit(100);
+      if (to) query = query.where("to_address", "=", to);
+      const rows = await query.execute();
+      return c.json({
+        items: rows.map((m) => ({
+          id: m.id,
+          kind: m.kind,
+          to: m.to_address,
+          subject: m.subject,
+          text: m.text_body,
+          html: m.html_body,
+          links: [...m.text_body.matchAll(/https?:\/\/\S+/g)].map((l) => l[0]),
+          created_at: m.created_at.toISOString(),
+        })),
+      });
+    });
+  }
+
+  app.on(["GET", "POST"], `${AUTH_BASE_PATH}/*`, async (c) => {
+    const url = new URL(c.req.url);
+    const sub = url.pathname.slice(AUTH_BASE_PATH.length);
+    const alias = AUTH_ALIASES[sub];
+    if (alias) url.pathname = `${AUTH_BASE_PATH}${alias}`;
+    const headers = new Headers(c.req.raw.headers);
+    // The client's address as this server saw it; a client-sent value is overwritten.
+    headers.set(CLIENT_IP_HEADER, clientAddress(c.req.raw, c.env, config.trustProxy));
+    const request = new Request(url, {
+      method: c.req.method,
+      headers,
+      body: c.req.method === "GET" || c.req.method === "HEAD" ? null : await c.req.raw.arrayBuffer(),
+    });
+    const response = await auth.handler(request);
+    if (response.status === 429) {
+      const retryAfter = response.headers.get("x-retry-after");
+      const patched = new Response(response.body, response);
+      patched.headers.set("Retry-After", retryAfter ?? "60");
+      return patched;
+    }
+    return response;
+  });
+
+  return app;
+}

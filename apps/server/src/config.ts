@@ -1,0 +1,244 @@
+import { z } from "zod";
+
+/**
+ * Every setting Kassa reads from its environment, parsed once at start-up.
+ * A bad value stops the server with a message naming the variable.
+ */
+
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off"])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const positiveInt = z.coerce.number().int().positive();
+
+const urlString = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
+
+export const CAPTCHA_PROVIDERS = ["cloudflare-turnstile", "google-recaptcha", "hcaptcha"] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+export const ORGANIZATION_CREATION_POLICIES = ["everyone", "verified", "admins", "nobody"] as const;
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  BASE_URL: urlString.optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v))
+    .refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      "must start with postgres:// or postgresql://",
+    ),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
+  KASSA_ALLOW_EMBEDDED_DB: bool.default(false),
+  AUTH_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 32,
+    "must be at least 32 characters",
+  ),
+  TRUSTED_ORIGINS: optionalString,
+  SMTP_URL: optionalString.refine(
+    (v) => v === undefined || /^smtps?:\/\//.test(v),
+    "must start with smtp:// or smtps://",
+  ),
+  MAIL_FROM: z.string().default("Kassa <no-reply@kassa.localhost>"),
+  GITHUB_CLIENT_ID: optionalString,
+  GITHUB_CLIENT_SECRET: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  OIDC_ISSUER: optionalString.pipe(urlString.optional()),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  OIDC_PROVIDER_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, "must be lowercase letters, digits and dashes")
+    .default("oidc"),
+  OIDC_SCOPES: z.string().default("openid email profile offline_access"),
+  CAPTCHA_PROVIDER: optionalString.pipe(z.enum(CAPTCHA_PROVIDERS).optional()),
+  CAPTCHA_SECRET_KEY: optionalString,
+  CAPTCHA_SITE_KEY: optionalString,
+  CAPTCHA_VERIFY_URL: optionalString.pipe(urlString.optional()),
+  RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  PASSWORD_MIN_LENGTH: positiveInt.default(8),
+  PASSWORD_MAX_LENGTH: positiveInt.default(128),
+  USERNAME_MIN_LENGTH: positiveInt.default(3),
+  USERNAME_MAX_LENGTH: positiveInt.default(30),
+  SESSION_FRESH_AGE: z.coerce.number().int().min(0).default(86400),
+  ALLOW_UNLINKING_ALL: bool.default(false),
+  ORGANIZATION_CREATION: z.enum(ORGANIZATION_CREATION_POLICIES).default("everyone"),
+  ORGANIZATION_LIMIT: positiveInt.optional(),
+  MEMBERSHIP_LIMIT: positiveInt.default(100),
+  INVITATION_EXPIRES_IN: positiveInt.default(172800),
+  ALLOW_REMOVING_ALL_TEAMS: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  ADMIN_EMAILS: optionalString,
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface KassaConfig {
+  production: boolean;
+  port: number;
+  host: string;
+  baseURL: string;
+  dataDir: string;
+  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string; poolSize: number };
+  allowEmbeddedInProduction: boolean;
+  /** Undefined until resolved by `resolveAuthSecret` (generated and kept in the data dir outside production). */
+  authSecret: string | undefined;
+  trustedOrigins: string[];
+  mail: { smtpUrl: string | undefined; from: string };
+  social: {
+    github?: { clientId: string; clientSecret: string };
+    google?: { clientId: string; clientSecret: string };
+    oidc?: { providerId: string; issuer: string; clientId: string; clientSecret: string; scopes: string[] };
+  };
+  captcha?: { provider: CaptchaProvider; secretKey: string; siteKey?: string; verifyURL?: string };
+  rateLimit: boolean;
+  password: { min: number; max: number };
+  username: { min: number; max: number };
+  sessionFreshAge: number;
+  allowUnlinkingAll: boolean;
+  organization: {
+    creation: (typeof ORGANIZATION_CREATION_POLICIES)[number];
+    limit: number | undefined;
+    membershipLimit: number;
+    invitationExpiresIn: number;
+    allowRemovingAllTeams: boolean;
+  };
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy: boolean;
+  /** Users signing up with these addresses get the platform admin role. */
+  adminEmails: string[];
+  logLevel: Env["LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function pair(
+  env: Env,
+  idKey: "GITHUB_CLIENT_ID" | "GOOGLE_CLIENT_ID",
+  secretKey: "GITHUB_CLIENT_SECRET" | "GOOGLE_CLIENT_SECRET",
+) {
+  const clientId = env[idKey];
+  const clientSecret = env[secretKey];
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId) throw new ConfigError(`${idKey} is required when ${secretKey} is set`);
+  if (!clientSecret) throw new ConfigError(`${secretKey} is required when ${idKey} is set`);
+  return { clientId, clientSecret };
+}
+
+/** Parses the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): KassaConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join(".") ?? "environment";
+    throw new ConfigError(
+      `${name}: ${issue?.message ?? "invalid"} (got ${JSON.stringify(source[name] ?? "")})`,
+    );
+  }
+  const env = parsed.data;
+  const production = env.NODE_ENV === "production";
+
+  if (env.PASSWORD_MIN_LENGTH > env.PASSWORD_MAX_LENGTH) {
+    throw new ConfigError("PASSWORD_MIN_LENGTH must not exceed PASSWORD_MAX_LENGTH");
+  }
+  if (env.USERNAME_MIN_LENGTH > env.USERNAME_MAX_LENGTH) {
+    throw new ConfigError("USERNAME_MIN_LENGTH must not exceed USERNAME_MAX_LENGTH");
+  }
+  if (production && !env.AUTH_SECRET) {
+    throw new ConfigError("AUTH_SECRET is required when NODE_ENV=production (at least 32 random characters)");
+  }
+
+  const oidcParts = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
+  let oidc: KassaConfig["social"]["oidc"];
+  if (oidcParts.some(Boolean)) {
+    const missing = (["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const).filter((k) => !env[k]);
+    if (missing.length > 0)
+      throw new ConfigError(`${missing[0]} is required when any OIDC_* variable is set`);
+    if (["github", "google", "credential", "email-password"].includes(env.OIDC_PROVIDER_ID)) {
+      throw new ConfigError(`OIDC_PROVIDER_ID: "${env.OIDC_PROVIDER_ID}" is reserved`);
+    }
+    oidc = {
+      providerId: env.OIDC_PROVIDER_ID,
+      issuer: env.OIDC_ISSUER!,
+      clientId: env.OIDC_CLIENT_ID!,
+      clientSecret: env.OIDC_CLIENT_SECRET!,
+      scopes: env.OIDC_SCOPES.split(/[\s,]+/).filter(Boolean),
+    };
+  }
+
+  let captcha: KassaConfig["captcha"];
+  if (env.CAPTCHA_PROVIDER || env.CAPTCHA_SECRET_KEY) {
+    if (!env.CAPTCHA_PROVIDER)
+      throw new ConfigError("CAPTCHA_PROVIDER is required when CAPTCHA_SECRET_KEY is set");
+    if (!env.CAPTCHA_SECRET_KEY)
+      throw new ConfigError("CAPTCHA_SECRET_KEY is required when CAPTCHA_PROVIDER is set");
+    captcha = {
+      provider: env.CAPTCHA_PROVIDER,
+      secretKey: env.CAPTCHA_SECRET_KEY,
+      ...(env.CAPTCHA_SITE_KEY ? { siteKey: env.CAPTCHA_SITE_KEY } : {}),
+      ...(env.CAPTCHA_VERIFY_URL ? { verifyURL: env.CAPTCHA_VERIFY_URL } : {}),
+    };
+  }
+
+  const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
+  const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
+  const google = pair(env, "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET");
+
+  return {
+    production,
+    port: env.PORT,
+    host: env.HOST,
+    baseURL,
+    dataDir: env.DATA_DIR,
+    database: env.DATABASE_URL
+      ? { kind: "postgres", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+      : { kind: "pglite", dataDir: env.DATA_DIR },
+    allowEmbeddedInProduction: env.KASSA_ALLOW_EMBEDDED_DB,
+    authSecret: env.AUTH_SECRET,
+    trustedOrigins: [
+      baseURL,
+      ...(env.TRUSTED_ORIGINS ?? "")
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    ],
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    social: {
+      ...(github ? { github } : {}),
+      ...(google ? { google } : {}),
+      ...(oidc ? { oidc } : {}),
+    },
+    ...(captcha ? { captcha } : {}),
+    rateLimit: env.RATE_LIMIT === "on",
+    password: { min: env.PASSWORD_MIN_LENGTH, max: env.PASSWORD_MAX_LENGTH },
+    username: { min: env.USERNAME_MIN_LENGTH, max: env.USERNAME_MAX_LENGTH },
+    sessionFreshAge: env.SESSION_FRESH_AGE,
+    allowUnlinkingAll: env.ALLOW_UNLINKING_ALL,
+    organization: {
+      creation: env.ORGANIZATION_CREATION,
+      limit: env.ORGANIZATION_LIMIT,
+      membershipLimit: env.MEMBERSHIP_LIMIT,
+      invitationExpiresIn: env.INVITATION_EXPIRES_IN,
+      allowRemovingAllTeams: env.ALLOW_REMOVING_ALL_TEAMS,
+    },
+    trustProxy: env.TRUST_PROXY,
+    adminEmails: (env.ADMIN_EMAILS ?? "")
+      .split(",")
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+    logLevel: env.LOG_LEVEL,
+  };
+}

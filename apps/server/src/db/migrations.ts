@@ -1,0 +1,82 @@
+import type { BetterAuthOptions } from "better-auth";
+import { getMigrations } from "better-auth/db/migration";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import type { Logger } from "../kit/logger.js";
+import type { Database } from "./database.js";
+
+/**
+ * Kassa's own migrations, in order. Never edit one that has shipped: add the next.
+ * Better Auth's tables are migrated first by its own migrator (`getMigrations`), which
+ * compares the live schema with the configured plugins and only adds what is missing.
+ */
+const kassaMigrations: Record<string, Migration> = {
+  "0001_mail": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_mail")
+        .ifNotExists()
+        .addColumn("id", "uuid", (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("to_address", "text", (c) => c.notNull())
+        .addColumn("subject", "text", (c) => c.notNull())
+        .addColumn("text_body", "text", (c) => c.notNull())
+        .addColumn("html_body", "text", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("next_attempt_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn("sent_at", "timestamptz")
+        .addColumn("last_error", "text")
+        .execute();
+      await db.schema
+        .createIndex("kassa_mail_pending_idx")
+        .ifNotExists()
+        .on("kassa_mail")
+        .columns(["sent_at", "next_attempt_at"])
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => kassaMigrations };
+
+// Arbitrary constant: the advisory lock that serializes migrations between server processes.
+const MIGRATION_LOCK = 7_262_011;
+
+export async function migrate(database: Database, authOptions: BetterAuthOptions, logger: Logger) {
+  const run = async () => {
+    const auth = await getMigrations(authOptions);
+    if (auth.toBeCreated.length > 0 || auth.toBeAdded.length > 0) {
+      logger.info("migrating Better Auth schema", {
+        create: auth.toBeCreated.map((t) => t.table),
+        alter: auth.toBeAdded.map((t) => t.table),
+      });
+      await auth.runMigrations();
+    }
+    const migrator = new Migrator({
+      db: database.db,
+      provider,
+      migrationTableName: "kassa_migration",
+      migrationLockTableName: "kassa_migration_lock",
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    for (const r of results ?? []) {
+      if (r.status === "Success") logger.info(`applied migration ${r.migrationName}`);
+      if (r.status === "Error") logger.error(`migration ${r.migrationName} failed`);
+    }
+    if (error) throw error;
+  };
+
+  if (database.kind === "pglite") {
+    // One process owns a PGlite data dir, and its single connection cannot be held for a lock.
+    await run();
+    return;
+  }
+  await database.db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+    try {
+      await run();
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+    }
+  });
+}

@@ -1,0 +1,143 @@
+import type { Kysely } from "kysely";
+import nodemailer from "nodemailer";
+import type { KassaDatabase } from "../db/schema.js";
+import type { Clock } from "../kit/clock.js";
+import type { Logger } from "../kit/logger.js";
+
+export interface MailMessage {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  /** Stores the message durably and schedules its delivery. Returns once it is stored. */
+  send(message: MailMessage): Promise<void>;
+  /** Whether mail leaves the server (SMTP) or stays in the development mailbox. */
+  readonly mode: "smtp" | "mailbox";
+  close(): Promise<void>;
+}
+
+const MAX_ATTEMPTS = 8;
+const POLL_MS = 5_000;
+
+/**
+ * Every mail is written to `kassa_mail` first (an outbox), so a failed SMTP server loses
+ * nothing: delivery is retried with exponential backoff. Without SMTP the table is the
+ * development mailbox and nothing is ever sent.
+ */
+export function createMailer(opts: {
+  db: Kysely<KassaDatabase>;
+  smtpUrl: string | undefined;
+  from: string;
+  clock: Clock;
+  logger: Logger;
+}): Mailer {
+  const { db, smtpUrl, from, clock, logger } = opts;
+
+  if (!smtpUrl) {
+    return {
+      mode: "mailbox",
+      async send(message) {
+        await db
+          .insertInto("kassa_mail")
+          .values({
+            kind: message.kind,
+            to_address: message.to,
+            subject: message.subject,
+            text_body: message.text,
+            html_body: message.html,
+            created_at: clock.now(),
+          })
+          .execute();
+        logger.info(`dev mailbox: "${message.subject}" to ${message.to}`, { kind: message.kind });
+      },
+      async close() {},
+    };
+  }
+
+  const transport = nodemailer.createTransport(smtpUrl);
+  let closed = false;
+  let running: Promise<void> | undefined;
+
+  const deliverDue = async () => {
+    const due = await db
+      .selectFrom("kassa_mail")
+      .selectAll()
+      .where("sent_at", "is", null)
+      .where("attempts", "<", MAX_ATTEMPTS)
+      .where("next_attempt_at", "<=", clock.now())
+      .orderBy("created_at")
+      .limit(20)
+      .execute();
+    for (const mail of due) {
+      if (closed) return;
+      try {
+        await transport.sendMail({
+          from,
+          to: mail.to_address,
+          subject: mail.subject,
+          text: mail.text_body,
+          html: mail.html_body,
+        });
+        // Sent: drop the body, which may carry a one-time link.
+        await db.deleteFrom("kassa_mail").where("id", "=", mail.id).execute();
+      } catch (error) {
+        const attempts = mail.attempts + 1;
+        const delay = Math.min(2 ** attempts * 1000, 3_600_000) * (0.5 + Math.random() / 2);
+        logger.warn(`mail delivery failed (attempt ${attempts} of ${MAX_ATTEMPTS})`, {
+          kind: mail.kind,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        await db
+          .updateTable("kassa_mail")
+          .set({
+            attempts,
+            last_error: error instanceof Error ? error.message : String(error),
+            next_attempt_at: new Date(clock.now().getTime() + delay),
+          })
+          .where("id", "=", mail.id)
+          .execute();
+      }
+    }
+  };
+
+  const kick = () => {
+    if (closed || running) return;
+    running = deliverDue()
+      .catch((error: unknown) => logger.error("mail dispatcher failed", { error }))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(kick, POLL_MS);
+  timer.unref();
+  kick();
+
+  return {
+    mode: "smtp",
+    async send(message) {
+      await db
+        .insertInto("kassa_mail")
+        .values({
+          kind: message.kind,
+          to_address: message.to,
+          subject: message.subject,
+          text_body: message.text,
+          html_body: message.html,
+          created_at: clock.now(),
+        })
+        .execute();
+      if (running) void running.then(kick);
+      else kick();
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await running;
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import type { MailMessage } from "./mailer.js";
+
+const escapeHtml = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+
+function render(opts: {
+  kind: string;
+  to: string;
+  subject: string;
+  greeting: string;
+  lines: string[];
+  action: string;
+  url: string;
+  footer: string;
+}): MailMessage {
+  const text = [
+    opts.greeting,
+    "",
+    ...opts.lines,
+    "",
+    `${opts.action}: ${opts.url}`,
+    "",
+    opts.footer,
+    "",
+    "-- Kassa",
+  ].join("\n");
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
+<p>${escapeHtml(opts.greeting)}</p>
+${opts.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
+<p><a href="${escapeHtml(opts.url)}" style="display:inline-block;padding:10px 16px;background:#1f6feb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(opts.action)}</a></p>
+<p style="font-size:13px;color:#555">If the button does not work, open this link: <a href="${escapeHtml(opts.url)}">${escapeHtml(opts.url)}</a></p>
+<p style="font-size:13px;color:#555">${escapeHtml(opts.footer)}</p>
+</body></html>`;
+  return { kind: opts.kind, to: opts.to, subject: opts.subject, text, html };
+}
+
+const hello = (name: string | null | undefined) => (name ? `Hello ${name},` : "Hello,");
+
+export const mailTemplates = {
+  verification: (p: { to: string; name?: string | null; url: string }) =>
+    render({
+      kind: "verify-email",
+      to: p.to,
+      subject: "Verify your e-mail address",
+      greeting: hello(p.name),
+      lines: ["Please confirm that this is your e-mail address to finish setting up your Kassa account."],
+      action: "Verify e-mail",
+      url: p.url,
+      footer: "If you did not create an account, you can ignore this mail.",
+    }),
+  resetPassword: (p: { to: string; name?: string | null; url: string; expiresInMinutes: number }) =>
+    render({
+      kind: "reset-password",
+      to: p.to,
+      subject: "Reset your password",
+      greeting: hello(p.name),
+      lines: [
+        "Someone asked to reset the password of your Kassa account.",
+        `The link works once and expires in ${p.expiresInMinutes} minutes.`,
+      ],
+      action: "Choose a new password",
+      url: p.url,
+      footer: "If you did not ask for this, ignore this mail: your password stays as it is.",
+    }),
+  changeEmail: (p: { to: string; name?: string | null; newEmail: string; url: string }) =>
+    render({
+      kind: "change-email",
+      to: p.to,
+      subject: "Confirm your new e-mail address",
+      greeting: hello(p.name),
+      lines: [`Someone asked to change the e-mail address of your Kassa account to ${p.newEmail}.`],
+      action: "Confirm the change",
+      url: p.url,
+      footer: "If you did not ask for this, ignore this mail and consider changing your password.",
+    }),
+  deleteAccount: (p: { to: string; name?: string | null; url: string; expiresInHours: number }) =>
+    render({
+      kind: "delete-account",
+      to: p.to,
+      subject: "Confirm the deletion of your account",
+      greeting: hello(p.name),
+      lines: [
+        "Someone asked to delete your Kassa account. This cannot be undone.",
+        `The link expires in ${p.expiresInHours} hours.`,
+      ],
+      action: "Delete my account",
+      url: p.url,
+      footer: "If you did not ask for this, ignore this mail: your account stays as it is.",
+    }),
+  invitation: (p: { to: string; inviterName: string; organizationName: string; role: string; url: string }) =>
+    render({
+      kind: "invitation",
+      to: p.to,
+      subject: `${p.inviterName} invited you to ${p.organizationName} on Kassa`,
+      greeting: "Hello,",
+      lines: [`${p.inviterName} invited you to join ${p.organizationName} as ${p.role}.`],
+      action: "See the invitation",
+      url: p.url,
+      footer: "If you do not know this organization, you can ignore this mail.",
+    }),
+};

@@ -1,0 +1,36 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { EmbeddedDatabaseRefused } from "./db/database.js";
+import { createLogger } from "./kit/logger.js";
+import { startKassa } from "./server.js";
+
+const logger = createLogger(process.env.LOG_LEVEL === "debug" ? "debug" : "info");
+
+async function main() {
+  const config = loadConfig();
+  const server = await startKassa(config, { logger });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received, shutting down`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error("shutdown failed", { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseRefused) {
+    logger.error(`Kassa cannot start: ${error.message}`);
+  } else {
+    logger.error("Kassa cannot start", { error });
+    if (error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+import type { AddressInfo } from "node:net";
+import { type ServerType, serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
+import type { KassaConfig } from "./config.js";
+import { type Database, openDatabase } from "./db/database.js";
+import { migrate } from "./db/migrations.js";
+import { type Clock, systemClock } from "./kit/clock.js";
+import { createLogger, type Logger } from "./kit/logger.js";
+import { resolveAuthSecret } from "./kit/secret.js";
+import { createMailer, type Mailer } from "./mail/mailer.js";
+
+export interface KassaServer {
+  url: string;
+  port: number;
+  database: Database;
+  auth: KassaAuth;
+  mailer: Mailer;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  clock?: Clock;
+  password?: AuthDeps["password"];
+}
+
+/** Opens the database, migrates it, builds the app and listens. The one composition root. */
+export async function startKassa(config: KassaConfig, options: StartOptions = {}): Promise<KassaServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const secret = resolveAuthSecret(config.authSecret, config.dataDir);
+  const database = await openDatabase(config);
+  let ready = false;
+  try {
+    const mailer = createMailer({
+      db: database.db,
+      smtpUrl: config.mail.smtpUrl,
+      from: config.mail.from,
+      clock,
+      logger,
+    });
+    const { auth, options: authOptions } = createAuth({
+      config,
+      secret,
+      db: database.db,
+      mailer,
+      logger,
+      ...(options.password ? { password: options.password } : {}),
+    });
+    await migrate(database, authOptions, logger);
+
+    const app = createApp({ config, db: database.db, auth, mailer, logger, isReady: () => ready });
+    const server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      s.once("error", reject);
+    });
+    const port = (server.address() as AddressInfo).port;
+    ready = true;
+    logger.info(`Kassa listening on ${config.baseURL} (port ${port}, database ${database.description})`, {
+      mail: mailer.mode === "smtp" ? "smtp" : "development mailbox at /api/dev/mailbox",
+    });
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        ready = false;
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => {
+            if ("closeAllConnections" in server) server.closeAllConnections();
+          }, 10_000);
+          force.unref();
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          if ("closeIdleConnections" in server) server.closeIdleConnections();
+        });
+        await mailer.close();
+        await database.close();
+        logger.info("Kassa stopped");
+      })();
+      return closing;
+    };
+    return { url: config.baseURL, port, database, auth, mailer, close };
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+/**
+ * Each test server gets a database of its own: a new PostgreSQL database on the local server
+ * (KASSA_TEST_DB=postgres), or a PGlite data dir copied from a migrated template (creating
+ * a PGlite cluster from scratch takes seconds; copying one takes milliseconds).
+ */
+export const TEST_DB = process.env.KASSA_TEST_DB === "postgres" ? "postgres" : "pglite";
+export const POSTGRES_ADMIN_URL =
+  process.env.KASSA_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+export const TEMPLATE_DIR = path.join(os.tmpdir(), "kassa-test-template");
+
+export interface TestDatabase {
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "kassa-test-"));
+  if (TEST_DB === "postgres") {
+    const name = `kassa_test_${randomBytes(6).toString("hex")}`;
+    await adminQuery(`create database ${name}`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    return {
+      env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+      dataDir,
+      async drop() {
+        await adminQuery(`drop database if exists ${name} with (force)`);
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (existsSync(path.join(TEMPLATE_DIR, "pglite"))) {
+    cpSync(path.join(TEMPLATE_DIR, "pglite"), path.join(dataDir, "pglite"), { recursive: true });
+  }
+  return {
+    env: { DATA_DIR: dataDir },
+    dataDir,
+    async drop() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminQuery(text: string) {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

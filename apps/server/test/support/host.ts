@@ -1,0 +1,86 @@
+/**
+ * Test host: runs a real Kassa server in its own process (so vitest's NODE_ENV=test and
+ * TEST never reach Better Auth) and answers the test process over IPC with what only the
+ * server side can do: read the database and call Better Auth's server-only API.
+ */
+import { sql } from "kysely";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/kit/logger.js";
+import { startKassa } from "../../src/server.js";
+
+type Request =
+  | { id: number; op: "sql"; text: string; params: unknown[] }
+  | {
+      id: number;
+      op: "api";
+      name: string;
+      args: { body?: unknown; query?: unknown; headers?: Record<string, string> };
+    }
+  | { id: number; op: "stop" };
+
+const send = (message: unknown) => process.send?.(message);
+
+// A cheap hash keeps suites that create many users fast; one suite keeps the real scrypt.
+const fastHash = process.env.KASSA_TEST_FAST_HASH === "1";
+const password = fastHash
+  ? {
+      hash: async (plain: string) => `plain:${Buffer.from(plain).toString("base64")}`,
+      verify: async ({ hash, password: plain }: { hash: string; password: string }) =>
+        hash === `plain:${Buffer.from(plain).toString("base64")}`,
+    }
+  : undefined;
+
+const config = loadConfig();
+const server = await startKassa(config, {
+  logger: createLogger(config.logLevel),
+  ...(password ? { password } : {}),
+});
+
+process.on("message", async (raw: Request) => {
+  try {
+    if (raw.op === "sql") {
+      const result = await sql.raw(bind(raw.text, raw.params)).execute(server.database.db);
+      send({ id: raw.id, ok: true, value: result.rows });
+    } else if (raw.op === "api") {
+      const api = server.auth.api as unknown as Record<string, (args: unknown) => Promise<unknown>>;
+      const fn = api[raw.name];
+      if (!fn) throw new Error(`no server API named ${raw.name}`);
+      const value = await fn({
+        ...raw.args,
+        ...(raw.args.headers ? { headers: new Headers(raw.args.headers) } : {}),
+      });
+      send({ id: raw.id, ok: true, value: JSON.parse(JSON.stringify(value ?? null)) });
+    } else if (raw.op === "stop") {
+      await server.close();
+      send({ id: raw.id, ok: true, value: null });
+      process.exit(0);
+    }
+  } catch (error) {
+    const e = error as { status?: unknown; statusCode?: number; body?: unknown; message?: string };
+    send({
+      id: raw.id,
+      ok: false,
+      error: { message: e.message, status: e.statusCode ?? e.status, body: e.body },
+    });
+  }
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    server.close().then(() => process.exit(0));
+  });
+}
+
+send({ ready: true, port: server.port });
+
+/** Inlines $1..$n as SQL literals: test-only, for readable assertions on the database. */
+function bind(text: string, params: unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]));
+}
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (value instanceof Date) return `'${value.toISOString()}'`;
+  return `'${String(value).replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,151 @@
+import { type ChildProcess, fork } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "./database.js";
+import { freePort } from "./ports.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const HOST = path.join(here, "host.ts");
+
+/** Variables of the test runner that must never reach the server under test. */
+const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
+
+export interface TestServer {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the server printed, for assertions and for debugging a failure. */
+  output(): string;
+  /** Runs SQL in the server's database ($1..$n parameters). */
+  sql<T = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<T[]>;
+  /** Calls Better Auth's server-side API (`auth.api[name]`), e.g. server-only endpoints. */
+  api<T = unknown>(
+    name: string,
+    args?: { body?: unknown; query?: unknown; headers?: Record<string, string> },
+  ): Promise<T>;
+  /** Graceful stop (SIGTERM) and database cleanup. */
+  stop(): Promise<void>;
+}
+
+export interface StartTestServerOptions {
+  env?: Record<string, string>;
+  /** Cheap password hashing (default true); suites about passwords use the real scrypt. */
+  fastHash?: boolean;
+  /** Copy the migrated PGlite template (default true). */
+  useTemplate?: boolean;
+  /** Keep the database after stop (for restart tests); call `dropDatabase` yourself. */
+  keepDatabase?: boolean;
+  database?: TestDatabase;
+}
+
+export class ServerApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: unknown,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export async function startTestServer(
+  options: StartTestServerOptions = {},
+): Promise<TestServer & { database: TestDatabase | undefined }> {
+  const port = await freePort();
+  const database =
+    options.database ??
+    (options.useTemplate === false && options.env?.DATA_DIR ? undefined : await createTestDatabase());
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) env[k] = v;
+  Object.assign(
+    env,
+    {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `http://localhost:${port}`,
+      RATE_LIMIT: "off",
+      LOG_LEVEL: "warn",
+      KASSA_TEST_FAST_HASH: options.fastHash === false ? "0" : "1",
+    },
+    database?.env ?? {},
+    options.env ?? {},
+  );
+
+  let output = "";
+  const child = fork(HOST, [], {
+    env,
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  child.on(
+    "message",
+    (m: {
+      id?: number;
+      ok?: boolean;
+      value?: unknown;
+      error?: { message: string; status: unknown; body: unknown };
+    }) => {
+      if (m.id === undefined) return;
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve(m.value);
+      else p.reject(new ServerApiError(m.error?.message ?? "server error", m.error?.status, m.error?.body));
+    },
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`test server did not start in 60 s:\n${output}`)),
+      60_000,
+    );
+    child.on("message", (m: { ready?: boolean }) => {
+      if (m.ready) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`test server exited with code ${code}:\n${output}`));
+    });
+  });
+
+  const call = <T>(message: Record<string, unknown>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      child.send({ id, ...message });
+    });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    child,
+    database,
+    output: () => output,
+    sql: (text, ...params) => call({ op: "sql", text, params }),
+    api: (name, args = {}) => call({ op: "api", name, args }),
+    stop() {
+      stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((r) => child.once("exit", r));
+          child.kill("SIGTERM");
+          await exited;
+        }
+        if (!options.keepDatabase) await database?.drop();
+      })();
+      return stopped;
+    },
+  };
+}
