@@ -12,7 +12,8 @@ import pg from "pg";
 export const TEST_DB = process.env.KASSA_TEST_DB === "postgres" ? "postgres" : "pglite";
 export const POSTGRES_ADMIN_URL =
   process.env.KASSA_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-export const TEMPLATE_DIR = path.join(os.tmpdir(), "kassa-test-template");
+/** Set by the global setup for this run, so concurrent runs never share a template. */
+export const templateDir = () => process.env.KASSA_TEST_TEMPLATE;
 
 export interface TestDatabase {
   env: Record<string, string>;
@@ -36,8 +37,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  if (existsSync(path.join(TEMPLATE_DIR, "pglite"))) {
-    cpSync(path.join(TEMPLATE_DIR, "pglite"), path.join(dataDir, "pglite"), { recursive: true });
+  const template = templateDir();
+  if (template && existsSync(path.join(template, "pglite"))) {
+    cpSync(path.join(template, "pglite"), path.join(dataDir, "pglite"), { recursive: true });
   }
   return {
     env: { DATA_DIR: dataDir },

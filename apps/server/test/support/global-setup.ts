@@ -1,10 +1,12 @@
-import { rmSync } from "node:fs";
-import { POSTGRES_ADMIN_URL, TEMPLATE_DIR, TEST_DB } from "./database.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { POSTGRES_ADMIN_URL, TEST_DB } from "./database.js";
 import { startTestServer } from "./server.js";
 
 /**
  * Prepares the PGlite template (a migrated data dir each test server copies) or checks that
- * the PostgreSQL server is reachable, once per run.
+ * the PostgreSQL server is reachable, once per run. Returns the teardown.
  */
 export default async function setup() {
   if (TEST_DB === "postgres") {
@@ -16,8 +18,11 @@ export default async function setup() {
     await client.end();
     return;
   }
-  rmSync(TEMPLATE_DIR, { recursive: true, force: true });
-  const server = await startTestServer({ env: { DATA_DIR: TEMPLATE_DIR }, useTemplate: false });
+  const template = mkdtempSync(path.join(os.tmpdir(), "kassa-template-"));
+  const server = await startTestServer({ env: { DATA_DIR: template }, useTemplate: false });
   await server.stop();
-  rmSync(`${TEMPLATE_DIR}/auth-secret`, { force: true });
+  rmSync(path.join(template, "auth-secret"), { force: true });
+  // Test files run in forked workers, which inherit this environment.
+  process.env.KASSA_TEST_TEMPLATE = template;
+  return () => rmSync(template, { recursive: true, force: true });
 }
