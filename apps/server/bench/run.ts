@@ -1,0 +1,192 @@
+/**
+ * `npm run bench`: sign-in and get-session throughput and latency of a real Kassa server,
+ * each beside a baseline measured in the same run on the same machine:
+ *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
+ *  - get-session vs a bare Hono route doing one primary-key select on the same database kind.
+ * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes, scrypt } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type LoadResult, runLoad } from "./load.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CORES = os.availableParallelism();
+
+const SCRUBBED = ["NODE_ENV", "TEST", "VITEST"];
+function cleanEnv(extra: Record<string, string>) {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) env[k] = v;
+  return { ...env, ...extra };
+}
+
+async function spawnReady(script: string, env: Record<string, string>, execArgv: string[] = []) {
+  const child = fork(script, [], { env, execArgv, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on("message", (m: { ready?: boolean; port?: number }) => m.ready && m.port && resolve(m.port));
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+async function waitOk(url: string) {
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered`);
+}
+
+function stop(child: ChildProcess) {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+/** Better Auth 1.7's password hash: scrypt N=16384, r=16, p=1, 64-byte key (node:crypto, libuv pool). */
+const scryptOnce = (password: string, salt: string) =>
+  new Promise<boolean>((resolve) =>
+    scrypt(
+      password.normalize("NFKC"),
+      salt,
+      64,
+      { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 * 2 },
+      (e) => resolve(!e),
+    ),
+  );
+
+function line(name: string, r: LoadResult) {
+  return `${name.padEnd(28)} ${r.throughput.toFixed(1).padStart(9)} /s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   (${r.requests} ok, ${r.errors} errors)`;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-"));
+  const baselineDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-baseline-"));
+  const port = 30000 + Math.floor(Math.random() * 20000);
+  const base = `http://127.0.0.1:${port}`;
+  const env = cleanEnv({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    BASE_URL: base,
+    DATA_DIR: dataDir,
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+  });
+  console.log(
+    `Kassa bench: ${CORES} cores, ${SECONDS} s per measurement, database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`,
+  );
+
+  const kassa = fork(path.join(here, "../dist/main.js"), [], { env, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const baseline = await spawnReady(
+    path.join(here, "baseline-server.ts"),
+    { ...env, DATA_DIR: baselineDir, PORT: "0" },
+    ["--import", "tsx"],
+  );
+  try {
+    await waitOk(`${base}/api/auth/ok`);
+    const headers = { "content-type": "application/json", origin: base };
+    const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
+    const password = "bench password 123";
+    await fetch(`${base}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email, password, name: "Bench" }),
+    });
+    // Verify through the development mailbox, as a first-time user would.
+    const mailbox = (await (await fetch(`${base}/api/dev/mailbox?to=${email}`)).json()) as {
+      items: Array<{ links: string[] }>;
+    };
+    const link = mailbox.items[0]?.links[0];
+    if (!link) throw new Error("no verification mail");
+    await fetch(link, { redirect: "manual" });
+    const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email, password }),
+    });
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    if (signIn.status !== 200 || !cookie) throw new Error(`sign-in failed: ${signIn.status}`);
+
+    const salt = randomBytes(16).toString("hex");
+    // Warm up every path once.
+    await scryptOnce(password, salt);
+    await fetch(`http://127.0.0.1:${baseline.port}/baseline`).then((r) => r.text());
+
+    const concurrency = CORES * 2;
+    const scryptRun = await runLoad({ seconds: SECONDS, concurrency, op: () => scryptOnce(password, salt) });
+    const signInRun = await runLoad({
+      seconds: SECONDS,
+      concurrency,
+      op: async () => {
+        const r = await fetch(`${base}/api/auth/sign-in/email`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ email, password }),
+        });
+        await r.arrayBuffer();
+        return r.status === 200;
+      },
+    });
+    const httpConcurrency = 32;
+    const baselineRun = await runLoad({
+      seconds: SECONDS,
+      concurrency: httpConcurrency,
+      op: async () => {
+        const r = await fetch(`http://127.0.0.1:${baseline.port}/baseline`);
+        await r.arrayBuffer();
+        return r.status === 200;
+      },
+    });
+    const sessionRun = await runLoad({
+      seconds: SECONDS,
+      concurrency: httpConcurrency,
+      op: async () => {
+        const r = await fetch(`${base}/api/auth/get-session`, { headers: { cookie, origin: base } });
+        const body = (await r.json()) as { session?: unknown } | null;
+        return r.status === 200 && !!body?.session;
+      },
+    });
+
+    const signInRatio = signInRun.throughput / scryptRun.throughput;
+    const sessionRatio = sessionRun.throughput / baselineRun.throughput;
+    console.log("");
+    console.log(line(`raw scrypt x${concurrency}`, scryptRun));
+    console.log(line(`POST /sign-in/email x${concurrency}`, signInRun));
+    console.log(line(`bare Hono + PK select x${httpConcurrency}`, baselineRun));
+    console.log(line(`GET /get-session x${httpConcurrency}`, sessionRun));
+    console.log("");
+    console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
+    console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
+    if (process.env.BENCH_JSON) {
+      console.log(
+        JSON.stringify({
+          scrypt: scryptRun,
+          signIn: signInRun,
+          baseline: baselineRun,
+          getSession: sessionRun,
+          signInRatio,
+          sessionRatio,
+        }),
+      );
+    }
+  } finally {
+    await Promise.all([stop(kassa), stop(baseline.child)]);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(baselineDir, { recursive: true, force: true });
+  }
+}
+
+await main();
