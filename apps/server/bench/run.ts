@@ -86,7 +86,10 @@ async function main() {
     `Kassa bench: ${CORES} cores, ${SECONDS} s per measurement, database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`,
   );
 
-  const kassa = fork(path.join(here, "../dist/main.js"), [], { env, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const kassa = fork(path.join(here, "../dist/main.js"), [], {
+    env,
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   const baseline = await spawnReady(
     path.join(here, "baseline-server.ts"),
     { ...env, DATA_DIR: baselineDir, PORT: "0" },
