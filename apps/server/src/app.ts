@@ -25,6 +25,17 @@ const AUTH_ALIASES: Record<string, string> = {
   "/forget-password": "/request-password-reset",
 };
 
+/** Calls the spec sends as POST with a JSON body that Better Auth 1.7 serves as GET with a query. */
+const POST_AS_GET = new Set(["/account-info"]);
+
+/** The string fields of a JSON object body as query parameters (anything else is left out). */
+async function bodyAsQuery(req: Request, url: URL): Promise<void> {
+  const body: unknown = await req.json().catch(() => null);
+  if (!body || typeof body !== "object") return;
+  for (const [key, value] of Object.entries(body))
+    if (typeof value === "string") url.searchParams.set(key, value);
+}
+
 function clientAddress(req: Request, env: HttpBindings | undefined, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
@@ -81,10 +92,17 @@ export function createApp(deps: AppDeps) {
     const headers = new Headers(c.req.raw.headers);
     // The client's address as this server saw it; a client-sent value is overwritten.
     headers.set(CLIENT_IP_HEADER, clientAddress(c.req.raw, c.env, config.trustProxy));
+    let method = c.req.method;
+    if (method === "POST" && POST_AS_GET.has(sub)) {
+      await bodyAsQuery(c.req.raw, url);
+      method = "GET";
+      headers.delete("content-type");
+      headers.delete("content-length");
+    }
     const request = new Request(url, {
-      method: c.req.method,
+      method,
       headers,
-      body: c.req.method === "GET" || c.req.method === "HEAD" ? null : await c.req.raw.arrayBuffer(),
+      body: method === "GET" || method === "HEAD" ? null : await c.req.raw.arrayBuffer(),
     });
     const response = await auth.handler(request);
     if (response.status === 429) {

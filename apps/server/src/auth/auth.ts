@@ -7,6 +7,7 @@ import type { Logger } from "../kit/logger.js";
 import type { Mailer } from "../mail/mailer.js";
 import { mailTemplates } from "../mail/templates.js";
 import { adminAc, adminRoles, organizationAc, organizationRoles } from "./access-control.js";
+import { withSpecMessagesInBeforeHooks } from "./spec/before-hooks.js";
 import { kassaSpecPlugin } from "./spec-plugin.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -96,7 +97,11 @@ export function buildAuthOptions(deps: AuthDeps) {
         ? captcha({ provider, ...common })
         : provider === "google-recaptcha"
           ? captcha({ provider, ...common })
-          : captcha({ provider, ...common }),
+          : captcha({
+              provider,
+              ...common,
+              ...(config.captcha.siteKey ? { siteKey: config.captcha.siteKey } : {}),
+            }),
     );
   }
 
@@ -145,6 +150,17 @@ export function buildAuthOptions(deps: AuthDeps) {
       maxPasswordLength: config.password.max,
       resetPasswordTokenExpiresIn: RESET_PASSWORD_TOKEN_EXPIRES_IN,
       revokeSessionsOnPasswordReset: true,
+      // Signing up with a taken address answers a placeholder user: give it the admin
+      // plugin's defaults so it cannot be told apart from a real sign-up.
+      customSyntheticUser: ({ coreFields, additionalFields, id }) => ({
+        ...coreFields,
+        role: "user",
+        banned: false,
+        banReason: null,
+        banExpires: null,
+        ...additionalFields,
+        id,
+      }),
       ...(deps.password ? { password: deps.password } : {}),
       async sendResetPassword({ user, url }) {
         await mailer.send(
@@ -223,7 +239,8 @@ export function buildAuthOptions(deps: AuthDeps) {
         },
       },
     },
-    plugins,
+    // Errors thrown by plugins' before hooks (username checks) get the spec's messages too.
+    plugins: plugins.map(withSpecMessagesInBeforeHooks),
   } satisfies BetterAuthOptions;
 }
 

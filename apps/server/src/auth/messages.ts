@@ -42,6 +42,8 @@ export const specMessages: Record<string, string> = {
   ORGANIZATION_NOT_FOUND: "Organization not found",
   USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION: "User is not a member of the organization",
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: "User is not a member of the organization",
+  // list-teams answers a non-member with this code (Better Auth's text speaks of owners).
+  YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION: "User is not a member of the organization",
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION: "not allowed to update this organization",
   YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION: "not allowed to delete this organization",
   NO_ACTIVE_ORGANIZATION: "No active organization",
@@ -61,6 +63,9 @@ export const specMessages: Record<string, string> = {
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM: "not allowed to update or delete this team",
   YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM: "not allowed to update or delete this team",
   SLUG_IS_TAKEN: "slug is taken",
+  // Kassa's own team rules (spec sections 3 and 5).
+  TEAM_NAME_TOO_SHORT: "Team name must be at least 1 character",
+  CANNOT_REMOVE_OWN_TEAM: "not allowed to update or delete this team",
 
   // Username
   INVALID_USERNAME_OR_PASSWORD: "invalid username or password",
@@ -75,6 +80,8 @@ export const specMessages: Record<string, string> = {
   KEY_EXPIRED: "expired",
   USAGE_EXCEEDED: "usage limit reached",
   RATE_LIMIT_EXCEEDED: "Rate limit exceeded",
+  // The per-key rate limit of verifyApiKey answers this code.
+  RATE_LIMITED: "Rate limit exceeded",
   INVALID_API_KEY: "invalid",
   FAILED_TO_UPDATE_API_KEY: "failed to update",
 };

@@ -1,9 +1,25 @@
 import type { BetterAuthPlugin } from "better-auth";
 import { createAuthMiddleware } from "better-auth/api";
 import type { Mailer } from "../mail/mailer.js";
-import { changeEmail, deleteUser } from "./spec/account.js";
+import {
+  changeEmail,
+  deleteUser,
+  emailFieldPaths,
+  redirectErrorCode,
+  validEmail,
+  verifyEmail,
+} from "./spec/account.js";
+import { apiKeyVerification } from "./spec/api-keys.js";
 import { catalogue } from "./spec/catalogue.js";
-import { unlinkAccount } from "./spec/social.js";
+import {
+  clearActiveOrganization,
+  listInvitations,
+  malformedIds,
+  organizationMetadata,
+  rejectInvitation,
+  removeMember,
+} from "./spec/organization.js";
+import { accountSelection, accountSelectionPaths, listAccounts, unlinkAccount } from "./spec/social.js";
 import { removeTeam, teamName } from "./spec/teams.js";
 
 /**
@@ -23,12 +39,25 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
     id: "kassa-spec",
     hooks: {
       before: [
+        {
+          matcher: (ctx) => emailFieldPaths.includes(ctx.path ?? ""),
+          handler: createAuthMiddleware(validEmail),
+        },
         { matcher: (ctx) => ctx.path === "/change-email", handler: createAuthMiddleware(changeEmail) },
+        { matcher: (ctx) => ctx.path === "/verify-email", handler: createAuthMiddleware(verifyEmail) },
         {
           matcher: (ctx) => ctx.path === "/delete-user",
           handler: createAuthMiddleware((ctx) => deleteUser(ctx, options)),
         },
         { matcher: (ctx) => ctx.path === "/unlink-account", handler: createAuthMiddleware(unlinkAccount) },
+        {
+          matcher: (ctx) => accountSelectionPaths.includes(ctx.path ?? ""),
+          handler: createAuthMiddleware(accountSelection),
+        },
+        {
+          matcher: (ctx) => ctx.path?.startsWith("/organization/") === true,
+          handler: createAuthMiddleware(malformedIds),
+        },
         {
           matcher: (ctx) =>
             ctx.path === "/organization/create-team" || ctx.path === "/organization/update-team",
@@ -38,8 +67,43 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
           matcher: (ctx) => ctx.path === "/organization/remove-team",
           handler: createAuthMiddleware((ctx) => removeTeam(ctx, options)),
         },
+        {
+          matcher: (ctx) => ctx.path === "/organization/remove-member",
+          handler: createAuthMiddleware(removeMember),
+        },
+        {
+          matcher: (ctx) => ctx.path === "/organization/reject-invitation",
+          handler: createAuthMiddleware(rejectInvitation),
+        },
+        {
+          matcher: (ctx) => ctx.path === "/organization/list-invitations",
+          handler: createAuthMiddleware(listInvitations),
+        },
       ],
-      after: [{ matcher: () => true, handler: createAuthMiddleware(catalogue) }],
+      after: [
+        {
+          matcher: (ctx) =>
+            ctx.path === "/organization/remove-member" ||
+            ctx.path === "/organization/leave" ||
+            ctx.path === "/organization/delete",
+          handler: createAuthMiddleware(clearActiveOrganization),
+        },
+        {
+          matcher: (ctx) => ctx.path?.startsWith("/organization/") === true,
+          handler: createAuthMiddleware(organizationMetadata),
+        },
+        { matcher: (ctx) => ctx.path === "/list-accounts", handler: createAuthMiddleware(listAccounts) },
+        { matcher: () => true, handler: createAuthMiddleware(catalogue) },
+        {
+          matcher: (ctx) =>
+            ctx.path === "/verify-email" ||
+            ctx.path === "/reset-password/:token" ||
+            ctx.path === "/delete-user/callback",
+          handler: createAuthMiddleware(redirectErrorCode),
+        },
+        // verifyApiKey is server-only (no path): recognised by its answer's shape.
+        { matcher: (ctx) => !ctx.path, handler: createAuthMiddleware(apiKeyVerification) },
+      ],
     },
   } satisfies BetterAuthPlugin;
 }

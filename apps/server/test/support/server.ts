@@ -33,9 +33,13 @@ export interface StartTestServerOptions {
   fastHash?: boolean;
   /** Copy the migrated PGlite template (default true). */
   useTemplate?: boolean;
+  /** Listen on this port (e.g. one registered beforehand at an OAuth provider); default a free one. */
+  port?: number;
   /** Keep the database after stop (for restart tests); call `dropDatabase` yourself. */
   keepDatabase?: boolean;
   database?: TestDatabase;
+  /** Variables to leave unset (e.g. RATE_LIMIT, to run on its default). */
+  unset?: string[];
 }
 
 export class ServerApiError extends Error {
@@ -51,7 +55,7 @@ export class ServerApiError extends Error {
 export async function startTestServer(
   options: StartTestServerOptions = {},
 ): Promise<TestServer & { database: TestDatabase | undefined }> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const database =
     options.database ??
     (options.useTemplate === false && options.env?.DATA_DIR ? undefined : await createTestDatabase());
@@ -70,6 +74,7 @@ export async function startTestServer(
     database?.env ?? {},
     options.env ?? {},
   );
+  for (const name of options.unset ?? []) delete env[name];
 
   let output = "";
   const child = fork(HOST, [], {

@@ -1,22 +1,22 @@
-import { APIError, getSessionFromCtx } from "better-auth/api";
-import { organizationRoles } from "../access-control.js";
-import { KASSA_CODES, specMessages } from "../messages.js";
+import { getSessionFromCtx } from "better-auth/api";
+import { KASSA_CODES } from "../messages.js";
 import { bodyOf, type HookContext } from "./context.js";
+import { findMember, rolesAllow, specError } from "./organization.js";
 
+/** Spec section 3/5: a team name has at least one character (Better Auth 1.7 accepts ""). */
 export async function teamName(ctx: HookContext) {
   const body = bodyOf(ctx);
   const name = ctx.path === "/organization/create-team" ? body.name : (body.data as { name?: unknown })?.name;
   if (name === undefined && ctx.path === "/organization/update-team") return;
   if (typeof name === "string" && name.trim().length >= 1) return;
-  throw new APIError("BAD_REQUEST", {
-    code: KASSA_CODES.TEAM_NAME_TOO_SHORT,
-    message: "Team name must be at least 1 character",
-  });
+  throw specError("BAD_REQUEST", KASSA_CODES.TEAM_NAME_TOO_SHORT);
 }
 
 /**
- * Team removal: the last team of an organization (unless configured) and the caller's own
- * team are refused, whatever the session's active team is.
+ * Team removal (spec section 5): the caller needs team delete; the last team of an
+ * organization is refused (unless configured) and so is the caller's own team, whatever
+ * the session's active team is. Better Auth 1.7 checks the active team before anything
+ * else, so without this hook the last team is refused with a permission error.
  */
 export async function removeTeam(ctx: HookContext, options: { allowRemovingAllTeams: boolean }) {
   const body = bodyOf(ctx);
@@ -24,51 +24,34 @@ export async function removeTeam(ctx: HookContext, options: { allowRemovingAllTe
   if (!teamId) return;
   const session = await getSessionFromCtx(ctx);
   if (!session) return;
+  const organizationId =
+    (typeof body.organizationId === "string" && body.organizationId) || session.session.activeOrganizationId;
+  if (!organizationId) return; // "No active organization"
+  const member = await findMember(ctx, organizationId, session.user.id);
+  if (!member) return; // the endpoint refuses non-members
+  if (!rolesAllow(member.role, { team: ["delete"] }))
+    throw specError("FORBIDDEN", "YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION");
   const adapter = ctx.context.adapter;
   const team = await adapter.findOne<{ id: string; organizationId: string }>({
     model: "team",
     where: [{ field: "id", value: teamId }],
   });
-  if (!team) return; // "Team not found"
-  const member = await adapter.findOne<{ id: string; role: string }>({
-    model: "member",
-    where: [
-      { field: "organizationId", value: team.organizationId },
-      { field: "userId", value: session.user.id },
-    ],
-  });
-  if (!member) return; // the endpoint refuses non-members
-  if (!mayDeleteTeams(member.role)) return; // the endpoint answers "not allowed to delete teams"
-  const own = await adapter.findOne({
-    model: "teamMember",
-    where: [
-      { field: "teamId", value: teamId },
-      { field: "userId", value: session.user.id },
-    ],
-  });
-  if (own) {
-    throw new APIError("FORBIDDEN", {
-      code: KASSA_CODES.CANNOT_REMOVE_OWN_TEAM,
-      message:
-        specMessages.YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM ?? "not allowed to update or delete this team",
-    });
-  }
+  if (!team || team.organizationId !== organizationId) throw specError("BAD_REQUEST", "TEAM_NOT_FOUND");
   if (!options.allowRemovingAllTeams) {
     const count = await adapter.count({
       model: "team",
-      where: [{ field: "organizationId", value: team.organizationId }],
+      where: [{ field: "organizationId", value: organizationId }],
     });
-    if (count <= 1)
-      throw new APIError("BAD_REQUEST", {
-        code: KASSA_CODES.UNABLE_TO_REMOVE_LAST_TEAM,
-        message: specMessages.UNABLE_TO_REMOVE_LAST_TEAM,
-      });
+    if (count <= 1) throw specError("BAD_REQUEST", KASSA_CODES.UNABLE_TO_REMOVE_LAST_TEAM);
   }
-}
-
-function mayDeleteTeams(roles: string): boolean {
-  return roles.split(",").some((name) => {
-    const role = organizationRoles[name.trim() as keyof typeof organizationRoles];
-    return role?.authorize({ team: ["delete"] }).success === true;
-  });
+  const own =
+    session.session.activeTeamId === teamId ||
+    (await adapter.findOne({
+      model: "teamMember",
+      where: [
+        { field: "teamId", value: teamId },
+        { field: "userId", value: session.user.id },
+      ],
+    }));
+  if (own) throw specError("FORBIDDEN", KASSA_CODES.CANNOT_REMOVE_OWN_TEAM);
 }
