@@ -16,6 +16,8 @@ export interface AppDeps {
   logger: Logger;
   /** False until start-up has finished; `/api/auth/ok` answers 503 before that. */
   isReady: () => boolean;
+  /** Answers the common get-session case itself, or null to let Better Auth answer. */
+  readSession: (headers: Headers) => Promise<Response | null>;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -83,6 +85,24 @@ export function createApp(deps: AppDeps) {
       });
     });
   }
+
+  // The hottest call of all (see auth/session-reader.ts). When the reader declines, Better
+  // Auth's server API answers: it runs the same endpoint and hooks as its HTTP handler without
+  // rebuilding the router per request; a GET needs no origin check and get-session has no
+  // rate limit, so none of the router's own steps is skipped.
+  app.get(`${AUTH_BASE_PATH}/get-session`, async (c) => {
+    const disableCookieCache = c.req.query("disableCookieCache") === "true";
+    const disableRefresh = c.req.query("disableRefresh") === "true";
+    if (!disableCookieCache && !disableRefresh) {
+      const fast = await deps.readSession(c.req.raw.headers);
+      if (fast) return fast;
+    }
+    return auth.api.getSession({
+      headers: c.req.raw.headers,
+      query: { disableCookieCache, disableRefresh },
+      asResponse: true,
+    });
+  });
 
   app.on(["GET", "POST"], `${AUTH_BASE_PATH}/*`, async (c) => {
     const url = new URL(c.req.url);

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
+import { createSessionReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
@@ -51,7 +52,16 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     });
     await migrate(database, authOptions, logger);
 
-    const app = createApp({ config, db: database.db, auth, mailer, logger, isReady: () => ready });
+    const readSession = createSessionReader({ auth, db: database.db, secret });
+    const app = createApp({
+      config,
+      db: database.db,
+      auth,
+      mailer,
+      logger,
+      isReady: () => ready,
+      readSession,
+    });
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
       s.once("error", reject);

@@ -225,7 +225,7 @@ export function buildAuthOptions(deps: AuthDeps) {
       },
     },
     advanced: {
-      database: { generateId: "uuid" },
+      database: { generateId: "uuid", joins: true },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.baseURL.startsWith("https://"),
     },

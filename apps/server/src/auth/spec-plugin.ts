@@ -10,7 +10,7 @@ import {
   verifyEmail,
 } from "./spec/account.js";
 import { apiKeyVerification } from "./spec/api-keys.js";
-import { catalogue } from "./spec/catalogue.js";
+import { answeredWithError, catalogue } from "./spec/catalogue.js";
 import {
   clearActiveOrganization,
   listInvitations,
@@ -93,7 +93,7 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
           handler: createAuthMiddleware(organizationMetadata),
         },
         { matcher: (ctx) => ctx.path === "/list-accounts", handler: createAuthMiddleware(listAccounts) },
-        { matcher: () => true, handler: createAuthMiddleware(catalogue) },
+        { matcher: answeredWithError, handler: createAuthMiddleware(catalogue) },
         {
           matcher: (ctx) =>
             ctx.path === "/verify-email" ||

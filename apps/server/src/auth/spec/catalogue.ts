@@ -2,11 +2,15 @@ import { APIError } from "better-auth/api";
 import { specMessages } from "../messages.js";
 import type { HookContext } from "./context.js";
 
-function isAPIErrorLike(value: unknown): value is APIError {
+export function isAPIErrorLike(value: unknown): value is APIError {
   return (
     value instanceof APIError || (value instanceof Error && (value as { name?: string }).name === "APIError")
   );
 }
+
+/** Whether the endpoint answered with an error: lets the catalogue skip every success cheaply. */
+export const answeredWithError = (ctx: { context?: { returned?: unknown } }) =>
+  isAPIErrorLike(ctx.context?.returned);
 
 /** Rewrites the message of any error answer to the spec's catalogue, keeping the code. */
 export async function catalogue(ctx: HookContext) {

@@ -1,6 +1,7 @@
 import { APIError, getSessionFromCtx } from "better-auth/api";
 import { organizationRoles } from "../access-control.js";
 import { specMessages } from "../messages.js";
+import { isAPIErrorLike } from "./catalogue.js";
 import { bodyOf, type HookContext } from "./context.js";
 
 type Permissions = Parameters<(typeof organizationRoles)["owner"]["authorize"]>[0];
@@ -33,9 +34,6 @@ export function rolesAllow(roles: string, permissions: Permissions): boolean {
 export function specError(status: Status, code: string): APIError {
   return new APIError(status, { code, message: specMessages[code] ?? code });
 }
-
-const isAPIErrorLike = (value: unknown): boolean =>
-  value instanceof APIError || (value instanceof Error && (value as { name?: string }).name === "APIError");
 
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined;
