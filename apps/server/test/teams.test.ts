@@ -296,6 +296,35 @@ describe("teams", () => {
     });
   });
 
+  it("a member's answers carry its teamId (spec section 3): its first team, or null", async () => {
+    const { org, defaultTeam } = await setup(server, owner, admin, member);
+    const other = await owner.client.post(`${A}/organization/create-team`, {
+      organizationId: org.id,
+      name: "Ops",
+    });
+    expect(other.status).toBe(200);
+    const joined = await owner.client.post(`${A}/organization/add-team-member`, {
+      organizationId: org.id,
+      teamId: other.body.id,
+      userId: member.id,
+    });
+    expect(joined.status).toBe(200);
+
+    const list = await owner.client.get(`${A}/organization/list-members?organizationId=${org.id}`);
+    expect(list.status).toBe(200);
+    const byUser = new Map<string, Json>(list.body.members.map((m: Json) => [m.userId, m]));
+    expect(byUser.get(owner.id)?.teamId).toBe(defaultTeam.id);
+    expect(byUser.get(member.id)?.teamId).toBe(other.body.id);
+    expect(byUser.get(admin.id)?.teamId).toBeNull();
+
+    const full = await owner.client.get(`${A}/organization/get-full-organization?organizationId=${org.id}`);
+    expect(full.body.members.find((m: Json) => m.userId === member.id)?.teamId).toBe(other.body.id);
+
+    await owner.client.post(`${A}/organization/set-active`, { organizationId: org.id });
+    const active = await owner.client.get(`${A}/organization/get-active-member`);
+    expect(active.body).toMatchObject({ userId: owner.id, teamId: defaultTeam.id });
+  });
+
   describe("list-teams and set-active-team", () => {
     it("lists teams to members only", async () => {
       const { org, defaultTeam } = await setup(server, owner, admin, member);

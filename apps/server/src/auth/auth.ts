@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { apiKey } from "@better-auth/api-key";
 import { type BetterAuthOptions, type BetterAuthPlugin, betterAuth } from "better-auth";
 import { admin, captcha, genericOAuth, organization, username } from "better-auth/plugins";
@@ -225,7 +226,9 @@ export function buildAuthOptions(deps: AuthDeps) {
       },
     },
     advanced: {
-      database: { generateId: "uuid", joins: true },
+      // UUIDs (Polar's id format) stored as text: an id that is not a UUID then simply
+      // names nothing, where a uuid column would make PostgreSQL fail the whole query.
+      database: { generateId: () => randomUUID(), joins: true },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.baseURL.startsWith("https://"),
     },

@@ -1,3 +1,5 @@
+import { specRedirectCode } from "./spec/redirects.js";
+
 const escapeHtml = (s: string) =>
   s.replace(
     /[&<>"']/g,
@@ -30,7 +32,10 @@ export const redirectErrorExplanations: Record<string, string> = {
 /** Spec section 2: a plain HTML page with the escaped error code and a link back to the app. */
 export function renderErrorPage(code: string, appURL: string): string {
   const shown = code.slice(0, 200) || "unknown_error";
-  const explanation = redirectErrorExplanations[shown] ?? "Something went wrong.";
+  const explanation =
+    redirectErrorExplanations[shown] ??
+    redirectErrorExplanations[safeSpecCode(shown)] ??
+    "Something went wrong.";
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Error - Kassa</title></head>
@@ -41,4 +46,12 @@ export function renderErrorPage(code: string, appURL: string): string {
 <p><a href="${escapeHtml(appURL)}">Back to Kassa</a></p>
 </body>
 </html>`;
+}
+
+function safeSpecCode(code: string): string {
+  try {
+    return specRedirectCode(code);
+  } catch {
+    return code; // not valid percent-encoding: shown as it is
+  }
 }

@@ -1,24 +1,18 @@
 import type { BetterAuthPlugin } from "better-auth";
 import { createAuthMiddleware } from "better-auth/api";
 import type { Mailer } from "../mail/mailer.js";
-import {
-  changeEmail,
-  deleteUser,
-  emailFieldPaths,
-  redirectErrorCode,
-  validEmail,
-  verifyEmail,
-} from "./spec/account.js";
+import { changeEmail, deleteUser, emailFieldPaths, validEmail, verifyEmail } from "./spec/account.js";
 import { apiKeyVerification } from "./spec/api-keys.js";
 import { answeredWithError, catalogue } from "./spec/catalogue.js";
 import {
   clearActiveOrganization,
   listInvitations,
-  malformedIds,
+  memberTeamId,
   organizationMetadata,
   rejectInvitation,
   removeMember,
 } from "./spec/organization.js";
+import { redirectErrorCode, redirectingPaths } from "./spec/redirects.js";
 import { accountSelection, accountSelectionPaths, listAccounts, unlinkAccount } from "./spec/social.js";
 import { removeTeam, teamName } from "./spec/teams.js";
 
@@ -55,10 +49,6 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
           handler: createAuthMiddleware(accountSelection),
         },
         {
-          matcher: (ctx) => ctx.path?.startsWith("/organization/") === true,
-          handler: createAuthMiddleware(malformedIds),
-        },
-        {
           matcher: (ctx) =>
             ctx.path === "/organization/create-team" || ctx.path === "/organization/update-team",
           handler: createAuthMiddleware(teamName),
@@ -92,13 +82,17 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
           matcher: (ctx) => ctx.path?.startsWith("/organization/") === true,
           handler: createAuthMiddleware(organizationMetadata),
         },
+        {
+          matcher: (ctx) =>
+            ctx.path === "/organization/list-members" ||
+            ctx.path === "/organization/get-active-member" ||
+            ctx.path === "/organization/get-full-organization",
+          handler: createAuthMiddleware(memberTeamId),
+        },
         { matcher: (ctx) => ctx.path === "/list-accounts", handler: createAuthMiddleware(listAccounts) },
         { matcher: answeredWithError, handler: createAuthMiddleware(catalogue) },
         {
-          matcher: (ctx) =>
-            ctx.path === "/verify-email" ||
-            ctx.path === "/reset-password/:token" ||
-            ctx.path === "/delete-user/callback",
+          matcher: (ctx) => redirectingPaths.includes(ctx.path ?? ""),
           handler: createAuthMiddleware(redirectErrorCode),
         },
         // verifyApiKey is server-only (no path): recognised by its answer's shape.

@@ -128,27 +128,6 @@ export async function verifyEmail(ctx: HookContext) {
   return { context: { query: { ...query, token } } };
 }
 
-/**
- * Spec section 8: redirect error codes are lowercase (`?error=invalid_token`); Better Auth 1.7
- * puts its upper-case error code in the query on the verify-email, reset-password and
- * delete-user callbacks.
- */
-export async function redirectErrorCode(ctx: HookContext) {
-  const returned = ctx.context.returned as
-    | { status?: unknown; statusCode?: number; headers?: unknown }
-    | undefined;
-  if (!returned || typeof returned !== "object") return;
-  if (returned.statusCode !== 302 && returned.status !== "FOUND") return;
-  const headers =
-    returned.headers instanceof Headers ? returned.headers : (ctx.context.responseHeaders ?? undefined);
-  const location = headers?.get("location") ?? ctx.context.responseHeaders?.get("location");
-  if (!location) return;
-  const fixed = location.replace(/([?&]error=)([^&#]*)/, (_, prefix: string, code: string) => {
-    return `${prefix}${code.toLowerCase()}`;
-  });
-  if (fixed !== location) throw ctx.redirect(fixed);
-}
-
 function withQuery(url: string, key: string, value: string): string {
   const [base, hash] = url.split("#", 2);
   const sep = base?.includes("?") ? "&" : "?";

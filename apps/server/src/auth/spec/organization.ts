@@ -172,45 +172,55 @@ export async function organizationMetadata(ctx: HookContext) {
   else parseMetadata(returned);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Id fields of the organization endpoints and what an id that cannot exist is reported as. */
-const ID_FIELDS: Array<[field: string, code: string]> = [
-  ["organizationId", "ORGANIZATION_NOT_FOUND"],
-  ["invitationId", "INVITATION_NOT_FOUND"],
-  ["memberId", "MEMBER_NOT_FOUND"],
-  ["teamId", "TEAM_NOT_FOUND"],
-  ["userId", "USER_NOT_FOUND"],
-];
-
-function malformedIdCode(ctx: HookContext): string | undefined {
-  const body = bodyOf(ctx);
-  const query = (ctx.query ?? {}) as Record<string, unknown>;
-  const data = (body.data && typeof body.data === "object" ? body.data : {}) as Record<string, unknown>;
-  const bad = (value: unknown) =>
-    (Array.isArray(value) ? value : [value]).some((v) => typeof v === "string" && v !== "" && !UUID.test(v));
-  for (const source of [body, query, data])
-    for (const [field, code] of ID_FIELDS) if (bad(source[field])) return code;
-  if (ctx.path === "/organization/get-invitation" && bad(query.id)) return "INVITATION_NOT_FOUND";
-  const target = body.memberIdOrEmail;
-  if (
-    ctx.path === "/organization/remove-member" &&
-    typeof target === "string" &&
-    !target.includes("@") &&
-    bad(target)
-  )
-    return "MEMBER_NOT_FOUND";
-  return undefined;
+interface MemberLike {
+  id: string;
+  userId: string;
+  organizationId: string;
+  teamId?: string | null;
 }
 
+const isMemberLike = (value: unknown): value is MemberLike =>
+  !!value &&
+  typeof value === "object" &&
+  typeof (value as MemberLike).userId === "string" &&
+  typeof (value as MemberLike).organizationId === "string" &&
+  "role" in value;
+
 /**
- * Ids are UUIDs, and PostgreSQL refuses to compare a uuid column with anything else: an id
- * that is not a UUID names nothing, so it is answered as not found instead of failing with
- * a 500 (an unauthenticated caller still gets the endpoint's 401).
+ * Spec section 3: a member carries its `teamId` (optional). Better Auth 1.7 keeps team
+ * membership in its own table, so the member answers get the team here: the first team of
+ * that organization the member joined, or null. Nothing is stored twice.
  */
-export async function malformedIds(ctx: HookContext) {
-  if (ctx.context.options.advanced?.database?.generateId !== "uuid") return;
-  const code = malformedIdCode(ctx);
-  if (!code) return;
-  if ((ctx.request || ctx.headers) && !(await getSessionFromCtx(ctx))) return; // 401
-  throw specError("BAD_REQUEST", code);
+export async function memberTeamId(ctx: HookContext) {
+  const returned = ctx.context.returned as Record<string, unknown> | unknown[] | undefined;
+  if (!returned || typeof returned !== "object" || isAPIErrorLike(returned)) return;
+  const members: MemberLike[] = [];
+  const collect = (value: unknown) => {
+    if (Array.isArray(value)) for (const v of value) if (isMemberLike(v)) members.push(v);
+  };
+  if (isMemberLike(returned)) members.push(returned);
+  else if (Array.isArray(returned)) collect(returned);
+  else collect((returned as { members?: unknown }).members);
+  if (members.length === 0) return;
+
+  const organizationIds = [...new Set(members.map((m) => m.organizationId))];
+  const teams = await ctx.context.adapter.findMany<{ id: string; organizationId: string }>({
+    model: "team",
+    where: [{ field: "organizationId", value: organizationIds, operator: "in" }],
+  });
+  const teamOrganization = new Map(teams.map((t) => [t.id, t.organizationId]));
+  const memberships =
+    teams.length === 0
+      ? []
+      : await ctx.context.adapter.findMany<{ teamId: string; userId: string; createdAt: Date }>({
+          model: "teamMember",
+          where: [{ field: "teamId", value: [...teamOrganization.keys()], operator: "in" }],
+          sortBy: { field: "createdAt", direction: "asc" },
+        });
+  for (const member of members) {
+    const first = memberships.find(
+      (tm) => tm.userId === member.userId && teamOrganization.get(tm.teamId) === member.organizationId,
+    );
+    member.teamId = first?.teamId ?? null;
+  }
 }
