@@ -37,21 +37,24 @@ export function createMailer(opts: {
 }): Mailer {
   const { db, smtpUrl, from, clock, logger } = opts;
 
+  const store = (message: MailMessage) =>
+    db
+      .insertInto("kassa_mail")
+      .values({
+        kind: message.kind,
+        to_address: message.to,
+        subject: message.subject,
+        text_body: message.text,
+        html_body: message.html,
+        created_at: clock.now(),
+      })
+      .execute();
+
   if (!smtpUrl) {
     return {
       mode: "mailbox",
       async send(message) {
-        await db
-          .insertInto("kassa_mail")
-          .values({
-            kind: message.kind,
-            to_address: message.to,
-            subject: message.subject,
-            text_body: message.text,
-            html_body: message.html,
-            created_at: clock.now(),
-          })
-          .execute();
+        await store(message);
         logger.info(`dev mailbox: "${message.subject}" to ${message.to}`, { kind: message.kind });
       },
       async close() {},
@@ -119,17 +122,7 @@ export function createMailer(opts: {
   return {
     mode: "smtp",
     async send(message) {
-      await db
-        .insertInto("kassa_mail")
-        .values({
-          kind: message.kind,
-          to_address: message.to,
-          subject: message.subject,
-          text_body: message.text,
-          html_body: message.html,
-          created_at: clock.now(),
-        })
-        .execute();
+      await store(message);
       if (running) void running.then(kick);
       else kick();
     },
