@@ -6,12 +6,14 @@ export interface LoadResult {
   throughput: number;
   p50: number;
   p99: number;
+  latencies?: number[];
 }
 
 export function summarize(latencies: number[], errors: number, seconds: number): LoadResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return {
+    latencies: sorted,
     requests: sorted.length,
     errors,
     seconds,
@@ -42,4 +44,31 @@ export async function runLoad(opts: {
     }),
   );
   return summarize(latencies, errors, (performance.now() - started) / 1000);
+}
+
+/**
+ * Measures a baseline and a subject in alternating short rounds and pools each side's
+ * samples, so that load from elsewhere on the machine falls on both alike.
+ */
+export async function runPaired(opts: {
+  seconds: number;
+  rounds: number;
+  concurrency: number;
+  baseline: () => Promise<boolean>;
+  subject: () => Promise<boolean>;
+}): Promise<{ baseline: LoadResult; subject: LoadResult }> {
+  const per = opts.seconds / opts.rounds;
+  const sides = { baseline: [] as LoadResult[], subject: [] as LoadResult[] };
+  for (let i = 0; i < opts.rounds; i++) {
+    sides.baseline.push(await runLoad({ seconds: per, concurrency: opts.concurrency, op: opts.baseline }));
+    sides.subject.push(await runLoad({ seconds: per, concurrency: opts.concurrency, op: opts.subject }));
+  }
+  return { baseline: pool(sides.baseline), subject: pool(sides.subject) };
+}
+
+function pool(results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((r) => r.latencies ?? []);
+  const errors = results.reduce((n, r) => n + r.errors, 0);
+  const seconds = results.reduce((n, r) => n + r.seconds, 0);
+  return summarize(latencies, errors, seconds);
 }

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type LoadResult, runLoad } from "./load.js";
+import { type LoadResult, runPaired } from "./load.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -64,6 +64,8 @@ const scryptOnce = (password: string, salt: string) =>
       (e) => resolve(!e),
     ),
   );
+
+const brief = ({ latencies: _, ...r }: LoadResult) => r;
 
 function line(name: string, r: LoadResult) {
   return `${name.padEnd(28)} ${r.throughput.toFixed(1).padStart(9)} /s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   (${r.requests} ok, ${r.errors} errors)`;
@@ -129,11 +131,14 @@ async function main() {
     await fetch(`http://127.0.0.1:${baseline.port}/baseline`).then((r) => r.text());
 
     const concurrency = CORES * 2;
-    const scryptRun = await runLoad({ seconds: SECONDS, concurrency, op: () => scryptOnce(password, salt) });
-    const signInRun = await runLoad({
+    const httpConcurrency = 32;
+    const rounds = 4;
+    const signInPair = await runPaired({
       seconds: SECONDS,
+      rounds,
       concurrency,
-      op: async () => {
+      baseline: () => scryptOnce(password, salt),
+      subject: async () => {
         const r = await fetch(`${base}/api/auth/sign-in/email`, {
           method: "POST",
           headers,
@@ -143,25 +148,23 @@ async function main() {
         return r.status === 200;
       },
     });
-    const httpConcurrency = 32;
-    const baselineRun = await runLoad({
+    const sessionPair = await runPaired({
       seconds: SECONDS,
+      rounds,
       concurrency: httpConcurrency,
-      op: async () => {
+      baseline: async () => {
         const r = await fetch(`http://127.0.0.1:${baseline.port}/baseline`);
         await r.arrayBuffer();
         return r.status === 200;
       },
-    });
-    const sessionRun = await runLoad({
-      seconds: SECONDS,
-      concurrency: httpConcurrency,
-      op: async () => {
+      subject: async () => {
         const r = await fetch(`${base}/api/auth/get-session`, { headers: { cookie, origin: base } });
         const body = (await r.json()) as { session?: unknown } | null;
         return r.status === 200 && !!body?.session;
       },
     });
+    const [scryptRun, signInRun] = [signInPair.baseline, signInPair.subject];
+    const [baselineRun, sessionRun] = [sessionPair.baseline, sessionPair.subject];
 
     const signInRatio = signInRun.throughput / scryptRun.throughput;
     const sessionRatio = sessionRun.throughput / baselineRun.throughput;
@@ -176,10 +179,10 @@ async function main() {
     if (process.env.BENCH_JSON) {
       console.log(
         JSON.stringify({
-          scrypt: scryptRun,
-          signIn: signInRun,
-          baseline: baselineRun,
-          getSession: sessionRun,
+          scrypt: brief(scryptRun),
+          signIn: brief(signInRun),
+          baseline: brief(baselineRun),
+          getSession: brief(sessionRun),
           signInRatio,
           sessionRatio,
         }),
