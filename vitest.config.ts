@@ -1,4 +1,9 @@
+import path from "node:path";
+import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
+
+/** The web app and its tests read the shared schemas from source. */
+const contracts = { "@kassa/contracts": path.resolve("packages/contracts/src/index.ts") };
 
 export default defineConfig({
   test: {
@@ -7,12 +12,41 @@ export default defineConfig({
         test: {
           name: "server",
           include: ["apps/server/test/**/*.test.ts"],
-          globalSetup: ["apps/server/test/support/global-setup.ts"],
+          globalSetup: [
+            "apps/server/test/support/build-contracts.ts",
+            "apps/server/test/support/global-setup.ts",
+          ],
           testTimeout: 30_000,
           hookTimeout: 90_000,
           pool: "forks",
           maxWorkers: 2,
           sequence: { concurrent: false },
+        },
+      },
+      {
+        plugins: [react()],
+        resolve: { alias: contracts },
+        test: {
+          name: "web",
+          include: ["apps/web/test/**/*.test.tsx"],
+          environment: "happy-dom",
+          setupFiles: ["apps/web/test/setup.ts"],
+          testTimeout: 15_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["apps/web/e2e/**/*.e2e.test.ts"],
+          globalSetup: [
+            "apps/server/test/support/build-contracts.ts",
+            "apps/web/e2e/build-web.ts",
+            "apps/server/test/support/global-setup.ts",
+          ],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+          maxWorkers: 1,
         },
       },
     ],

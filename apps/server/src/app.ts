@@ -7,6 +7,7 @@ import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Logger } from "./kit/logger.js";
 import type { Mailer } from "./mail/mailer.js";
+import { mountWebApp, publicConfig } from "./web.js";
 
 export interface AppDeps {
   config: KassaConfig;
@@ -65,7 +66,11 @@ export function createApp(deps: AppDeps) {
     return c.html(renderErrorPage(code, `${config.baseURL}/`));
   });
 
-  if (!config.production && mailer.mode === "mailbox") {
+  const devMailbox = !config.production && mailer.mode === "mailbox";
+  const publicConfigBody = publicConfig(config, devMailbox);
+  app.get("/api/config", (c) => c.json(publicConfigBody));
+
+  if (devMailbox) {
     app.get("/api/dev/mailbox", async (c) => {
       const to = c.req.query("to")?.toLowerCase();
       let query = db.selectFrom("kassa_mail").selectAll().orderBy("created_at", "desc").limit(100);
@@ -133,6 +138,9 @@ export function createApp(deps: AppDeps) {
     }
     return response;
   });
+
+  // The web app: last, so every API route above wins; /api/* and /v1/* keep their 404s.
+  mountWebApp(app, config.webDir);
 
   return app;
 }

@@ -80,6 +80,7 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   ADMIN_EMAILS: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  WEB_DIR: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -119,6 +120,8 @@ export interface KassaConfig {
   /** Users signing up with these addresses get the platform admin role. */
   adminEmails: string[];
   logLevel: Env["LOG_LEVEL"];
+  /** The built web app served at `/`; default `apps/web/dist`. */
+  webDir?: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -240,5 +243,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       .map((e) => e.trim().toLowerCase())
       .filter(Boolean),
     logLevel: env.LOG_LEVEL,
+    webDir: env.WEB_DIR,
   };
 }

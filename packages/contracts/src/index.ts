@@ -1,1 +1,3 @@
-export {};
+export * from "./auth-forms.js";
+export * from "./public-config.js";
+export * from "./redirect-errors.js";

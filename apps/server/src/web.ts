@@ -1,0 +1,112 @@
+import { existsSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import type { PublicConfig } from "@kassa/contracts";
+import type { Context, Env, Hono } from "hono";
+import type { KassaConfig } from "./config.js";
+
+/** `apps/web/dist`, from `apps/server/src` (tsx) and `apps/server/dist` (built) alike. */
+export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+
+/** `GET /api/config`: what the sign-in pages need to know. Never a secret. */
+export function publicConfig(config: KassaConfig, devMailbox: boolean): PublicConfig {
+  const { github, google, oidc } = config.social;
+  return {
+    passwordMinLength: config.password.min,
+    passwordMaxLength: config.password.max,
+    usernameMinLength: config.username.min,
+    usernameMaxLength: config.username.max,
+    socialProviders: [
+      ...(github ? [{ id: "github", name: "GitHub", kind: "social" as const }] : []),
+      ...(google ? [{ id: "google", name: "Google", kind: "social" as const }] : []),
+      ...(oidc ? [{ id: oidc.providerId, name: "Single sign-on", kind: "oauth2" as const }] : []),
+    ],
+    captcha: config.captcha
+      ? { provider: config.captcha.provider, siteKey: config.captcha.siteKey ?? null }
+      : null,
+    devMailbox,
+  };
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".ico": "image/x-icon",
+  ".webp": "image/webp",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
+  ".webmanifest": "application/manifest+json",
+};
+
+const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".map", ".svg", ".txt"]);
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/** Paths the web app never answers: the APIs keep their own 404s. */
+const isApiPath = (p: string) => /^\/(api|v1)(\/|$)/.test(p);
+
+/**
+ * Serves the built web app (`apps/web/dist`) at `/`: files as they are, hashed files under
+ * `/assets/` cached for a year, and `index.html` (never cached) for every other path so the
+ * client routes work on reload. Register it after every other route.
+ */
+export function mountWebApp<E extends Env>(app: Hono<E>, webDir: string = DEFAULT_WEB_DIR) {
+  const root = path.resolve(webDir);
+  const gzipped = new Map<string, { mtime: number; body: Buffer }>();
+
+  const send = async (c: Context, file: string, cacheControl: string) => {
+    const info = await stat(file);
+    const ext = path.extname(file);
+    const headers: Record<string, string> = {
+      "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
+      "cache-control": cacheControl,
+      "x-content-type-options": "nosniff",
+      vary: "accept-encoding",
+    };
+    let body: Buffer;
+    if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
+      let cached = gzipped.get(file);
+      if (!cached || cached.mtime !== info.mtimeMs) {
+        cached = { mtime: info.mtimeMs, body: gzipSync(await readFile(file)) };
+        gzipped.set(file, cached);
+      }
+      body = cached.body;
+      headers["content-encoding"] = "gzip";
+    } else {
+      body = await readFile(file);
+    }
+    if (c.req.method === "HEAD") return c.body(null, 200, headers);
+    return c.body(new Uint8Array(body), 200, headers);
+  };
+
+  app.on(["GET", "HEAD"], "*", async (c) => {
+    const pathname = decodeURIComponent(c.req.path);
+    if (isApiPath(pathname)) return c.notFound();
+    const index = path.join(root, "index.html");
+    if (!existsSync(index)) {
+      return c.text(
+        "The Kassa web app is not built. Run `npm run build` (or `npm start`, which builds it), then reload.",
+        503,
+      );
+    }
+    const file = path.resolve(root, `.${pathname}`);
+    if (file.startsWith(`${root}${path.sep}`) && file !== index) {
+      const info = await stat(file).catch(() => null);
+      if (info?.isFile()) {
+        const hashed = pathname.startsWith("/assets/");
+        return send(c, file, hashed ? IMMUTABLE : "no-cache");
+      }
+    }
+    // A missing hashed asset is a 404, not the app: a stale page must not get HTML for its script.
+    if (pathname.startsWith("/assets/")) return c.notFound();
+    return send(c, index, "no-cache");
+  });
+}

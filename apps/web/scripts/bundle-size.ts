@@ -1,0 +1,69 @@
+/**
+ * The JavaScript a browser loads to show the sign-in page (`/sign-in`): the entry chunk, the
+ * auth layout's and the sign-in page's chunks, and every chunk they import statically,
+ * gzip-compressed. Reads the Vite manifest of the last build (`npm run build` first).
+ * Prints one line per chunk and the total; exits 1 when the total exceeds the budget.
+ *
+ *   node --import tsx apps/web/scripts/bundle-size.ts [--json]
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+export const BUDGET_BYTES = 200 * 1000;
+/** The modules the sign-in route loads, besides the entry: its layout and its page. */
+const SIGN_IN_ROUTE = ["src/routes/auth/layout.tsx", "src/routes/auth/sign-in.tsx"];
+
+interface ManifestChunk {
+  file: string;
+  isEntry?: boolean;
+  imports?: string[];
+}
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist");
+
+export function signInRouteBundle(distDir = dist) {
+  const manifestPath = path.join(distDir, ".vite/manifest.json");
+  if (!existsSync(manifestPath)) throw new Error(`${manifestPath} not found: build the web app first`);
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, ManifestChunk>;
+  const entry = Object.keys(manifest).find((k) => manifest[k]?.isEntry);
+  if (!entry) throw new Error("the manifest has no entry chunk");
+  const seen = new Set<string>();
+  const visit = (key: string) => {
+    if (seen.has(key)) return;
+    const chunk = manifest[key];
+    if (!chunk) throw new Error(`the manifest has no chunk for ${key}`);
+    seen.add(key);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  for (const key of [entry, ...SIGN_IN_ROUTE]) visit(key);
+  const files = [...seen]
+    .map((key) => manifest[key]!.file)
+    .filter((f) => f.endsWith(".js"))
+    .map((file) => {
+      const source = readFileSync(path.join(distDir, file));
+      return { file, bytes: source.length, gzip: gzipSync(source, { level: 9 }).length };
+    })
+    .sort((a, b) => b.gzip - a.gzip);
+  const gzip = files.reduce((sum, f) => sum + f.gzip, 0);
+  const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+  return { files, gzip, bytes, budget: BUDGET_BYTES, withinBudget: gzip <= BUDGET_BYTES };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const result = signInRouteBundle();
+  if (process.argv.includes("--json")) {
+    console.log(JSON.stringify(result, null, 2));
+  } else {
+    const kB = (n: number) => `${(n / 1000).toFixed(1)} kB`;
+    console.log("JavaScript loaded by /sign-in (gzip):");
+    for (const f of result.files) console.log(`  ${kB(f.gzip).padStart(9)}  ${f.file}`);
+    console.log(
+      `  ${kB(result.gzip).padStart(9)}  total (${kB(result.bytes)} minified), budget ${kB(result.budget)}: ${
+        result.withinBudget ? "ok" : "OVER BUDGET"
+      }`,
+    );
+  }
+  if (!result.withinBudget) process.exitCode = 1;
+}

@@ -1,0 +1,63 @@
+import { isEmailIdentifier } from "@kassa/contracts";
+import { Anchor, Group } from "@mantine/core";
+import { useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate, useSearch } from "@tanstack/react-router";
+import { SignInForm } from "../../features/auth/sign-in-form";
+import { SocialButtons } from "../../features/auth/social-buttons";
+import { authClient, refusalOf } from "../../lib/auth-client";
+import { sessionQuery, usePublicConfig } from "../../lib/queries";
+import { AuthPage } from "./layout";
+
+export function SignInPage() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const config = usePublicConfig();
+  const search = useSearch({ strict: false });
+
+  return (
+    <AuthPage
+      title="Sign in"
+      subtitle="Welcome back to Kassa."
+      footer={
+        <>
+          No account yet?{" "}
+          <Anchor component={Link} to="/sign-up">
+            Create one
+          </Anchor>
+        </>
+      }
+    >
+      <SignInForm
+        defaultIdentifier={search.email ?? ""}
+        passwordHint={
+          <Group justify="flex-end" mt={-8}>
+            <Anchor component={Link} to="/forgot-password" size="sm">
+              Forgot your password?
+            </Anchor>
+          </Group>
+        }
+        onSubmit={async ({ identifier, password }) => {
+          const byEmail = isEmailIdentifier(identifier);
+          const refusal = await refusalOf(() =>
+            byEmail
+              ? authClient.signIn.email({ email: identifier, password })
+              : authClient.signIn.username({ username: identifier, password }),
+          );
+          if (refusal?.code === "EMAIL_NOT_VERIFIED") {
+            // The server has just mailed a new verification link.
+            await navigate({
+              to: "/verify-email",
+              search: { email: byEmail ? identifier : undefined, reason: "sign-in" },
+            });
+            return null;
+          }
+          if (refusal) return refusal;
+          await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
+          await navigate({ to: "/dashboard" });
+          return null;
+        }}
+      />
+      <SocialButtons providers={config.data?.socialProviders ?? []} />
+    </AuthPage>
+  );
+}

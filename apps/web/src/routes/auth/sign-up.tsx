@@ -1,0 +1,57 @@
+import { lengthRules } from "@kassa/contracts";
+import { Anchor, Center, Loader } from "@mantine/core";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useMemo } from "react";
+import { SignUpForm } from "../../features/auth/sign-up-form";
+import { SocialButtons } from "../../features/auth/social-buttons";
+import { authClient, refusalOf } from "../../lib/auth-client";
+import { usePublicConfig } from "../../lib/queries";
+import { AuthPage } from "./layout";
+
+export function SignUpPage() {
+  const navigate = useNavigate();
+  const config = usePublicConfig();
+  const rules = useMemo(() => lengthRules(config.data), [config.data]);
+
+  return (
+    <AuthPage
+      title="Create your account"
+      subtitle="Sell your products and manage your customers with Kassa."
+      footer={
+        <>
+          Already have an account?{" "}
+          <Anchor component={Link} to="/sign-in">
+            Sign in
+          </Anchor>
+        </>
+      }
+    >
+      {config.isPending ? (
+        <Center py="xl">
+          <Loader aria-label="Loading" />
+        </Center>
+      ) : (
+        <>
+          <SignUpForm
+            rules={rules}
+            onSubmit={async ({ name, email, username, password }) => {
+              const refusal = await refusalOf(() =>
+                authClient.signUp.email({
+                  name,
+                  email,
+                  password,
+                  ...(username ? { username } : {}),
+                  callbackURL: "/verified",
+                }),
+              );
+              if (refusal) return refusal;
+              await navigate({ to: "/verify-email", search: { email, reason: "sign-up" } });
+              return null;
+            }}
+          />
+          <SocialButtons providers={config.data?.socialProviders ?? []} />
+        </>
+      )}
+    </AuthPage>
+  );
+}

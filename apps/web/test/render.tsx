@@ -1,0 +1,25 @@
+import { MantineProvider } from "@mantine/core";
+import { render } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import type { ReactElement } from "react";
+import { theme } from "../src/theme";
+
+/** Renders inside Mantine (test mode: no transitions, no portals) with a user-event session. */
+export function renderWithTheme(ui: ReactElement) {
+  const user = userEvent.setup();
+  const result = render(
+    <MantineProvider theme={theme} env="test">
+      {ui}
+    </MantineProvider>,
+  );
+  return { user, ...result };
+}
+
+/** The text of the elements that describe a field (its description and its error). */
+export function describedBy(field: HTMLElement): string {
+  return (field.getAttribute("aria-describedby") ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((id) => document.getElementById(id)?.textContent ?? "")
+    .join(" | ");
+}
