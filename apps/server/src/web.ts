@@ -88,7 +88,12 @@ export function mountWebApp<E extends Env>(app: Hono<E>, webDir: string = DEFAUL
   };
 
   app.on(["GET", "HEAD"], "*", async (c) => {
-    const pathname = decodeURIComponent(c.req.path);
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(c.req.path);
+    } catch {
+      return c.notFound(); // not valid percent-encoding: names no file
+    }
     if (isApiPath(pathname)) return c.notFound();
     const index = path.join(root, "index.html");
     if (!existsSync(index)) {

@@ -103,6 +103,11 @@ describe("the web app and its configuration", () => {
     }
     rmSync(path.join(path.dirname(webDir), "kassa-web-secret.txt"), { force: true });
   });
+
+  it("answers 404, not 500, for a path that is not valid percent-encoding", async () => {
+    const res = await new Client(server.url).get("/assets/%E0%A4%A");
+    expect(res.status).toBe(404);
+  });
 });
 
 describe("the configuration with providers, captcha and SMTP, and no web build", () => {

@@ -8,6 +8,8 @@ export default function setup() {
   execFileSync(
     process.execPath,
     [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "apps/web"],
-    { cwd: root, stdio: "inherit" },
+    // vitest sets NODE_ENV=test, which would make Vite build React's development runtime:
+    // the browser tests must exercise the production build that `npm start` serves.
+    { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } },
   );
 }
