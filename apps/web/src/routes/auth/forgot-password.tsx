@@ -1,16 +1,15 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type ForgotPasswordValues, forgotPasswordSchema } from "@kassa/contracts";
-import { Alert, Anchor, Button, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Anchor, Button, Stack, TextInput } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
+import { DevMailboxHint } from "../../components/dev-mailbox-hint";
 import { authClient, refusalOf } from "../../lib/auth-client";
-import { usePublicConfig } from "../../lib/queries";
 import { applyServerError } from "../../lib/server-errors";
 import { AuthPage } from "./layout";
 
 export function ForgotPasswordPage() {
-  const config = usePublicConfig();
   const [sentTo, setSentTo] = useState<string | null>(null);
   const {
     register,
@@ -45,15 +44,7 @@ export function ForgotPasswordPage() {
           <Alert color="green" role="status" title="Check your inbox">
             If an account uses {sentTo}, a link to reset its password is on its way. It works once.
           </Alert>
-          {config.data?.devMailbox && (
-            <Text size="sm">
-              No mail server is configured: the mail is in the{" "}
-              <Anchor component={Link} to="/dev/mailbox">
-                development mailbox
-              </Anchor>
-              .
-            </Text>
-          )}
+          <DevMailboxHint />
         </Stack>
       ) : (
         <form onSubmit={submit} noValidate aria-label="Reset your password">

@@ -5,15 +5,14 @@ import { IconMailCheck } from "@tabler/icons-react";
 import { Link, useSearch } from "@tanstack/react-router";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
+import { DevMailboxHint } from "../../components/dev-mailbox-hint";
 import { authClient, refusalOf } from "../../lib/auth-client";
-import { usePublicConfig } from "../../lib/queries";
 import { applyServerError } from "../../lib/server-errors";
 import { AuthPage } from "./layout";
 
 /** After sign-up, or a sign-in refused because the address is not verified yet. */
 export function VerifyEmailPage() {
   const search = useSearch({ strict: false });
-  const config = usePublicConfig();
   const [resentTo, setResentTo] = useState<string | null>(null);
   const {
     register,
@@ -57,15 +56,7 @@ export function VerifyEmailPage() {
             </Text>
           )}
         </Alert>
-        {config.data?.devMailbox && (
-          <Text size="sm">
-            No mail server is configured: the mail is in the{" "}
-            <Anchor component={Link} to="/dev/mailbox">
-              development mailbox
-            </Anchor>
-            .
-          </Text>
-        )}
+        <DevMailboxHint />
         <form onSubmit={resend} noValidate aria-label="Send the link again">
           <Stack gap="sm">
             {errors.root?.server && (
