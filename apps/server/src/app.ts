@@ -6,7 +6,7 @@ import { renderErrorPage } from "./auth/error-page.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Logger } from "./kit/logger.js";
-import type { Mailer } from "./mail/mailer.js";
+import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { mountWebApp, publicConfig } from "./web.js";
 
 export interface AppDeps {
@@ -72,10 +72,8 @@ export function createApp(deps: AppDeps) {
 
   if (devMailbox) {
     app.get("/api/dev/mailbox", async (c) => {
-      const to = c.req.query("to")?.toLowerCase();
-      let query = db.selectFrom("kassa_mail").selectAll().orderBy("created_at", "desc").limit(100);
-      if (to) query = query.where("to_address", "=", to);
-      const rows = await query.execute();
+      const to = c.req.query("to");
+      const rows = await readMailbox(db, { ...(to ? { to } : {}), limit: 100 });
       return c.json({
         items: rows.map((m) => ({
           id: m.id,

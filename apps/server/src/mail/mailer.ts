@@ -134,3 +134,10 @@ export function createMailer(opts: {
     },
   };
 }
+
+/** The development mailbox: the newest stored mails, optionally to one address. */
+export async function readMailbox(db: Kysely<KassaDatabase>, opts: { to?: string; limit: number }) {
+  let query = db.selectFrom("kassa_mail").selectAll().orderBy("created_at", "desc").limit(opts.limit);
+  if (opts.to) query = query.where("to_address", "=", opts.to.toLowerCase());
+  return query.execute();
+}

@@ -1,9 +1,9 @@
-import { APIError, getSessionFromCtx } from "better-auth/api";
+import { getSessionFromCtx } from "better-auth/api";
 import { generateRandomString, signJWT, verifyJWT } from "better-auth/crypto";
 import { z } from "zod";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
-import { specMessages } from "../messages.js";
+import { specError } from "./catalogue.js";
 import { bodyOf, type HookContext } from "./context.js";
 
 /** The body field carrying the e-mail address, per endpoint (spec section 5). */
@@ -26,7 +26,7 @@ export async function validEmail(ctx: HookContext) {
   const value = bodyOf(ctx)[field];
   if (typeof value !== "string") return; // missing: the endpoint's own validation answers
   if (!z.email().safeParse(value).success) {
-    throw new APIError("BAD_REQUEST", { code: "INVALID_EMAIL", message: specMessages.INVALID_EMAIL });
+    throw specError("BAD_REQUEST", "INVALID_EMAIL");
   }
 }
 
@@ -38,14 +38,11 @@ export async function changeEmail(ctx: HookContext) {
   const normalized = newEmail.trim().toLowerCase();
   if (normalized === session.user.email.toLowerCase()) {
     // Better Auth answers the same words without a code.
-    throw new APIError("BAD_REQUEST", { code: "EMAIL_IS_THE_SAME", message: specMessages.EMAIL_IS_THE_SAME });
+    throw specError("BAD_REQUEST", "EMAIL_IS_THE_SAME");
   }
   // Spec section 5: an address already in use is refused (Better Auth 1.7 answers 200 silently).
   if (await ctx.context.internalAdapter.findUserByEmail(normalized)) {
-    throw new APIError("BAD_REQUEST", {
-      code: "COULDNT_UPDATE_YOUR_EMAIL",
-      message: specMessages.COULDNT_UPDATE_YOUR_EMAIL,
-    });
+    throw specError("BAD_REQUEST", "COULDNT_UPDATE_YOUR_EMAIL");
   }
 }
 
@@ -65,10 +62,7 @@ export async function deleteUser(
   const freshAge = ctx.context.sessionConfig.freshAge;
   const age = Date.now() - new Date(session.session.createdAt).getTime();
   if (freshAge !== 0 && age >= freshAge * 1000) {
-    throw new APIError("BAD_REQUEST", {
-      code: "USER_CANNOT_BE_DELETED",
-      message: specMessages.USER_CANNOT_BE_DELETED,
-    });
+    throw specError("BAD_REQUEST", "USER_CANNOT_BE_DELETED");
   }
   const token = generateRandomString(32, "a-z", "0-9");
   await ctx.context.internalAdapter.createVerificationValue({
@@ -114,10 +108,7 @@ export async function verifyEmail(ctx: HookContext) {
   if (await ctx.context.internalAdapter.findUserByEmail(updateTo)) {
     if (typeof query.callbackURL === "string")
       throw ctx.redirect(withQuery(query.callbackURL, "error", "couldnt_update_your_email"));
-    throw new APIError("BAD_REQUEST", {
-      code: "COULDNT_UPDATE_YOUR_EMAIL",
-      message: specMessages.COULDNT_UPDATE_YOUR_EMAIL,
-    });
+    throw specError("BAD_REQUEST", "COULDNT_UPDATE_YOUR_EMAIL");
   }
   const left = Math.max(1, (payload.exp ?? 0) - Math.floor(Date.now() / 1000));
   const token = await signJWT(

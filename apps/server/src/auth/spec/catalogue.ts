@@ -8,6 +8,11 @@ export function isAPIErrorLike(value: unknown): value is APIError {
   );
 }
 
+/** An error answer with the spec's words for a catalogue code. */
+export function specError(status: ConstructorParameters<typeof APIError>[0], code: string): APIError {
+  return new APIError(status, { code, message: specMessages[code] ?? code });
+}
+
 /** Whether the endpoint answered with an error: lets the catalogue skip every success cheaply. */
 export const answeredWithError = (ctx: { context?: { returned?: unknown } }) =>
   isAPIErrorLike(ctx.context?.returned);

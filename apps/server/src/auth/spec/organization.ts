@@ -1,11 +1,9 @@
-import { APIError, getSessionFromCtx } from "better-auth/api";
+import { getSessionFromCtx } from "better-auth/api";
 import { organizationRoles } from "../access-control.js";
-import { specMessages } from "../messages.js";
-import { isAPIErrorLike } from "./catalogue.js";
+import { isAPIErrorLike, specError } from "./catalogue.js";
 import { bodyOf, type HookContext } from "./context.js";
 
 type Permissions = Parameters<(typeof organizationRoles)["owner"]["authorize"]>[0];
-type Status = ConstructorParameters<typeof APIError>[0];
 
 interface MemberRow {
   id: string;
@@ -28,11 +26,6 @@ export function rolesAllow(roles: string, permissions: Permissions): boolean {
     const role = organizationRoles[name as keyof typeof organizationRoles];
     return role?.authorize(permissions).success === true;
   });
-}
-
-/** An error answer with the spec's words for a catalogue code. */
-export function specError(status: Status, code: string): APIError {
-  return new APIError(status, { code, message: specMessages[code] ?? code });
 }
 
 const text = (value: unknown): string | undefined =>

@@ -1,7 +1,8 @@
 import { getSessionFromCtx } from "better-auth/api";
 import { KASSA_CODES } from "../messages.js";
+import { specError } from "./catalogue.js";
 import { bodyOf, type HookContext } from "./context.js";
-import { findMember, rolesAllow, specError } from "./organization.js";
+import { findMember, rolesAllow } from "./organization.js";
 
 /** Spec section 3/5: a team name has at least one character (Better Auth 1.7 accepts ""). */
 export async function teamName(ctx: HookContext) {
