@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Kysely } from "kysely";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js";
 import { renderErrorPage } from "./auth/error-page.js";
+import type { AuthHandler } from "./auth/handler.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Logger } from "./kit/logger.js";
@@ -19,6 +20,8 @@ export interface AppDeps {
   isReady: () => boolean;
   /** Answers the common get-session case itself, or null to let Better Auth answer. */
   readSession: (headers: Headers) => Promise<Response | null>;
+  /** Better Auth's HTTP handler (see auth/handler.ts). */
+  authHandler: AuthHandler;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -127,7 +130,7 @@ export function createApp(deps: AppDeps) {
       headers,
       body: method === "GET" || method === "HEAD" ? null : await c.req.raw.arrayBuffer(),
     });
-    const response = await auth.handler(request);
+    const response = await deps.authHandler(request);
     if (response.status === 429) {
       const retryAfter = response.headers.get("x-retry-after");
       const patched = new Response(response.body, response);
