@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type LengthRules, type ProfileValues, profileSchema } from "@kassa/contracts";
 import { Alert, Avatar, Button, Group, Stack, TextInput } from "@mantine/core";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
 import { applyServerError } from "../../lib/server-errors";
@@ -23,19 +23,24 @@ export interface ProfileFormProps {
 
 export function ProfileForm({ rules, defaults, onSubmit }: ProfileFormProps) {
   const schema = useMemo(() => profileSchema(rules), [rules]);
+  const [saved, setSaved] = useState(false);
   const {
     register,
     handleSubmit,
     setError,
     watch,
     reset,
-    formState: { errors, isSubmitting, isDirty, isSubmitSuccessful },
+    formState: { errors, isSubmitting, isDirty },
   } = useForm<ProfileValues>({ resolver: zodResolver(schema), defaultValues: defaults });
 
   const submit = handleSubmit(async (values) => {
+    setSaved(false);
     const error = await onSubmit(values);
     if (error) applyServerError(error, setError, FIELD_BY_CODE);
-    else reset(values);
+    else {
+      reset(values);
+      setSaved(true);
+    }
   });
   const image = watch("image");
   const name = watch("name");
@@ -48,7 +53,7 @@ export function ProfileForm({ rules, defaults, onSubmit }: ProfileFormProps) {
             {errors.root.server.message}
           </Alert>
         )}
-        {isSubmitSuccessful && !isDirty && !errors.root && (
+        {saved && !isDirty && (
           <Alert color="green" role="status">
             Your profile is saved.
           </Alert>

@@ -11,6 +11,7 @@ import {
   Table,
   Text,
   Tooltip,
+  VisuallyHidden,
 } from "@mantine/core";
 import { IconCheck, IconCopy } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
@@ -121,7 +122,7 @@ export function ApiKeysPage() {
                       <Table.Th>Expires</Table.Th>
                       <Table.Th>Status</Table.Th>
                       <Table.Th>
-                        <span className="mantine-visually-hidden">Actions</span>
+                        <VisuallyHidden>Actions</VisuallyHidden>
                       </Table.Th>
                     </Table.Tr>
                   </Table.Thead>

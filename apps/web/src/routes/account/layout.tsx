@@ -1,6 +1,7 @@
 import { Button, Container, Grid, NavLink, Paper, ScrollArea, Stack } from "@mantine/core";
 import { IconDevices, IconKey, IconLink, IconLock, IconTrash, IconUserCircle } from "@tabler/icons-react";
 import { Link, Outlet, useRouterState } from "@tanstack/react-router";
+import { useEffect, useRef } from "react";
 
 const SECTIONS = [
   { to: "/account", label: "Profile", icon: IconUserCircle },
@@ -14,6 +15,14 @@ const SECTIONS = [
 /** The account pages: a section list beside the page (a scrolling row of buttons on a phone). */
 export function AccountLayout() {
   const pathname = useRouterState({ select: (s) => s.location.pathname.replace(/\/+$/, "") || "/" });
+  const row = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // On a phone the sections are a scrolling row: bring the current one into view.
+    row.current?.querySelector<HTMLElement>(`[data-section="${pathname}"]`)?.scrollIntoView?.({
+      block: "nearest",
+      inline: "center",
+    });
+  }, [pathname]);
   return (
     <Container size="lg" px={0}>
       <Grid gap="lg">
@@ -25,6 +34,7 @@ export function AccountLayout() {
                   key={to}
                   component={Link}
                   to={to}
+                  activeOptions={{ exact: true }}
                   label={label}
                   active={pathname === to}
                   aria-current={pathname === to ? "page" : undefined}
@@ -35,12 +45,14 @@ export function AccountLayout() {
             </Paper>
             <ScrollArea hiddenFrom="sm" type="never">
               <Stack gap={0}>
-                <div style={{ display: "flex", gap: 8, paddingBottom: 4 }}>
+                <div ref={row} style={{ display: "flex", gap: 8, paddingBottom: 4 }}>
                   {SECTIONS.map(({ to, label }) => (
                     <Button
                       key={to}
                       component={Link}
                       to={to}
+                      activeOptions={{ exact: true }}
+                      data-section={to}
                       size="xs"
                       variant={pathname === to ? "filled" : "default"}
                       aria-current={pathname === to ? "page" : undefined}

@@ -9,7 +9,7 @@ import { SettingsSection } from "../../components/settings-section";
 import { ChangePasswordForm } from "../../features/account/change-password-form";
 import { linkedAccountsQuery, sessionsQuery } from "../../features/account/queries";
 import { authClient, refusalOf } from "../../lib/auth-client";
-import { usePublicConfig } from "../../lib/queries";
+import { sessionQuery, usePublicConfig } from "../../lib/queries";
 
 export function PasswordPage() {
   const config = usePublicConfig();
@@ -30,7 +30,11 @@ export function PasswordPage() {
                   const refusal = await refusalOf(() =>
                     authClient.changePassword({ currentPassword, newPassword, revokeOtherSessions }),
                   );
-                  if (!refusal) await queryClient.invalidateQueries({ queryKey: sessionsQuery.queryKey });
+                  if (!refusal) {
+                    // Signing out the other devices replaces this session too (a new token).
+                    await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
+                    await queryClient.invalidateQueries({ queryKey: sessionsQuery.queryKey });
+                  }
                   return refusal;
                 }}
               />

@@ -48,8 +48,8 @@ export function SessionsPage() {
                   return (
                     <Paper key={s.id} component="li" withBorder radius="md" p="sm" aria-label={device}>
                       <Group justify="space-between" wrap="nowrap" align="flex-start" gap="sm">
-                        <Group gap="sm" wrap="nowrap" align="flex-start">
-                          <Icon size={24} aria-hidden />
+                        <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
+                          <Icon size={24} aria-hidden style={{ flexShrink: 0 }} />
                           <Stack gap={2}>
                             <Group gap="xs">
                               <Text size="sm" fw={500}>
@@ -73,6 +73,7 @@ export function SessionsPage() {
                             variant="default"
                             onClick={() => setRevoking(s)}
                             aria-label={`Sign out ${device}`}
+                            style={{ flexShrink: 0 }}
                           >
                             Sign out
                           </Button>

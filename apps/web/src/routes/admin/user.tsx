@@ -149,7 +149,13 @@ export function AdminUserPage() {
                           Expires {formatDateTime(s.expiresAt)}
                         </Text>
                       </Stack>
-                      <Button size="xs" variant="default" onClick={() => setConfirm({ token: s.token })}>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => setConfirm({ token: s.token })}
+                        aria-label={`Revoke the session on ${describeDevice(s.userAgent)}`}
+                        style={{ flexShrink: 0 }}
+                      >
                         Revoke
                       </Button>
                     </Group>
