@@ -155,7 +155,8 @@ export function BanUserForm({ onSubmit }: { onSubmit: Submit<AdminBanUserValues>
     defaultValues: { reason: "", expiresIn: "7" },
   });
   const { errors } = form.formState;
-  const submit = useServerSubmit(form, onSubmit, { YOU_CANNOT_BAN_YOURSELF: "reason" });
+  // The refusals of ban-user (not allowed, yourself) concern no field: they show above the form.
+  const submit = useServerSubmit(form, onSubmit, {});
   return (
     <form onSubmit={submit} noValidate aria-label="Ban user">
       <Stack gap="sm">
@@ -163,8 +164,7 @@ export function BanUserForm({ onSubmit }: { onSubmit: Submit<AdminBanUserValues>
         <Textarea
           label="Reason"
           description="Shown to no one but admins."
-          autosize
-          minRows={2}
+          rows={2}
           {...form.register("reason")}
           error={errors.reason?.message}
         />
