@@ -218,6 +218,21 @@ describe("account, API keys and admin pages in a browser", () => {
     expect(after.valid).toBe(false);
   });
 
+  it("lists the linked accounts and refuses to unlink the last one, in the server's words", async () => {
+    await page.getByRole("link", { name: "Linked accounts" }).first().click();
+    await page.waitForURL((u) => u.pathname === "/account/linked-accounts");
+    await heading(page, "Linked accounts").waitFor();
+    await page.getByText("This server has no sign-in providers configured").waitFor();
+    await page.getByRole("button", { name: "Unlink E-mail and password" }).click();
+    const dialog = page.getByRole("dialog", { name: "Unlink E-mail and password?" });
+    await dialog.getByRole("button", { name: "Unlink" }).click();
+    await dialog.getByRole("alert").getByText("failed to unlink last account").waitFor();
+    await shots.take(page, "linked-accounts-last-refused");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    const rows = await server.sql('select "providerId" from account where "userId" = $1', ada.id);
+    expect(rows).toEqual([{ providerId: "credential" }]);
+  });
+
   it("lets an admin find and ban a user, who then cannot sign in", async () => {
     const bob = await createUser(server, { name: "Bob Banned", email: "bob@example.com" });
     await createUser(server, { name: "Admin", email: adminEmail, password: "admin password 1" });
@@ -277,6 +292,25 @@ describe("account, API keys and admin pages in a browser", () => {
     await bobPage.waitForURL((u) => u.pathname === "/dashboard");
   });
 
+  it("lets an admin create a user and give them the admin role", async () => {
+    await admin.goto(`${server.url}/admin`);
+    await admin.getByRole("button", { name: "Create user" }).click();
+    const dialog = admin.getByRole("dialog", { name: "Create user" });
+    await field(admin, "Name").fill("Carol Created");
+    await field(admin, "E-mail").fill("carol@example.com");
+    await field(admin, "Password").fill("carol password 1");
+    await shots.take(admin, "admin-create-user");
+    await dialog.getByRole("button", { name: "Create user" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await admin.getByRole("link", { name: "Carol Created" }).click();
+    await heading(admin, "Carol Created").waitFor();
+    await admin.getByRole("combobox", { name: "Role" }).selectOption("admin");
+    await admin.getByRole("button", { name: "Save role" }).click();
+    await admin.getByText("The role is saved.").waitFor();
+    const rows = await server.sql('select name, role from "user" where email = $1', "carol@example.com");
+    expect(rows).toEqual([{ name: "Carol Created", role: "admin" }]);
+  });
+
   it("lets an admin impersonate a user, with a banner to stop", async () => {
     await admin.goto(`${server.url}/admin?q=ada`);
     await admin.getByRole("link", { name: "Ada King" }).click();
@@ -293,6 +327,21 @@ describe("account, API keys and admin pages in a browser", () => {
     await admin.waitForURL((u) => u.pathname === "/admin");
     await heading(admin, "Users").waitFor();
     expect(await admin.getByText("You are acting as").count()).toBe(0);
+  });
+
+  it("changes the e-mail address when the mailed confirmation link is opened", async () => {
+    const mail = await smtp.latest(ada.email, /Confirm your new e-mail address/);
+    const link = mail.links.find((l) => l.includes("/api/auth/verify-email?token="));
+    expect(new URL(link!).searchParams.get("callbackURL")).toBe("/account");
+    await page.goto(link!);
+    await page.waitForURL((u) => u.pathname === "/account");
+    await page.getByText("ada.king@example.com").first().waitFor();
+    await page.getByText("not verified").waitFor();
+    await shots.take(page, "email-changed");
+    const rows = await server.sql('select email, "emailVerified" from "user" where id = $1', ada.id);
+    expect(rows).toEqual([{ email: "ada.king@example.com", emailVerified: false }]);
+    await smtp.latest("ada.king@example.com", /Verify your e-mail address/);
+    ada = { ...ada, email: "ada.king@example.com" };
   });
 
   it("deletes the account with the password; the person is signed out and told", async () => {
@@ -317,6 +366,29 @@ describe("account, API keys and admin pages in a browser", () => {
     expect(await server.sql('select 1 from "user" where id = $1', ada.id)).toEqual([]);
     await page.goto(`${server.url}/account`);
     await page.waitForURL((u) => u.pathname === "/sign-in");
+  });
+
+  it("deletes an account without a password through the mailed confirmation link", async () => {
+    const eve = await createUser(server, { name: "Eve Leaving", email: "eve@example.com" });
+    const p = await newPage();
+    await signIn(p, eve.email, eve.password);
+    await p.goto(`${server.url}/account/delete`);
+    await heading(p, "Delete account").waitFor();
+    await field(p, 'Type "delete my account" to confirm').fill("delete my account");
+    await p.getByRole("button", { name: "Delete my account" }).click();
+    await p.getByText("We mailed you a link to confirm the deletion.", { exact: false }).waitFor();
+    await shots.take(p, "delete-account-mailed");
+    expect(await server.sql('select 1 from "user" where id = $1', eve.id)).toHaveLength(1);
+
+    const mail = await smtp.latest(eve.email, /Confirm the deletion of your account/);
+    const link = mail.links.find((l) => l.includes("/delete-user/callback?token="));
+    expect(link).toBeDefined();
+    await p.goto(link!);
+    await p.waitForURL((u) => u.pathname === "/account-deleted");
+    await heading(p, "Your account is deleted").waitFor();
+    expect(await server.sql('select 1 from "user" where id = $1', eve.id)).toEqual([]);
+    await p.goto(`${server.url}/account`);
+    await p.waitForURL((u) => u.pathname === "/sign-in");
   });
 
   it("works on a phone-sized screen in the dark theme", async () => {

@@ -9,7 +9,8 @@ import { QueryState } from "../../components/query-state";
 import { SettingsSection } from "../../components/settings-section";
 import { type ActiveSession, sessionsQuery } from "../../features/account/queries";
 import { authClient, refusalOf } from "../../lib/auth-client";
-import { describeDevice, formatDateTime, isMobileDevice } from "../../lib/format";
+import { describeDevice, isMobileDevice } from "../../lib/device";
+import { formatDateTime } from "../../lib/format";
 import { sessionQuery } from "../../lib/queries";
 import { serverErrorMessage } from "../../lib/server-errors";
 

@@ -11,7 +11,8 @@ import { SettingsSection } from "../../components/settings-section";
 import { BanUserForm, SetPasswordForm, SetRoleForm } from "../../features/admin/admin-forms";
 import { adminUserQuery, adminUserSessionsQuery } from "../../features/admin/queries";
 import { authClient, refusalOf } from "../../lib/auth-client";
-import { describeDevice, formatDateTime } from "../../lib/format";
+import { describeDevice } from "../../lib/device";
+import { formatDateTime } from "../../lib/format";
 import { sessionQuery, usePublicConfig } from "../../lib/queries";
 import { serverErrorMessage } from "../../lib/server-errors";
 
@@ -66,7 +67,6 @@ export function AdminUserPage() {
             />
             <SettingsSection title="Role" description="Admins can see and manage every user on this server.">
               <SetRoleForm
-                key={u.role ?? "user"}
                 role={u.role ?? "user"}
                 onSubmit={async ({ role }) => {
                   const refusal = await refusalOf(() => authClient.admin.setRole({ userId, role }));
