@@ -1,5 +1,11 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type OidcProviderFixture,
+  oidcRedirectUri,
+  startOidcProvider,
+} from "../../server/test/support/oidc.js";
+import { freePort } from "../../server/test/support/ports.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import { MailCatcher } from "../../server/test/support/smtp.js";
 import { createUser, type TestUser } from "../../server/test/support/users.js";
@@ -12,6 +18,7 @@ import { field, launchBrowser, screenshots } from "./browser.js";
 describe("account, API keys and admin pages in a browser", () => {
   let server: TestServer;
   let smtp: MailCatcher;
+  let oidc: OidcProviderFixture;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   let page: Page;
@@ -49,7 +56,13 @@ describe("account, API keys and admin pages in a browser", () => {
 
   beforeAll(async () => {
     smtp = await new MailCatcher().start();
-    server = await startTestServer({ env: { SMTP_URL: smtp.url, ADMIN_EMAILS: adminEmail } });
+    // A real OpenID Connect provider ("Single sign-on"), registered with Kassa's callback.
+    const port = await freePort();
+    oidc = await startOidcProvider({ redirectUris: [oidcRedirectUri(`http://localhost:${port}`)] });
+    server = await startTestServer({
+      port,
+      env: { ...oidc.env(), SMTP_URL: smtp.url, ADMIN_EMAILS: adminEmail },
+    });
     browser = await launchBrowser();
     ada = await createUser(server, {
       name: "Ada Lovelace",
@@ -61,8 +74,17 @@ describe("account, API keys and admin pages in a browser", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await oidc?.stop();
     await smtp?.stop();
   });
+
+  /** At the provider's login page (reached in the browser), log in as `sub`; the rest follows by itself. */
+  async function loginAtProvider(p: Page, sub: string) {
+    await p.waitForURL((u) => /^\/interaction\/[^/]+$/.test(u.pathname));
+    const url = new URL(p.url());
+    url.searchParams.set("sub", sub);
+    await p.goto(url.toString());
+  }
 
   it("edits the profile, and shows a taken username at its field in the server's words", async () => {
     await createUser(server, { name: "Someone", username: "taken_name" });
@@ -218,13 +240,45 @@ describe("account, API keys and admin pages in a browser", () => {
     expect(after.valid).toBe(false);
   });
 
-  it("lists the linked accounts and refuses to unlink the last one, in the server's words", async () => {
+  it("links a provider, signs in with it, unlinks it, and refuses to unlink the last account", async () => {
+    oidc.accounts.set("ada-sub", { sub: "ada-sub", email: ada.email, email_verified: true, name: "Ada" });
     await page.getByRole("link", { name: "Linked accounts" }).first().click();
     await page.waitForURL((u) => u.pathname === "/account/linked-accounts");
     await heading(page, "Linked accounts").waitFor();
-    await page.getByText("This server has no sign-in providers configured").waitFor();
+    await page.getByRole("button", { name: "Unlink E-mail and password" }).waitFor();
+    await shots.take(page, "linked-accounts");
+
+    await page.getByRole("button", { name: "Link Single sign-on" }).click();
+    await loginAtProvider(page, "ada-sub");
+    await page.waitForURL((u) => u.pathname === "/account/linked-accounts");
+    await page.getByRole("button", { name: "Unlink Single sign-on" }).waitFor();
+    await shots.take(page, "linked-accounts-linked");
+    const linked = await server.sql<{ providerId: string; accountId: string }>(
+      'select "providerId", "accountId" from account where "userId" = $1 order by "providerId"',
+      ada.id,
+    );
+    expect(linked).toEqual([
+      { providerId: "credential", accountId: ada.id },
+      { providerId: "oidc", accountId: "ada-sub" },
+    ]);
+
+    // The linked provider now signs Ada in.
+    const sso = await newPage();
+    await sso.goto(`${server.url}/sign-in`);
+    await sso.getByRole("button", { name: "Continue with Single sign-on" }).click();
+    await loginAtProvider(sso, "ada-sub");
+    await sso.waitForURL((u) => u.pathname === "/dashboard");
+    await sso.getByRole("button", { name: "Account menu for Ada King" }).waitFor();
+    await sso.context().close();
+
+    await page.getByRole("button", { name: "Unlink Single sign-on" }).click();
+    let dialog = page.getByRole("dialog", { name: "Unlink Single sign-on?" });
+    await dialog.getByRole("button", { name: "Unlink" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "Unlink Single sign-on" }).waitFor({ state: "detached" });
+
     await page.getByRole("button", { name: "Unlink E-mail and password" }).click();
-    const dialog = page.getByRole("dialog", { name: "Unlink E-mail and password?" });
+    dialog = page.getByRole("dialog", { name: "Unlink E-mail and password?" });
     await dialog.getByRole("button", { name: "Unlink" }).click();
     await dialog.getByRole("alert").getByText("failed to unlink last account").waitFor();
     await shots.take(page, "linked-accounts-last-refused");

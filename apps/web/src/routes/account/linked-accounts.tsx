@@ -40,13 +40,8 @@ export function LinkedAccountsPage() {
     setLinking(provider.id);
     setLinkError(null);
     const options = { callbackURL: HERE, errorCallbackURL: HERE };
-    const res =
-      provider.kind === "social"
-        ? await authClient.linkSocial({ provider: provider.id, ...options })
-        : await authClient.$fetch<{ url?: string }>("/oauth2/link", {
-            method: "POST",
-            body: { providerId: provider.id, ...options },
-          });
+    // Social and generic OAuth (OIDC) providers alike are linked through /link-social.
+    const res = await authClient.linkSocial({ provider: provider.id, ...options });
     if (res.error) {
       setLinking(null);
       setLinkError(serverErrorMessage(res.error));
