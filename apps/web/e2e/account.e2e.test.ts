@@ -338,12 +338,31 @@ describe("account, API keys and admin pages in a browser", () => {
     expect(new URL(bobPage.url()).pathname).toBe("/sign-in");
     expect(await sessionsOf(bob.id)).toBe(0);
 
-    // Unbanned, Bob signs in again.
+    // Unbanned, and given a new password by the admin, Bob signs in with it.
     await admin.getByRole("button", { name: "Unban" }).click();
     await admin.getByRole("dialog", { name: "Lift the ban?" }).getByRole("button", { name: "Unban" }).click();
     await admin.getByRole("button", { name: "Ban user" }).waitFor();
+    await field(admin, "New password").fill("bob new password");
+    await admin.getByRole("button", { name: "Set password" }).click();
+    await admin.getByText("The new password is set.").waitFor();
+    await bobPage.getByRole("button", { name: "Sign in" }).click();
+    await bobPage.getByText("invalid email or password").waitFor();
+    await field(bobPage, "Password").fill("bob new password");
     await bobPage.getByRole("button", { name: "Sign in" }).click();
     await bobPage.waitForURL((u) => u.pathname === "/dashboard");
+
+    // The admin sees Bob's session and revokes it: Bob is signed out.
+    await admin.reload();
+    await admin.getByRole("button", { name: /^Revoke the session on / }).click();
+    await admin
+      .getByRole("dialog", { name: "Revoke this session?" })
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    await admin.getByText("Not signed in anywhere.").waitFor();
+    await shots.take(admin, "admin-user-sessions-revoked");
+    expect(await sessionsOf(bob.id)).toBe(0);
+    await bobPage.goto(`${server.url}/account`);
+    await bobPage.waitForURL((u) => u.pathname === "/sign-in");
   });
 
   it("lets an admin create a user and give them the admin role", async () => {

@@ -54,6 +54,7 @@ export function sessionFor(user: { role?: string; name?: string; impersonatedBy?
 export interface RecordedRequest {
   method: string;
   path: string;
+  query: URLSearchParams;
   headers: Headers;
   body: unknown;
 }
@@ -71,6 +72,7 @@ export function stubServer(answers: Record<string, unknown | ((req: RecordedRequ
     const recorded: RecordedRequest = {
       method: request.method,
       path: url.pathname,
+      query: url.searchParams,
       headers: request.headers,
       body: text ? JSON.parse(text) : undefined,
     };

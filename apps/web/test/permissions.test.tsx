@@ -49,6 +49,32 @@ describe("permission-dependent rendering", () => {
     expect(list).toBeDefined();
   });
 
+  it("pages through the users, keeping the page in the URL", async () => {
+    const session = sessionFor({ role: "admin" });
+    const users = Array.from({ length: 20 }, (_, i) => ({
+      id: `user-${i}`,
+      name: `User ${i}`,
+      email: `user${i}@example.com`,
+      role: "user",
+      banned: false,
+      emailVerified: true,
+      createdAt: new Date().toISOString(),
+    }));
+    const { requests } = stubServer({
+      ...sessionAnswers(session),
+      "/api/auth/admin/list-users": { users, total: 45 },
+    });
+    const { user, router } = renderApp("/admin", { session });
+    await screen.findByText("45 users");
+    await user.click(screen.getByRole("button", { name: "Page 3" }));
+    await waitFor(() => expect(router.state.location.search).toEqual({ page: 3 }));
+    await waitFor(() =>
+      expect(
+        requests.some((r) => r.path === "/api/auth/admin/list-users" && r.query.get("offset") === "40"),
+      ).toBe(true),
+    );
+  });
+
   it("shows the impersonation banner with a way back only while impersonating", async () => {
     const acting = sessionFor({ impersonatedBy: "33333333-3333-4333-8333-333333333333" });
     stubServer(sessionAnswers(acting));
