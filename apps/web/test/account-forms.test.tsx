@@ -200,3 +200,17 @@ describe("create API key form", () => {
     await waitFor(() => expect(describedBy(field(/^Expires/))).toContain("Expires in is too large"));
   });
 });
+
+describe("profile form with a username", () => {
+  it("says a username can be changed but not removed, and sends nothing", async () => {
+    const onSubmit = vi.fn(async () => null);
+    const defaults: ProfileValues = { name: "Ada", image: "", username: "ada", displayUsername: "Ada" };
+    const { user } = renderWithTheme(<ProfileForm rules={rules} defaults={defaults} onSubmit={onSubmit} />);
+    await user.clear(field(/^Username/));
+    await user.click(screen.getByRole("button", { name: "Save profile" }));
+    await waitFor(() =>
+      expect(describedBy(field(/^Username/))).toContain("A username can be changed but not removed."),
+    );
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+});

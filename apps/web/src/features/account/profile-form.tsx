@@ -35,6 +35,11 @@ export function ProfileForm({ rules, defaults, onSubmit }: ProfileFormProps) {
 
   const submit = handleSubmit(async (values) => {
     setSaved(false);
+    if (defaults.username && !values.username) {
+      // The server keeps a username once set: say so rather than pretend it was removed.
+      setError("username", { type: "validate", message: "A username can be changed but not removed." });
+      return;
+    }
     const error = await onSubmit(values);
     if (error) applyServerError(error, setError, FIELD_BY_CODE);
     else {
