@@ -7,6 +7,7 @@ import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { type Clock, systemClock } from "./kit/clock.js";
+import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/index.js";
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
@@ -17,6 +18,8 @@ export interface KassaServer {
   database: Database;
   auth: KassaAuth;
   mailer: Mailer;
+  /** The job worker of this process (absent with JOB_WORKER=off). */
+  jobs: JobWorker | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -34,6 +37,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
   const database = await openDatabase(config);
   let ready = false;
+  let jobs: JobWorker | undefined;
   try {
     const mailer = createMailer({
       db: database.db,
@@ -51,6 +55,21 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);
+
+    // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
+    const definitions: JobDefinition<any>[] = [];
+    jobs = config.jobs.worker
+      ? startJobWorker({
+          db: database.db,
+          clock,
+          logger,
+          definitions,
+          concurrency: config.jobs.concurrency,
+          pollIntervalMs: config.jobs.pollIntervalMs,
+          leaseMs: config.jobs.leaseMs,
+          backoff: config.jobs.backoff,
+        })
+      : undefined;
 
     const readSession = createSessionReader({ auth, db: database.db, secret });
     const app = createApp({
@@ -87,14 +106,16 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           });
           if ("closeIdleConnections" in server) server.closeIdleConnections();
         });
+        await jobs?.stop();
         await mailer.close();
         await database.close();
         logger.info("Kassa stopped");
       })();
       return closing;
     };
-    return { url: config.baseURL, port, database, auth, mailer, close };
+    return { url: config.baseURL, port, database, auth, mailer, jobs, close };
   } catch (error) {
+    await jobs?.stop(0);
     await database.close().catch(() => {});
     throw error;
   }

@@ -3,6 +3,7 @@ import { getMigrations } from "better-auth/db/migration";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import type { Logger } from "../kit/logger.js";
 import type { Database } from "./database.js";
+import type { KassaDatabase } from "./schema.js";
 
 /**
  * Kassa's own migrations, in order. Never edit one that has shipped: add the next.
@@ -35,12 +36,59 @@ const kassaMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0200_jobs": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_job")
+        .addColumn("id", "uuid", (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("payload", "jsonb", (c) => c.notNull())
+        // pending -> running -> completed | pending (retry) | dead
+        .addColumn("status", "text", (c) => c.notNull().defaultTo("pending"))
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        // null: due at once (no clock is needed to enqueue inside a transaction)
+        .addColumn("run_at", "timestamptz")
+        .addColumn("locked_by", "text")
+        .addColumn("locked_until", "timestamptz")
+        .addColumn("last_error", "text")
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn("finished_at", "timestamptz")
+        .execute();
+      await db.schema
+        .createIndex("kassa_job_due_idx")
+        .on("kassa_job")
+        .columns(["status", "run_at"])
+        .execute();
+      await db.schema
+        .createIndex("kassa_job_lease_idx")
+        .on("kassa_job")
+        .columns(["locked_until"])
+        .where(sql.ref("status"), "=", "running")
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => kassaMigrations };
 
 // Arbitrary constant: the advisory lock that serializes migrations between server processes.
 const MIGRATION_LOCK = 7_262_011;
+
+/** Kassa's own migrations only (the job queue's tests run them on a bare database). */
+export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "kassa_migration",
+    migrationLockTableName: "kassa_migration_lock",
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  for (const r of results ?? []) {
+    if (r.status === "Success") logger.info(`applied migration ${r.migrationName}`);
+    if (r.status === "Error") logger.error(`migration ${r.migrationName} failed`);
+  }
+  if (error) throw error;
+}
 
 export async function migrate(database: Database, authOptions: BetterAuthOptions, logger: Logger) {
   const run = async () => {
@@ -52,18 +100,7 @@ export async function migrate(database: Database, authOptions: BetterAuthOptions
       });
       await auth.runMigrations();
     }
-    const migrator = new Migrator({
-      db: database.db,
-      provider,
-      migrationTableName: "kassa_migration",
-      migrationLockTableName: "kassa_migration_lock",
-    });
-    const { error, results } = await migrator.migrateToLatest();
-    for (const r of results ?? []) {
-      if (r.status === "Success") logger.info(`applied migration ${r.migrationName}`);
-      if (r.status === "Error") logger.error(`migration ${r.migrationName} failed`);
-    }
-    if (error) throw error;
+    await migrateKassa(database.db, logger);
   };
 
   if (database.kind === "pglite") {

@@ -19,6 +19,24 @@ export interface MailTable {
   last_error: string | null;
 }
 
+export type JobStatus = "pending" | "running" | "completed" | "dead";
+
+/** The durable job queue (kit/jobs). */
+export interface JobTable {
+  id: Generated<string>;
+  name: string;
+  payload: ColumnType<unknown, string, string>;
+  status: ColumnType<JobStatus, JobStatus | undefined, JobStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  run_at: Date | null;
+  locked_by: string | null;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  finished_at: Date | null;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
+  kassa_job: JobTable;
 }
