@@ -87,6 +87,7 @@ const envSchema = z.object({
   JOB_LEASE_MS: positiveInt.default(60_000),
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -136,6 +137,7 @@ export interface KassaConfig {
     leaseMs: number;
     backoff: { baseMs: number; maxMs: number };
   };
+  webhooks: { timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -265,5 +267,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       leaseMs: env.JOB_LEASE_MS,
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
+    webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
   };
 }

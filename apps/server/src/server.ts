@@ -11,6 +11,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
   url: string;
@@ -57,7 +58,9 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     await migrate(database, authOptions, logger);
 
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
-    const definitions: JobDefinition<any>[] = [];
+    const definitions: JobDefinition<any>[] = [
+      ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
+    ];
     jobs = config.jobs.worker
       ? startJobWorker({
           db: database.db,

@@ -36,7 +36,62 @@ export interface JobTable {
   finished_at: Date | null;
 }
 
+/** A merchant's webhook endpoint (modules/webhooks). */
+export interface WebhookEndpointTable {
+  id: Generated<string>;
+  organization_id: string;
+  url: string;
+  name: string | null;
+  format: string;
+  events: ColumnType<string[], string, string>;
+  secret: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface WebhookEventTable {
+  id: Generated<string>;
+  organization_id: string;
+  type: string;
+  payload: string;
+  created_at: Date;
+}
+
+export type WebhookSendStatus = "pending" | "succeeded" | "failed" | "skipped";
+
+export interface WebhookSendTable {
+  id: Generated<string>;
+  organization_id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: ColumnType<WebhookSendStatus, WebhookSendStatus | undefined, WebhookSendStatus>;
+  last_http_code: number | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export interface WebhookDeliveryTable {
+  id: Generated<string>;
+  organization_id: string;
+  send_id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  succeeded: boolean;
+  http_code: number | null;
+  request_headers: ColumnType<Record<string, string>, string, string>;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Date;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_job: JobTable;
+  kassa_webhook_endpoint: WebhookEndpointTable;
+  kassa_webhook_event: WebhookEventTable;
+  kassa_webhook_send: WebhookSendTable;
+  kassa_webhook_delivery: WebhookDeliveryTable;
 }

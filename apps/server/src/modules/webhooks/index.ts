@@ -1,0 +1,3 @@
+/** The webhooks module: the only file other modules import. */
+export { type RecordedEvent, recordEvent } from "./events.js";
+export { webhookJobs } from "./jobs.js";
