@@ -71,6 +71,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           pollIntervalMs: config.jobs.pollIntervalMs,
           leaseMs: config.jobs.leaseMs,
           backoff: config.jobs.backoff,
+          listen: database.listen,
         })
       : undefined;
 

@@ -199,6 +199,36 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
+    const seen: number[] = [];
+    const ping = defineJob({
+      name: "test.ping",
+      payload: z.object({ at: z.number() }),
+      maxAttempts: 1,
+      handler: async () => {
+        seen.push(Date.now());
+      },
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ping],
+      concurrency: 1,
+      ...fast,
+      pollIntervalMs: 60_000,
+      listen: database.listen,
+    });
+    workers.push(worker);
+    await worker.idle();
+    await new Promise((r) => setTimeout(r, 200)); // LISTEN is in place
+    const committed = Date.now();
+    await database.db.transaction().execute((trx) => ping.enqueue(trx, { at: committed }));
+    await until(async () => seen.length === 1, 5_000);
+    expect(seen[0]! - committed).toBeLessThan(2_000);
+    await worker.stop();
+  });
+
   it("never runs one job in two workers at once", async () => {
     const second = TEST_DB === "postgres" ? await open() : database;
     if (second !== database) others.push(second);

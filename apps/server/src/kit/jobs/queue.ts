@@ -1,5 +1,10 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { JobStatus, KassaDatabase } from "../../db/schema.js";
+
+/** The channel a committed enqueue notifies, so that workers wake at once. */
+export const JOBS_CHANNEL = "kassa_jobs";
+
+const notifyWorkers = (trx: Kysely<KassaDatabase>) => sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
 
 export interface NewJob {
   name: string;
@@ -18,6 +23,7 @@ export async function enqueue(trx: Kysely<KassaDatabase>, job: NewJob): Promise<
     .values({ name: job.name, payload: JSON.stringify(job.payload ?? null), run_at: job.runAt ?? null })
     .returning("id")
     .executeTakeFirstOrThrow();
+  await notifyWorkers(trx);
   return row.id;
 }
 
@@ -40,6 +46,7 @@ export async function enqueueMany(trx: Kysely<KassaDatabase>, jobs: NewJob[]): P
       .execute();
     count += chunk.length;
   }
+  await notifyWorkers(trx);
   return count;
 }
 

@@ -5,7 +5,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { type JobContext, type JobDefinition, PermanentJobError } from "./definition.js";
-import { type Backoff, backoffDelay } from "./queue.js";
+import { type Backoff, backoffDelay, JOBS_CHANNEL } from "./queue.js";
 
 export interface WorkerOptions {
   db: Kysely<KassaDatabase>;
@@ -25,6 +25,8 @@ export interface WorkerOptions {
   backoff: Backoff;
   /** Completed jobs are deleted after this long (dead jobs are kept). */
   retentionMs?: number;
+  /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
 }
 
 export interface JobWorker {
@@ -266,6 +268,15 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     Math.max(50, Math.floor(opts.leaseMs / 3)),
   );
   heartbeatTimer.unref();
+  let unlisten: (() => Promise<void>) | undefined;
+  const listening = opts
+    .listen?.(JOBS_CHANNEL, wake)
+    .then((u) => {
+      unlisten = u;
+    })
+    .catch((error: unknown) =>
+      logger.warn("job worker cannot LISTEN; polling only", { error: errorText(error) }),
+    );
   wake();
 
   return {
@@ -279,6 +290,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     async stop(graceMs = 15_000) {
       stopped = true;
       clearInterval(pollTimer);
+      await listening;
+      await unlisten?.();
       await polling;
       const all = Promise.allSettled([...running.values()]);
       let timer: NodeJS.Timeout | undefined;
