@@ -82,6 +82,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       auth,
       mailer,
       logger,
+      clock,
       isReady: () => ready,
       readSession,
     });
