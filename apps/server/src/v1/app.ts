@@ -13,6 +13,7 @@ import type { Ctx } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
+import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
@@ -147,6 +148,7 @@ export function createV1Api(deps: V1Deps) {
   );
 
   registerOrganizationAccessTokenRoutes(api);
+  registerWebhookRoutes(api);
 
   return {
     api,
