@@ -17,6 +17,7 @@ import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
+import { mountReference } from "./reference.js";
 
 export interface V1Deps {
   db: Kysely<KassaDatabase>;
@@ -119,6 +120,8 @@ export function createV1Api(deps: V1Deps) {
     );
     return c.json(document);
   });
+
+  mountReference(api);
 
   const authenticate = authenticator({ ...deps, events: deps.events ?? noEvents });
   const hit =
