@@ -8,6 +8,7 @@ import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
+import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
 import { mountWebApp, publicConfig } from "./web.js";
 
@@ -149,6 +150,7 @@ export function createApp(deps: AppDeps) {
     baseURL: config.baseURL,
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
+    events: webhookEventSink(deps.clock),
   });
   app.all("/v1", (c) => v1.fetch(c.req.raw, c.env));
   app.all("/v1/*", (c) => v1.fetch(c.req.raw, c.env));

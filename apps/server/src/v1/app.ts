@@ -9,19 +9,23 @@ import { snakeCaseKeys, snakeCaseQuery } from "../kit/api/case.js";
 import { ApiError, RequestValidationError, ResourceNotFound, TooManyRequests } from "../kit/api/errors.js";
 import { locationOf, toValidationIssues } from "../kit/api/validation.js";
 import type { Clock } from "../kit/clock.js";
-import type { Ctx } from "../kit/context.js";
+import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
+import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
+import { mountReference } from "./reference.js";
 
 export interface V1Deps {
   db: Kysely<KassaDatabase>;
   auth: KassaAuth;
   clock: Clock;
+  /** Where write paths record their events (the webhook outbox); default: nowhere. */
+  events?: EventSink;
   logger: Logger;
   baseURL: string;
   trustedOrigins: string[];
@@ -118,7 +122,9 @@ export function createV1Api(deps: V1Deps) {
     return c.json(document);
   });
 
-  const authenticate = authenticator(deps);
+  mountReference(api);
+
+  const authenticate = authenticator({ ...deps, events: deps.events ?? noEvents });
   const hit =
     deps.rateLimitPerMinute === undefined
       ? undefined
@@ -148,6 +154,7 @@ export function createV1Api(deps: V1Deps) {
   );
 
   registerOrganizationAccessTokenRoutes(api);
+  registerOrganizationRoutes(api);
   registerWebhookRoutes(api);
 
   return {

@@ -11,13 +11,14 @@ import {
   Unauthorized,
 } from "../kit/api/errors.js";
 import type { Clock } from "../kit/clock.js";
-import type { Ctx } from "../kit/context.js";
+import type { Ctx, EventSink } from "../kit/context.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
 import type { V1Env } from "./env.js";
 
 export interface AuthenticateDeps {
   db: Kysely<KassaDatabase>;
   clock: Clock;
+  events: EventSink;
   auth: KassaAuth;
   trustedOrigins: string[];
 }
@@ -57,7 +58,7 @@ function organizationMismatch(where: "query" | "body" | "path", id: string): Err
  *   a member of it, and cookie-authenticated writes must come from a trusted origin (CSRF).
  */
 export function authenticator(deps: AuthenticateDeps) {
-  const { db, clock, auth } = deps;
+  const { db, clock, auth, events } = deps;
   return async (c: Context<V1Env>): Promise<Ctx> => {
     const header = c.req.header("authorization");
     if (header !== undefined) {
@@ -72,6 +73,7 @@ export function authenticator(deps: AuthenticateDeps) {
         actor: { kind: "token", tokenId: token.tokenId, scopes: token.scopes },
         db,
         clock,
+        events,
       };
     }
 
@@ -105,6 +107,7 @@ export function authenticator(deps: AuthenticateDeps) {
       },
       db,
       clock,
+      events,
     };
   };
 }

@@ -1,6 +1,8 @@
-import type { WebhookEventType } from "@kassa/contracts";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@kassa/contracts";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
+import type { Clock } from "../../kit/clock.js";
+import type { EventSink } from "../../kit/context.js";
 import { enqueueMany } from "../../kit/jobs/index.js";
 import { DELIVER_JOB } from "./jobs.js";
 import * as repo from "./repository.js";
@@ -50,4 +52,17 @@ export async function queueSends(
     trx,
     sendIds.map((sendId) => ({ name: DELIVER_JOB, payload: { sendId } })),
   );
+}
+
+const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
+
+/** The platform's event port (`ctx.events`), backed by the webhook outbox, timed by `clock`. */
+export function webhookEventSink(clock: Clock): EventSink {
+  return {
+    async enqueue(trx, event) {
+      // A typo in an event name would silently reach no endpoint: fail the write instead.
+      if (!KNOWN.has(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
+      await recordEvent(trx, { ...event, type: event.type as WebhookEventType, at: clock.now() });
+    },
+  };
 }
