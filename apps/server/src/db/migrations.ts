@@ -220,7 +220,7 @@ const provider: MigrationProvider = { getMigrations: async () => kassaMigrations
 // Arbitrary constant: the advisory lock that serializes migrations between server processes.
 const MIGRATION_LOCK = 7_262_011;
 
-/** Kassa's own migrations only (the job queue's tests run them on a bare database). */
+/** Kassa's own migrations (after Better Auth's: some of them refer to its tables). */
 export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
   const migrator = new Migrator({
     db,
