@@ -111,9 +111,10 @@ const kassaMigrations: Record<string, Migration> = {
         .addColumn("finished_at", "timestamptz")
         .execute();
       await db.schema
-        .createIndex("kassa_job_due_idx")
+        .createIndex("kassa_job_pending_idx")
         .on("kassa_job")
-        .columns(["status", "run_at"])
+        .columns(["created_at"])
+        .where(sql.ref("status"), "=", "pending")
         .execute();
       await db.schema
         .createIndex("kassa_job_lease_idx")
