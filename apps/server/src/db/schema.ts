@@ -78,6 +78,24 @@ export interface BetterAuthMemberTable {
   createdAt: Date;
 }
 
+/** A JSON column: read as the value, written as its JSON text. */
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface MeterTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  unit: string;
+  custom_label: string | null;
+  custom_multiplier: number | null;
+  filter: Json<unknown>;
+  aggregation: Json<unknown>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  archived_at: Date | null;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -85,4 +103,5 @@ export interface KassaDatabase {
   kassa_organization_settings: OrganizationSettingsTable;
   organization: BetterAuthOrganizationTable;
   member: BetterAuthMemberTable;
+  kassa_meter: MeterTable;
 }
