@@ -96,6 +96,18 @@ export interface MeterTable {
   archived_at: Date | null;
 }
 
+export interface CustomFieldTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  slug: string;
+  name: string;
+  properties: Json<Record<string, unknown>>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -104,4 +116,5 @@ export interface KassaDatabase {
   organization: BetterAuthOrganizationTable;
   member: BetterAuthMemberTable;
   kassa_meter: MeterTable;
+  kassa_custom_field: CustomFieldTable;
 }

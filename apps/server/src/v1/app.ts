@@ -12,6 +12,7 @@ import type { Clock } from "../kit/clock.js";
 import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
+import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
@@ -156,6 +157,7 @@ export function createV1Api(deps: V1Deps) {
   registerOrganizationAccessTokenRoutes(api);
   registerOrganizationRoutes(api);
   registerMeterRoutes(api);
+  registerCustomFieldRoutes(api);
 
   return {
     api,
