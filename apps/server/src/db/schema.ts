@@ -108,6 +108,67 @@ export interface CustomFieldTable {
   modified_at: Date | null;
 }
 
+export interface ProductTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  visibility: string;
+  recurring_interval: string | null;
+  recurring_interval_count: number | null;
+  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface ProductPriceTable {
+  id: string;
+  organization_id: string;
+  product_id: string;
+  amount_type: string;
+  price_currency: string;
+  tax_behavior: string | null;
+  price_amount: number | null;
+  minimum_amount: number | null;
+  maximum_amount: number | null;
+  preset_amount: number | null;
+  /** A decimal number of cents, normalized (decimal.js `toFixed()`), kept exact as text. */
+  unit_amount: string | null;
+  cap_amount: number | null;
+  meter_id: string | null;
+  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
+  position: number;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface ProductCustomFieldTable {
+  product_id: string;
+  custom_field_id: string;
+  required: boolean;
+  order: number;
+}
+
+export interface BenefitTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  description: string;
+  properties: Json<Record<string, unknown>>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  /** Deleted benefits stay for the grants that name them; the API no longer shows them. */
+  deleted_at: Date | null;
+}
+
+export interface ProductBenefitTable {
+  product_id: string;
+  benefit_id: string;
+  order: number;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -117,4 +178,9 @@ export interface KassaDatabase {
   member: BetterAuthMemberTable;
   kassa_meter: MeterTable;
   kassa_custom_field: CustomFieldTable;
+  kassa_product: ProductTable;
+  kassa_product_price: ProductPriceTable;
+  kassa_product_custom_field: ProductCustomFieldTable;
+  kassa_benefit: BenefitTable;
+  kassa_product_benefit: ProductBenefitTable;
 }

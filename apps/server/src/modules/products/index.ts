@@ -1,0 +1,1 @@
+export { registerProductRoutes } from "./routes.js";
