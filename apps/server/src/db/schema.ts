@@ -169,6 +169,32 @@ export interface ProductBenefitTable {
   order: number;
 }
 
+export interface DiscountTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  code: string | null;
+  type: string;
+  amount: number | null;
+  currency: string | null;
+  basis_points: number | null;
+  duration: string;
+  duration_in_months: number | null;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  max_redemptions: number | null;
+  redemptions_count: ColumnType<number, number | undefined, number>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface DiscountProductTable {
+  discount_id: string;
+  product_id: string;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -183,4 +209,6 @@ export interface KassaDatabase {
   kassa_product_custom_field: ProductCustomFieldTable;
   kassa_benefit: BenefitTable;
   kassa_product_benefit: ProductBenefitTable;
+  kassa_discount: DiscountTable;
+  kassa_discount_product: DiscountProductTable;
 }

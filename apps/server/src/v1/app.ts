@@ -14,6 +14,7 @@ import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
@@ -162,6 +163,7 @@ export function createV1Api(deps: V1Deps) {
   registerCustomFieldRoutes(api);
   registerBenefitRoutes(api);
   registerProductRoutes(api);
+  registerDiscountRoutes(api);
 
   return {
     api,

@@ -141,3 +141,14 @@ export async function replaceAttachedCustomFields(
   await db.deleteFrom("kassa_product_custom_field").where("product_id", "=", productId).execute();
   if (rows.length > 0) await db.insertInto("kassa_product_custom_field").values(rows).execute();
 }
+
+/** Products of the organization among `ids` (archived ones included). */
+export function findProducts(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_product")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}

@@ -131,3 +131,24 @@ export async function productsToWire(
     };
   });
 }
+
+/** A product without its prices, benefits and media: how a discount names the products it applies to. */
+export function productSummary(row: repo.ProductRow) {
+  const interval = row.recurring_interval as Interval;
+  return {
+    metadata: row.metadata,
+    id: row.id,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    trial_interval: null,
+    trial_interval_count: null,
+    name: row.name,
+    description: row.description,
+    visibility: row.visibility as ProductWire["visibility"],
+    recurring_interval: interval,
+    recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
+    is_recurring: interval !== null,
+    is_archived: row.is_archived,
+    organization_id: row.organization_id,
+  };
+}
