@@ -1,3 +1,4 @@
 export * from "./auth-forms.js";
+export * from "./organization.js";
 export * from "./public-config.js";
 export * from "./redirect-errors.js";

@@ -1,38 +1,30 @@
+import { organizationRoleGrants, organizationStatements } from "@kassa/contracts";
 import { createAccessControl } from "better-auth/plugins/access";
 
 /**
- * Organization roles, exactly as spec section 6. A member may hold several roles
- * separated by commas; Better Auth grants an action when any one of them allows it.
- * Billing statements join this list in the billing issue.
+ * Organization roles, exactly as spec section 6, from the permission table the web app also
+ * reads (`@kassa/contracts`), so the pages offer what the server allows. A member may hold
+ * several roles separated by commas; Better Auth grants an action when any one of them
+ * allows it. Billing statements join this table in the billing issue.
  */
-export const organizationStatements = {
-  organization: ["update", "delete"],
-  member: ["create", "update", "delete"],
-  invitation: ["create", "cancel"],
-  team: ["create", "update", "delete"],
-} as const;
+export { organizationStatements };
 
 export const organizationAc = createAccessControl(organizationStatements);
 
+const role = (name: keyof typeof organizationRoleGrants) => {
+  const g = organizationRoleGrants[name];
+  return organizationAc.newRole({
+    organization: [...g.organization],
+    member: [...g.member],
+    invitation: [...g.invitation],
+    team: [...g.team],
+  });
+};
+
 export const organizationRoles = {
-  owner: organizationAc.newRole({
-    organization: ["update", "delete"],
-    member: ["create", "update", "delete"],
-    invitation: ["create", "cancel"],
-    team: ["create", "update", "delete"],
-  }),
-  admin: organizationAc.newRole({
-    organization: ["update"],
-    member: ["create", "update", "delete"],
-    invitation: ["create", "cancel"],
-    team: ["create", "update", "delete"],
-  }),
-  member: organizationAc.newRole({
-    organization: [],
-    member: [],
-    invitation: [],
-    team: [],
-  }),
+  owner: role("owner"),
+  admin: role("admin"),
+  member: role("member"),
 };
 
 /**

@@ -23,9 +23,11 @@ export interface SignUpFormProps {
   rules: LengthRules;
   /** Sends the sign-up; resolves with the server's refusal, or null when it succeeded. */
   onSubmit: (values: SignUpValues) => Promise<ServerError | null>;
+  /** Prefilled address (e.g. the invited one). */
+  defaultEmail?: string;
 }
 
-export function SignUpForm({ rules, onSubmit }: SignUpFormProps) {
+export function SignUpForm({ rules, onSubmit, defaultEmail = "" }: SignUpFormProps) {
   const schema = useMemo(() => signUpSchema(rules), [rules]);
   const {
     register,
@@ -34,7 +36,7 @@ export function SignUpForm({ rules, onSubmit }: SignUpFormProps) {
     formState: { errors, isSubmitting },
   } = useForm<SignUpValues>({
     resolver: zodResolver(schema),
-    defaultValues: { name: "", email: "", username: "", password: "" },
+    defaultValues: { name: "", email: defaultEmail, username: "", password: "" },
   });
 
   const submit = handleSubmit(async (values) => {
