@@ -145,7 +145,9 @@ export const fullOrganizationQuery = (slug: string) =>
       call<FullOrganization | null>("/organization/get-full-organization", {
         query: { organizationSlug: slug, membersLimit: 1000 },
       }),
-    staleTime: 10_000,
+    // Others change members and teams from their own browsers: each page shows the cached
+    // organization at once and asks again behind it.
+    staleTime: 0,
   });
 
 export const invitationsQuery = (organizationId: string) =>

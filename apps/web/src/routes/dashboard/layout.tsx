@@ -139,6 +139,7 @@ function OrganizationNav({ slug, onNavigate }: { slug: string; onNavigate: () =>
                 key={item.path}
                 component={Link}
                 to={href}
+                activeOptions={{ exact: item.exact === true, includeSearch: false }}
                 label={item.label}
                 leftSection={<Icon size={18} aria-hidden />}
                 active={active}
