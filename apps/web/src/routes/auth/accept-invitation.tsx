@@ -192,15 +192,7 @@ function SignedInInvitation({
             </Table.Tr>
           </Table.Tbody>
         </Table>
-        <Group grow>
-          <Button
-            variant="default"
-            loading={pending === "reject"}
-            disabled={pending !== null}
-            onClick={() => void answer("reject")}
-          >
-            Decline
-          </Button>
+        <Stack gap="xs">
           <Button
             leftSection={<IconCircleCheck size={18} />}
             loading={pending === "accept"}
@@ -209,7 +201,15 @@ function SignedInInvitation({
           >
             Accept invitation
           </Button>
-        </Group>
+          <Button
+            variant="default"
+            loading={pending === "reject"}
+            disabled={pending !== null}
+            onClick={() => void answer("reject")}
+          >
+            Decline
+          </Button>
+        </Stack>
       </Stack>
     </AuthPage>
   );
