@@ -1,11 +1,8 @@
 import { metadataFromRows, type OrganizationSettingsValues } from "@kassa/contracts";
-import { Paper, Stack } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { PageHeader } from "../../../components/states";
-import { DeleteOrganizationSection } from "../../../features/organization/delete-organization";
-import { OrganizationSettingsForm } from "../../../features/organization/organization-settings-form";
+import { GeneralSettingsView } from "../../../features/organization/general-settings-view";
 import { useCurrentOrganization } from "../../../features/organization/viewer";
 import { attempt, call, type Organization, organizationKeys } from "../../../lib/organization";
 import { sessionQuery } from "../../../lib/queries";
@@ -54,25 +51,5 @@ export function GeneralSettingsPage() {
     return null;
   };
 
-  return (
-    <>
-      <PageHeader
-        title="Organization settings"
-        description="How your organization appears, and its address."
-      />
-      <Paper withBorder radius="md" p={{ base: "md", sm: "xl" }}>
-        <OrganizationSettingsForm
-          key={`${organization.id}:${organization.slug}`}
-          organization={organization}
-          canUpdate={viewer.can("organization", "update")}
-          onSubmit={save}
-        />
-      </Paper>
-      {viewer.can("organization", "delete") && (
-        <Stack>
-          <DeleteOrganizationSection organization={organization} onDelete={remove} />
-        </Stack>
-      )}
-    </>
-  );
+  return <GeneralSettingsView organization={organization} viewer={viewer} onSave={save} onDelete={remove} />;
 }
