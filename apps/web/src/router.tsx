@@ -11,8 +11,10 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import { authClient } from "./lib/auth-client";
-import { fullOrganizationQuery, organizationsQuery } from "./lib/organization";
 import { sessionQuery } from "./lib/queries";
+
+/** The organization queries, loaded with the dashboard (not with the sign-in pages). */
+const organizationModule = () => import("./lib/organization");
 
 /**
  * The route tree, one subtree per audience: `auth` (the sign-in pages) and `dashboard` (the
@@ -185,6 +187,7 @@ const dashboardIndexRoute = createRoute({
   getParentRoute: () => dashboardRoute,
   path: "/",
   beforeLoad: async ({ context }) => {
+    const { organizationsQuery } = await organizationModule();
     const organizations = await context.queryClient.fetchQuery({ ...organizationsQuery, staleTime: 0 });
     const active = context.session.session.activeOrganizationId;
     const target = organizations.find((o) => o.id === active) ?? organizations[0];
@@ -207,6 +210,7 @@ const orgRoute = createRoute({
   getParentRoute: () => dashboardRoute,
   path: "/$slug",
   beforeLoad: async ({ context, params }) => {
+    const { organizationsQuery } = await organizationModule();
     const organizations = await context.queryClient.ensureQueryData(organizationsQuery);
     let organization = organizations.find((o) => o.slug === params.slug);
     if (!organization) {
@@ -223,7 +227,10 @@ const orgRoute = createRoute({
     }
     return { organizationId: organization.id };
   },
-  loader: ({ context, params }) => context.queryClient.ensureQueryData(fullOrganizationQuery(params.slug)),
+  loader: async ({ context, params }) => {
+    const { fullOrganizationQuery } = await organizationModule();
+    return context.queryClient.ensureQueryData(fullOrganizationQuery(params.slug));
+  },
   notFoundComponent: lazyRouteComponent(
     () => import("./routes/dashboard/organization"),
     "OrganizationNotFound",

@@ -1,4 +1,4 @@
-import type { CreateOrganizationValues } from "@kassa/contracts";
+import type { CreateOrganizationValues } from "@kassa/contracts/organization";
 import { screen, waitFor } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { CreateOrganizationForm } from "../src/features/organization/create-organization-form";

@@ -1,4 +1,4 @@
-import { rolesCan } from "@kassa/contracts";
+import { rolesCan } from "@kassa/contracts/organization";
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { GeneralSettingsView } from "../src/features/organization/general-settings-view";

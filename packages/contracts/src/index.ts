@@ -1,4 +1,3 @@
 export * from "./auth-forms.js";
-export * from "./organization.js";
 export * from "./public-config.js";
 export * from "./redirect-errors.js";

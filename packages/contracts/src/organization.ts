@@ -105,6 +105,17 @@ export const slugSchema = z.string().check(
 export const createOrganizationSchema = z.object({ name: organizationName, slug: slugSchema });
 export type CreateOrganizationValues = z.infer<typeof createOrganizationSchema>;
 
+/** Empty (no logo), or an absolute http(s) address. */
+export function isImageAddress(value: string): boolean {
+  if (value === "") return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 const metadataRow = z.object({
   key: z.string().check(z.trim(), z.maxLength(40, "Use at most 40 characters.")),
   value: z.string().check(z.maxLength(500, "Use at most 500 characters.")),
@@ -115,10 +126,7 @@ export const organizationSettingsSchema = z
     name: organizationName,
     slug: slugSchema,
     /** An https (or http) address of an image; empty for none. */
-    logo: z.union([
-      z.literal(""),
-      z.url({ protocol: /^https?$/, error: "Enter an http or https address of an image." }),
-    ]),
+    logo: z.string().check(z.refine(isImageAddress, "Enter an http or https address of an image.")),
     metadata: z.array(metadataRow),
   })
   .check(

@@ -1,4 +1,4 @@
-import { organizationRoleGrants, organizationStatements } from "@kassa/contracts";
+import { organizationRoleGrants, organizationStatements } from "@kassa/contracts/organization";
 import { createAccessControl } from "better-auth/plugins/access";
 
 /**

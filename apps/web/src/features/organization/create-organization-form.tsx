@@ -4,7 +4,7 @@ import {
   createOrganizationSchema,
   slugify,
   slugSchema,
-} from "@kassa/contracts";
+} from "@kassa/contracts/organization";
 import { Alert, Button, Loader, Stack, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { IconCircleCheck } from "@tabler/icons-react";

@@ -1,5 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { type DeleteOrganizationValues, deleteOrganizationSchema } from "@kassa/contracts";
+import { type DeleteOrganizationValues, deleteOrganizationSchema } from "@kassa/contracts/organization";
 import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { IconTrash } from "@tabler/icons-react";

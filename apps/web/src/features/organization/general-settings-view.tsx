@@ -1,4 +1,4 @@
-import type { OrganizationSettingsValues } from "@kassa/contracts";
+import type { OrganizationSettingsValues } from "@kassa/contracts/organization";
 import { Paper, Stack } from "@mantine/core";
 import { PageHeader } from "../../components/states";
 import type { ServerError } from "../../lib/auth-client";

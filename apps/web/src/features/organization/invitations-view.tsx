@@ -1,4 +1,4 @@
-import type { InviteMemberValues } from "@kassa/contracts";
+import type { InviteMemberValues } from "@kassa/contracts/organization";
 import { ActionIcon, Badge, Group, Paper, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
 import { IconMailOff, IconX } from "@tabler/icons-react";
 import { useState } from "react";

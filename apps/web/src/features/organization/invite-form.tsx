@@ -4,7 +4,7 @@ import {
   inviteMemberSchema,
   ORGANIZATION_ROLES,
   roleLabels,
-} from "@kassa/contracts";
+} from "@kassa/contracts/organization";
 import { Alert, Button, Group, Select, Stack, TextInput } from "@mantine/core";
 import { IconSend } from "@tabler/icons-react";
 import { Controller, useForm } from "react-hook-form";

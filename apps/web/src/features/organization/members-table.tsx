@@ -7,7 +7,7 @@ import {
   type OrganizationRole,
   parseRoles,
   roleLabels,
-} from "@kassa/contracts";
+} from "@kassa/contracts/organization";
 import {
   ActionIcon,
   Alert,

@@ -3,7 +3,7 @@ import {
   type OrganizationSettingsValues,
   organizationSettingsSchema,
   rowsFromMetadata,
-} from "@kassa/contracts";
+} from "@kassa/contracts/organization";
 import { ActionIcon, Alert, Avatar, Button, Fieldset, Group, Stack, Text, TextInput } from "@mantine/core";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import { useFieldArray, useForm } from "react-hook-form";

@@ -1,4 +1,4 @@
-import { type OrganizationRole, parseRoles, roleLabels } from "@kassa/contracts";
+import { type OrganizationRole, parseRoles, roleLabels } from "@kassa/contracts/organization";
 
 /** "admin,member" as people read it: "Admin, Member". */
 export const roleNames = (roles: string | readonly string[]) =>

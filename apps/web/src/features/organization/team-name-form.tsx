@@ -1,5 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { type TeamValues, teamSchema } from "@kassa/contracts";
+import { type TeamValues, teamSchema } from "@kassa/contracts/organization";
 import { Alert, Button, Group, Stack, TextInput } from "@mantine/core";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";

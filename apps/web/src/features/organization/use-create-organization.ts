@@ -1,4 +1,4 @@
-import type { CreateOrganizationValues } from "@kassa/contracts";
+import type { CreateOrganizationValues } from "@kassa/contracts/organization";
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { attempt, call, type Organization, organizationKeys } from "../../lib/organization";

@@ -1,4 +1,9 @@
-import { type OrganizationAction, type OrganizationResource, parseRoles, rolesCan } from "@kassa/contracts";
+import {
+  type OrganizationAction,
+  type OrganizationResource,
+  parseRoles,
+  rolesCan,
+} from "@kassa/contracts/organization";
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
 import { type FullOrganization, fullOrganizationQuery, type Member } from "../../lib/organization";

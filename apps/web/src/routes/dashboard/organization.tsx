@@ -1,7 +1,8 @@
 import { Anchor, Avatar, Badge, Card, Center, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { IconMailForward, IconUsers, IconUsersGroup } from "@tabler/icons-react";
 import { Link } from "@tanstack/react-router";
-import { ButtonLink, CardLink } from "../../components/links";
+import { CardLink } from "../../components/card-link";
+import { ButtonLink } from "../../components/links";
 import { ErrorState, LoadingState } from "../../components/states";
 import { roleNames } from "../../features/organization/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";

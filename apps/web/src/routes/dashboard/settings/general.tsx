@@ -1,4 +1,4 @@
-import { metadataFromRows, type OrganizationSettingsValues } from "@kassa/contracts";
+import { metadataFromRows, type OrganizationSettingsValues } from "@kassa/contracts/organization";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";

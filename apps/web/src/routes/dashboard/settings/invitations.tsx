@@ -1,4 +1,4 @@
-import type { InviteMemberValues } from "@kassa/contracts";
+import type { InviteMemberValues } from "@kassa/contracts/organization";
 import { notifications } from "@mantine/notifications";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { InvitationsView } from "../../../features/organization/invitations-view";
