@@ -214,6 +214,65 @@ describe("the whole story in a browser", () => {
     expect(rows).toEqual([{ email: bobEmail }]);
   });
 
+  it("Ada sets a logo and metadata in the settings", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Organization" }).click();
+    await heading(page, "Organization settings").waitFor();
+    const logo = `${server.url}/favicon.svg`;
+    await field(page, "Logo").fill(logo);
+    await page.getByRole("button", { name: "Add a field" }).click();
+    await page.getByRole("textbox", { name: "Key 1" }).fill("vat_id");
+    await page.getByRole("textbox", { name: "Value 1" }).fill("GB123456789");
+    await page.getByRole("img", { name: "Logo preview" }).waitFor();
+    await shots.take(page, "settings");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("The settings are saved.").waitFor();
+    const [row] = await server.sql<{ logo: string; metadata: string }>(
+      "select logo, metadata from organization where slug = $1",
+      slug,
+    );
+    expect(row?.logo).toBe(logo);
+    expect(JSON.parse(row?.metadata ?? "null")).toEqual({ vat_id: "GB123456789" });
+  });
+
+  it("Ada creates a second organization, switches between them, and deletes the second after typing its slug", async () => {
+    await page.getByRole("button", { name: /^Organization: Analytical Engines/ }).click();
+    await page.getByRole("menuitem", { name: "Create organization" }).click();
+    await page.waitForURL((u) => u.pathname === "/dashboard/new");
+    await field(page, "Name").fill("Difference Engines");
+    await page.getByText("difference-engines is available.").waitFor();
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.waitForURL((u) => u.pathname === "/dashboard/difference-engines");
+    await heading(page, "Difference Engines").waitFor();
+
+    // The switcher opens the other organization and makes it the session's active one.
+    await page.getByRole("button", { name: /^Organization: Difference Engines/ }).click();
+    await shots.take(page, "organization-switcher");
+    await page.getByRole("menuitem", { name: "Analytical Engines" }).click();
+    await page.waitForURL((u) => u.pathname === `/dashboard/${slug}`);
+    await heading(page, "Analytical Engines").waitFor();
+    const active = async () =>
+      server.sql<{ slug: string }>(
+        'select o.slug from session s join "user" u on u.id = s."userId" join organization o on o.id = s."activeOrganizationId" where u.email = $1',
+        adaEmail,
+      );
+    await expect.poll(active).toEqual([{ slug }]);
+
+    await page.goto(`${server.url}/dashboard/difference-engines/settings`);
+    await heading(page, "Organization settings").waitFor();
+    await expect.poll(active).toEqual([{ slug: "difference-engines" }]);
+    await page.getByRole("button", { name: "Delete organization" }).click();
+    const confirm = page.getByRole("button", { name: "Delete for good" });
+    await field(page, "Slug of the organization").fill("difference");
+    expect(await confirm.isDisabled()).toBe(true);
+    await field(page, "Slug of the organization").fill("difference-engines");
+    await shots.take(page, "delete-organization");
+    await confirm.click();
+    // Back to the organization that is left.
+    await page.waitForURL((u) => u.pathname === `/dashboard/${slug}`);
+    const left = await server.sql("select slug from organization order by slug");
+    expect(left).toEqual([{ slug }]);
+  });
+
   it("Ada resets a forgotten password from the mailed link and signs in with the new one", async () => {
     await ada.clearCookies();
     await page.goto(`${server.url}/forgot-password`);
