@@ -120,7 +120,7 @@ function OrganizationNav({ slug, onNavigate }: { slug: string; onNavigate: () =>
   const { pathname } = useLocation();
   const base = `/dashboard/${slug}`;
   return (
-    <Stack gap="sm" component="nav">
+    <Stack gap="sm">
       {organizationNavigation.map((section, i) => (
         <Stack key={section.label ?? i} gap={2}>
           {section.label && (
