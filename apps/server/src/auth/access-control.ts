@@ -5,21 +5,22 @@ import { createAccessControl } from "better-auth/plugins/access";
  * Organization roles, exactly as spec section 6, from the permission table the web app also
  * reads (`@kassa/contracts`), so the pages offer what the server allows. A member may hold
  * several roles separated by commas; Better Auth grants an action when any one of them
- * allows it. Billing statements join this table in the billing issue.
+ * allows it. `billing` gates the billing API (`/v1`) for members signed in to the
+ * dashboard: owners and admins read and write, members only read.
  */
 export { organizationStatements };
 
 export const organizationAc = createAccessControl(organizationStatements);
 
-const role = (name: keyof typeof organizationRoleGrants) => {
-  const g = organizationRoleGrants[name];
-  return organizationAc.newRole({
-    organization: [...g.organization],
-    member: [...g.member],
-    invitation: [...g.invitation],
-    team: [...g.team],
-  });
-};
+type RoleStatements = Parameters<typeof organizationAc.newRole>[0];
+
+/** A role's grants from the shared table, as Better Auth's access control takes them. */
+const role = (name: keyof typeof organizationRoleGrants) =>
+  organizationAc.newRole(
+    Object.fromEntries(
+      Object.entries(organizationRoleGrants[name]).map(([resource, actions]) => [resource, [...actions]]),
+    ) as RoleStatements,
+  );
 
 export const organizationRoles = {
   owner: role("owner"),
