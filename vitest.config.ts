@@ -3,7 +3,13 @@ import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
 
 /** The web app and its tests read the shared schemas from source. */
-const contracts = { "@kassa/contracts": path.resolve("packages/contracts/src/index.ts") };
+const contracts = [
+  { find: /^@kassa\/contracts$/, replacement: path.resolve("packages/contracts/src/index.ts") },
+  {
+    find: /^@kassa\/contracts\/organization$/,
+    replacement: path.resolve("packages/contracts/src/organization.ts"),
+  },
+];
 
 export default defineConfig({
   test: {

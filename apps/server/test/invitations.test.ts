@@ -79,8 +79,9 @@ describe("invitations", () => {
     expect(received.from).toBe("kassa@example.test");
     expect(received.subject).toContain(org.name);
     expect(received.text).toContain("Olivia Owner");
-    expect(received.links).toContain(`${server.url}/accept-invitation/${res.body.id}`);
-    expect(received.html).toContain(`${server.url}/accept-invitation/${res.body.id}`);
+    const link = `${server.url}/accept-invitation/${res.body.id}?email=${encodeURIComponent(invitee.email)}`;
+    expect(received.links).toContain(link);
+    expect(received.html).toContain(link);
   });
 
   it("an admin may invite; a member may not; a non-member is not a member", async () => {

@@ -343,6 +343,38 @@ describe("teams", () => {
       expect(anonymous.status).toBe(401);
     });
 
+    it("lists a team's members to its organization's owners and admins, and to the team's own members only otherwise", async () => {
+      const { org } = await setup(server, owner, admin, member);
+      const team = await owner.client.post(`${A}/organization/create-team`, {
+        organizationId: org.id,
+        name: "L",
+      });
+      await owner.client.post(`${A}/organization/add-team-member`, {
+        organizationId: org.id,
+        teamId: team.body.id,
+        userId: member.id,
+      });
+      // Neither the owner nor the admin is in the team; both manage it.
+      for (const manager of [owner, admin]) {
+        const res = await manager.client.get(`${A}/organization/list-team-members?teamId=${team.body.id}`);
+        expect(res.status).toBe(200);
+        expect(res.body.map((m: Json) => m.userId)).toEqual([member.id]);
+      }
+      const own = await member.client.get(`${A}/organization/list-team-members?teamId=${team.body.id}`);
+      expect(own.status).toBe(200);
+      expect(own.body.map((m: Json) => m.userId)).toEqual([member.id]);
+      const refused = await outsider.client.get(`${A}/organization/list-team-members?teamId=${team.body.id}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe("USER_IS_NOT_A_MEMBER_OF_THE_TEAM");
+    });
+
+    it("a plain member does not see the members of a team they are not in", async () => {
+      const { defaultTeam } = await setup(server, owner, admin, member);
+      const res = await member.client.get(`${A}/organization/list-team-members?teamId=${defaultTeam.id}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("USER_IS_NOT_A_MEMBER_OF_THE_TEAM");
+    });
+
     it("sets the active team for its members", async () => {
       const { org, defaultTeam } = await setup(server, owner, admin, member);
       const other = await owner.client.post(`${A}/organization/create-team`, {

@@ -132,7 +132,7 @@ describe("sign-in pages in a browser", () => {
     await page.getByRole("link", { name: "Continue to your dashboard" }).click();
     await page.waitForURL((u) => u.pathname === "/dashboard");
     await heading("Welcome, Ada Lovelace").waitFor();
-    await page.getByText("Organizations come next").waitFor();
+    await page.getByRole("heading", { name: "Create your first organization" }).waitFor();
     await shots.take(page, "dashboard");
   });
 

@@ -6,10 +6,15 @@ import {
   createRouter,
   Link,
   lazyRouteComponent,
+  notFound,
   Outlet,
   redirect,
 } from "@tanstack/react-router";
+import { authClient } from "./lib/auth-client";
 import { sessionQuery } from "./lib/queries";
+
+/** The organization queries, loaded with the dashboard (not with the sign-in pages). */
+const organizationModule = () => import("./lib/organization");
 
 /**
  * The route tree, one subtree per audience: `auth` (the sign-in pages) and `dashboard` (the
@@ -22,6 +27,11 @@ export interface RouterContext {
 }
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+/** A path of this app to return to after signing in (never another origin). */
+export const localPath = (value: unknown) => {
+  const path = text(value);
+  return path?.startsWith("/") && !path.startsWith("//") && !path.startsWith("/\\") ? path : undefined;
+};
 /** Search params without their undefined entries (so links do not carry empty keys). */
 const opt = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -92,13 +102,16 @@ const authRoute = createRoute({
 const signInRoute = createRoute({
   getParentRoute: () => authRoute,
   path: "/sign-in",
-  validateSearch: (s: Record<string, unknown>): { email?: string } => opt({ email: text(s.email) }),
+  validateSearch: (s: Record<string, unknown>): { email?: string; redirect?: string } =>
+    opt({ email: text(s.email), redirect: localPath(s.redirect) }),
   component: lazyRouteComponent(() => import("./routes/auth/sign-in"), "SignInPage"),
 });
 
 const signUpRoute = createRoute({
   getParentRoute: () => authRoute,
   path: "/sign-up",
+  validateSearch: (s: Record<string, unknown>): { email?: string; redirect?: string } =>
+    opt({ email: text(s.email), redirect: localPath(s.redirect) }),
   component: lazyRouteComponent(() => import("./routes/auth/sign-up"), "SignUpPage"),
 });
 
@@ -153,27 +166,136 @@ const devMailboxRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dev/mailbox"), "DevMailboxPage"),
 });
 
+/** The invitee's page, reached from the mailed link (`?email=` is the invited address). */
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => authRoute,
+  path: "/accept-invitation/$invitationId",
+  validateSearch: (s: Record<string, unknown>): { email?: string } => opt({ email: text(s.email) }),
+  component: lazyRouteComponent(() => import("./routes/auth/accept-invitation"), "AcceptInvitationPage"),
+});
+
 // --- dashboard: signed-in only ----------------------------------------------------------
+// `/dashboard` picks an organization; everything a merchant does lives under
+// `/dashboard/$slug/...` (see docs/architecture.md): billing pages join `orgRoute`'s children.
 const dashboardRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/dashboard",
-  beforeLoad: async ({ context }) => {
+  beforeLoad: async ({ context, location }) => {
     const session = await context.queryClient.fetchQuery(sessionQuery);
-    if (!session) throw redirect({ to: "/sign-in", replace: true });
+    if (!session) throw redirect({ to: "/sign-in", search: { redirect: location.href }, replace: true });
+    return { session };
   },
   component: lazyRouteComponent(() => import("./routes/dashboard/layout"), "DashboardLayout"),
 });
 
-const dashboardHomeRoute = createRoute({
+/** `/dashboard`: the active organization (or the first), else an empty state that offers to create one. */
+const dashboardIndexRoute = createRoute({
   getParentRoute: () => dashboardRoute,
   path: "/",
+  beforeLoad: async ({ context }) => {
+    const { organizationsQuery } = await organizationModule();
+    const organizations = await context.queryClient.fetchQuery({ ...organizationsQuery, staleTime: 0 });
+    const active = context.session.session.activeOrganizationId;
+    const target = organizations.find((o) => o.id === active) ?? organizations[0];
+    if (target) throw redirect({ to: "/dashboard/$slug", params: { slug: target.slug }, replace: true });
+  },
   component: lazyRouteComponent(() => import("./routes/dashboard/home"), "DashboardHome"),
 });
 
+const newOrganizationRoute = createRoute({
+  getParentRoute: () => dashboardRoute,
+  path: "/new",
+  component: lazyRouteComponent(() => import("./routes/dashboard/new-organization"), "NewOrganizationPage"),
+});
+
+/**
+ * One organization: the slug in the address decides which, and becomes the session's active
+ * organization (so calls that default to it agree with the page).
+ */
+const orgRoute = createRoute({
+  getParentRoute: () => dashboardRoute,
+  path: "/$slug",
+  beforeLoad: async ({ context, params }) => {
+    const { organizationsQuery } = await organizationModule();
+    const organizations = await context.queryClient.ensureQueryData(organizationsQuery);
+    let organization = organizations.find((o) => o.slug === params.slug);
+    if (!organization) {
+      // Just created or renamed elsewhere: ask again before saying it does not exist.
+      const fresh = await context.queryClient.fetchQuery({ ...organizationsQuery, staleTime: 0 });
+      organization = fresh.find((o) => o.slug === params.slug);
+    }
+    if (!organization) throw notFound();
+    if (context.session.session.activeOrganizationId !== organization.id) {
+      const { error } = await authClient.organization.setActive({ organizationId: organization.id });
+      if (!error) {
+        await context.queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
+      }
+    }
+    return { organizationId: organization.id };
+  },
+  loader: async ({ context, params }) => {
+    const { fullOrganizationQuery } = await organizationModule();
+    return context.queryClient.ensureQueryData(fullOrganizationQuery(params.slug));
+  },
+  notFoundComponent: lazyRouteComponent(
+    () => import("./routes/dashboard/organization"),
+    "OrganizationNotFound",
+  ),
+  component: Outlet,
+});
+
+const orgHomeRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/",
+  component: lazyRouteComponent(() => import("./routes/dashboard/organization"), "OrganizationHome"),
+});
+
+const orgSettingsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/settings",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/layout"), "SettingsLayout"),
+});
+
+const orgGeneralSettingsRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/general"), "GeneralSettingsPage"),
+});
+
+const orgMembersRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/members",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/members"), "MembersPage"),
+});
+
+const orgInvitationsRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/invitations",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/invitations"), "InvitationsPage"),
+});
+
+const orgTeamsRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/teams",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/teams"), "TeamsPage"),
+});
+
+const orgTeamRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/teams/$teamId",
+  component: lazyRouteComponent(() => import("./routes/dashboard/settings/team"), "TeamPage"),
+});
+
 // --- account: the signed-in person's own account and API keys ------------------------------
-const requireSession = async ({ context }: { context: RouterContext }) => {
+const requireSession = async ({
+  context,
+  location,
+}: {
+  context: RouterContext;
+  location: { href: string };
+}) => {
   const session = await context.queryClient.fetchQuery(sessionQuery);
-  if (!session) throw redirect({ to: "/sign-in", replace: true });
+  if (!session) throw redirect({ to: "/sign-in", search: { redirect: location.href }, replace: true });
 };
 
 const accountShellRoute = createRoute({
@@ -258,9 +380,23 @@ export const routeTree = rootRoute.addChildren([
     resetPasswordRoute,
     errorRoute,
     devMailboxRoute,
+    acceptInvitationRoute,
     accountDeletedRoute,
   ]),
-  dashboardRoute.addChildren([dashboardHomeRoute]),
+  dashboardRoute.addChildren([
+    dashboardIndexRoute,
+    newOrganizationRoute,
+    orgRoute.addChildren([
+      orgHomeRoute,
+      orgSettingsRoute.addChildren([
+        orgGeneralSettingsRoute,
+        orgMembersRoute,
+        orgInvitationsRoute,
+        orgTeamsRoute,
+        orgTeamRoute,
+      ]),
+    ]),
+  ]),
   accountShellRoute.addChildren([
     accountRoute.addChildren([
       profileRoute,

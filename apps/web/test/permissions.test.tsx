@@ -6,6 +6,8 @@ const sessionAnswers = (session: ReturnType<typeof sessionFor>) => ({
   "/api/auth/get-session": session,
   "/api/auth/list-accounts": [],
   "/api/auth/admin/list-users": { users: [], total: 0 },
+  // `/dashboard` opens the person's first organization, or offers to create one.
+  "/api/auth/organization/list": [],
 });
 
 describe("permission-dependent rendering", () => {

@@ -1,44 +1,31 @@
+import { organizationRoleGrants, organizationStatements } from "@kassa/contracts/organization";
 import { createAccessControl } from "better-auth/plugins/access";
 
 /**
- * Organization roles, exactly as spec section 6. A member may hold several roles
- * separated by commas; Better Auth grants an action when any one of them allows it.
- * `billing` gates the billing API (`/v1`) for members signed in to the dashboard: owners and
- * admins read and write (products, prices, benefits, meters, settings, access tokens, ...),
- * members only read. Organization access tokens are gated by their scopes instead.
+ * Organization roles, exactly as spec section 6, from the permission table the web app also
+ * reads (`@kassa/contracts`), so the pages offer what the server allows. A member may hold
+ * several roles separated by commas; Better Auth grants an action when any one of them
+ * allows it. `billing` gates the billing API (`/v1`) for members signed in to the
+ * dashboard: owners and admins read and write, members only read.
  */
-export const organizationStatements = {
-  organization: ["update", "delete"],
-  billing: ["read", "write"],
-  member: ["create", "update", "delete"],
-  invitation: ["create", "cancel"],
-  team: ["create", "update", "delete"],
-} as const;
+export { organizationStatements };
 
 export const organizationAc = createAccessControl(organizationStatements);
 
+type RoleStatements = Parameters<typeof organizationAc.newRole>[0];
+
+/** A role's grants from the shared table, as Better Auth's access control takes them. */
+const role = (name: keyof typeof organizationRoleGrants) =>
+  organizationAc.newRole(
+    Object.fromEntries(
+      Object.entries(organizationRoleGrants[name]).map(([resource, actions]) => [resource, [...actions]]),
+    ) as RoleStatements,
+  );
+
 export const organizationRoles = {
-  owner: organizationAc.newRole({
-    organization: ["update", "delete"],
-    billing: ["read", "write"],
-    member: ["create", "update", "delete"],
-    invitation: ["create", "cancel"],
-    team: ["create", "update", "delete"],
-  }),
-  admin: organizationAc.newRole({
-    organization: ["update"],
-    billing: ["read", "write"],
-    member: ["create", "update", "delete"],
-    invitation: ["create", "cancel"],
-    team: ["create", "update", "delete"],
-  }),
-  member: organizationAc.newRole({
-    organization: [],
-    billing: ["read"],
-    member: [],
-    invitation: [],
-    team: [],
-  }),
+  owner: role("owner"),
+  admin: role("admin"),
+  member: role("member"),
 };
 
 /**

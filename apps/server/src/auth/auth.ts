@@ -72,7 +72,8 @@ export function buildAuthOptions(deps: AuthDeps) {
             inviterName: data.inviter.user.name || data.inviter.user.email,
             organizationName: data.organization.name,
             role: data.role,
-            url: `${config.baseURL}/accept-invitation/${data.id}`,
+            // The web app's invitation page; the address lets it prefill sign-up for a newcomer.
+            url: `${config.baseURL}/accept-invitation/${data.id}?email=${encodeURIComponent(data.email)}`,
           }),
         );
       },

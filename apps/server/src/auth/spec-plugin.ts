@@ -14,7 +14,7 @@ import {
 } from "./spec/organization.js";
 import { redirectErrorCode, redirectingPaths } from "./spec/redirects.js";
 import { accountSelection, accountSelectionPaths, listAccounts, unlinkAccount } from "./spec/social.js";
-import { removeTeam, teamName } from "./spec/teams.js";
+import { listTeamMembers, removeTeam, teamName } from "./spec/teams.js";
 
 /**
  * Where Better Auth 1.7 and the spec differ, this plugin makes the spec hold, using only
@@ -68,6 +68,10 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
         {
           matcher: (ctx) => ctx.path === "/organization/list-invitations",
           handler: createAuthMiddleware(listInvitations),
+        },
+        {
+          matcher: (ctx) => ctx.path === "/organization/list-team-members",
+          handler: createAuthMiddleware(listTeamMembers),
         },
       ],
       after: [

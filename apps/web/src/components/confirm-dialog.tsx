@@ -1,9 +1,12 @@
 import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { type ReactNode, useState } from "react";
+import type { ServerError } from "../lib/auth-client";
+import { serverErrorMessage } from "../lib/server-errors";
 
 /**
- * Asks before a destructive action. `onConfirm` resolves with an error message to show in
- * the dialog (the action failed: the dialog stays open), or null when it succeeded.
+ * Asks before a destructive action. `onConfirm` resolves with what went wrong (an error
+ * message, or the server's refusal, shown in its words) and the dialog stays open; or with
+ * null when it succeeded, and the dialog closes.
  */
 export function ConfirmDialog({
   opened,
@@ -18,7 +21,7 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
-  onConfirm: () => Promise<string | null>;
+  onConfirm: () => Promise<string | ServerError | null>;
 }) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -31,13 +34,15 @@ export function ConfirmDialog({
     setError(null);
     const failure = await onConfirm();
     setPending(false);
-    if (failure) setError(failure);
+    if (failure) setError(typeof failure === "string" ? failure : serverErrorMessage(failure));
     else close();
   };
   return (
     <Modal opened={opened} onClose={close} title={title} centered>
       <Stack gap="md">
-        {typeof children === "string" ? <Text size="sm">{children}</Text> : children}
+        <Text size="sm" component="div">
+          {children}
+        </Text>
         {error && (
           <Alert color="red" role="alert">
             {error}

@@ -56,3 +56,30 @@ export async function removeTeam(ctx: HookContext, options: { allowRemovingAllTe
     }));
   if (own) throw specError("FORBIDDEN", KASSA_CODES.CANNOT_REMOVE_OWN_TEAM);
 }
+
+/**
+ * `/organization/list-team-members?teamId=`: Better Auth 1.7 answers only members of that
+ * team, so an owner or admin could not see who is in a team they manage (and may add members
+ * to). A member of the team's organization holding team update gets the list here; everyone
+ * else gets Better Auth's answer.
+ */
+export async function listTeamMembers(ctx: HookContext) {
+  const query = (ctx.query ?? {}) as Record<string, unknown>;
+  const teamId = typeof query.teamId === "string" && query.teamId !== "" ? query.teamId : undefined;
+  if (!teamId) return;
+  const session = await getSessionFromCtx(ctx);
+  if (!session) return; // 401
+  const adapter = ctx.context.adapter;
+  const team = await adapter.findOne<{ id: string; organizationId: string }>({
+    model: "team",
+    where: [{ field: "id", value: teamId }],
+  });
+  if (!team) return; // "Team not found"
+  const member = await findMember(ctx, team.organizationId, session.user.id);
+  if (!member || !rolesAllow(member.role, { team: ["update"] })) return;
+  const members = await adapter.findMany({
+    model: "teamMember",
+    where: [{ field: "teamId", value: teamId }],
+  });
+  return ctx.json(members);
+}

@@ -23,11 +23,13 @@ export interface SignUpFormProps {
   rules: LengthRules;
   /** Sends the sign-up; resolves with the server's refusal, or null when it succeeded. */
   onSubmit: (values: SignUpValues) => Promise<ServerError | null>;
+  /** Prefilled address (e.g. the invited one). */
+  defaultEmail?: string;
   /** Shown above the button (the captcha widget when the server asks for one). */
   extra?: ReactNode;
 }
 
-export function SignUpForm({ rules, onSubmit, extra }: SignUpFormProps) {
+export function SignUpForm({ rules, onSubmit, defaultEmail = "", extra }: SignUpFormProps) {
   const schema = useMemo(() => signUpSchema(rules), [rules]);
   const {
     register,
@@ -36,7 +38,7 @@ export function SignUpForm({ rules, onSubmit, extra }: SignUpFormProps) {
     formState: { errors, isSubmitting },
   } = useForm<SignUpValues>({
     resolver: zodResolver(schema),
-    defaultValues: { name: "", email: "", username: "", password: "" },
+    defaultValues: { name: "", email: defaultEmail, username: "", password: "" },
   });
 
   const submit = handleSubmit(async (values) => {

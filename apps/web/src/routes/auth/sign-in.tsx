@@ -2,6 +2,7 @@ import { isEmailIdentifier } from "@kassa/contracts";
 import { Anchor, Group } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
+import { AnchorLink } from "../../components/links";
 import { SignInForm } from "../../features/auth/sign-in-form";
 import { SocialButtons } from "../../features/auth/social-buttons";
 import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
@@ -23,9 +24,9 @@ export function SignInPage() {
       footer={
         <>
           No account yet?{" "}
-          <Anchor component={Link} to="/sign-up">
+          <AnchorLink to="/sign-up" search={{ email: search.email, redirect: search.redirect }}>
             Create one
-          </Anchor>
+          </AnchorLink>
         </>
       }
     >
@@ -46,7 +47,13 @@ export function SignInPage() {
           captcha.reset();
           const refusal = await refusalOf(() =>
             byEmail
-              ? authClient.signIn.email({ email: identifier, password, ...fetchOptions })
+              ? authClient.signIn.email({
+                  email: identifier,
+                  password,
+                  // A verification link mailed because of this attempt leads back to where the person was going.
+                  ...(search.redirect ? { callbackURL: search.redirect } : {}),
+                  ...fetchOptions,
+                })
               : authClient.signIn.username({ username: identifier, password, ...fetchOptions }),
           );
           if (refusal?.code === "EMAIL_NOT_VERIFIED") {
@@ -59,7 +66,8 @@ export function SignInPage() {
           }
           if (refusal) return refusal;
           await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
-          await navigate({ to: "/dashboard" });
+          if (search.redirect) await navigate({ href: search.redirect });
+          else await navigate({ to: "/dashboard" });
           return null;
         }}
       />

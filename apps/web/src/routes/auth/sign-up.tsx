@@ -1,7 +1,8 @@
 import { lengthRules } from "@kassa/contracts";
-import { Anchor, Center, Loader } from "@mantine/core";
-import { Link, useNavigate } from "@tanstack/react-router";
+import { Center, Loader } from "@mantine/core";
+import { useNavigate, useSearch } from "@tanstack/react-router";
 import { useMemo } from "react";
+import { AnchorLink } from "../../components/links";
 import { SignUpForm } from "../../features/auth/sign-up-form";
 import { SocialButtons } from "../../features/auth/social-buttons";
 import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
@@ -12,6 +13,7 @@ import { AuthPage } from "./layout";
 export function SignUpPage() {
   const navigate = useNavigate();
   const config = usePublicConfig();
+  const search = useSearch({ strict: false });
   const rules = useMemo(() => lengthRules(config.data), [config.data]);
   const captcha = useCaptcha(config.data?.captcha);
 
@@ -22,9 +24,9 @@ export function SignUpPage() {
       footer={
         <>
           Already have an account?{" "}
-          <Anchor component={Link} to="/sign-in">
+          <AnchorLink to="/sign-in" search={{ email: search.email, redirect: search.redirect }}>
             Sign in
-          </Anchor>
+          </AnchorLink>
         </>
       }
     >
@@ -36,6 +38,7 @@ export function SignUpPage() {
         <>
           <SignUpForm
             rules={rules}
+            defaultEmail={search.email ?? ""}
             extra={captcha.widget}
             onSubmit={async ({ name, email, username, password }) => {
               if (!captcha.ready) return CAPTCHA_MISSING;
@@ -47,7 +50,9 @@ export function SignUpPage() {
                   email,
                   password,
                   ...(username ? { username } : {}),
-                  callbackURL: "/verified",
+                  // The mailed verification link signs the person in and leads on: back to an
+                  // invitation, for instance, or to the confirmation page.
+                  callbackURL: search.redirect ?? "/verified",
                   ...(headers ? { fetchOptions: { headers } } : {}),
                 }),
               );

@@ -1,20 +1,50 @@
-import { AppShell, Avatar, Group, Menu, Text, UnstyledButton } from "@mantine/core";
+import {
+  AppShell,
+  Avatar,
+  Burger,
+  Group,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Skeleton,
+  Stack,
+  Text,
+  UnstyledButton,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
-import { IconChevronDown, IconKey, IconLogout, IconShieldLock, IconUserCircle } from "@tabler/icons-react";
+import {
+  IconCheck,
+  IconChevronDown,
+  IconKey,
+  IconLogout,
+  IconPlus,
+  IconSelector,
+  IconShieldLock,
+  IconUserCircle,
+} from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Link, Outlet, useNavigate } from "@tanstack/react-router";
+import { Link, Outlet, useLocation, useNavigate, useParams } from "@tanstack/react-router";
 import { Brand, ThemeToggle } from "../../components/brand";
 import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
 import { isPlatformAdmin } from "../../features/admin/roles";
 import { authClient, refusalOf } from "../../lib/auth-client";
+import { type Organization, organizationsQuery } from "../../lib/organization";
 import { sessionQuery } from "../../lib/queries";
 import { serverErrorMessage } from "../../lib/server-errors";
+import { organizationNavigation } from "./navigation";
 
-/** The signed-in shell: header with the brand, the theme switch and the user menu. */
+/**
+ * The signed-in shell: a header with the brand, the organization switcher, the theme switch
+ * and the user menu; beside the page, the organization's navigation (a drawer behind the
+ * burger on a phone). Pages render in the `Outlet`.
+ */
 export function DashboardLayout() {
   const session = useQuery(sessionQuery);
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const { slug } = useParams({ strict: false });
+  const [navOpen, nav] = useDisclosure(false);
   const user = session.data?.user;
 
   const signOut = async () => {
@@ -31,10 +61,32 @@ export function DashboardLayout() {
   };
 
   return (
-    <AppShell header={{ height: 60 }} padding="md">
+    <AppShell
+      header={{ height: 60 }}
+      navbar={slug ? { width: 240, breakpoint: "sm", collapsed: { mobile: !navOpen } } : undefined}
+      padding="md"
+    >
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Brand />
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
+          <Group gap="sm" wrap="nowrap" miw={0}>
+            {slug && (
+              <Burger
+                opened={navOpen}
+                onClick={nav.toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={navOpen ? "Close the navigation" : "Open the navigation"}
+              />
+            )}
+            <Link
+              to="/dashboard"
+              aria-label="Kassa dashboard"
+              style={{ color: "inherit", textDecoration: "none" }}
+            >
+              <Brand />
+            </Link>
+            <OrganizationSwitcher currentSlug={slug} />
+          </Group>
           <Group gap="xs" wrap="nowrap">
             <ThemeToggle />
             {user && (
@@ -43,7 +95,7 @@ export function DashboardLayout() {
                   <UnstyledButton aria-label={`Account menu for ${user.name}`}>
                     <Group gap={8} wrap="nowrap">
                       <Avatar src={user.image ?? null} name={user.name} color="initials" size={32} />
-                      <Text size="sm" fw={500} visibleFrom="xs">
+                      <Text size="sm" fw={500} visibleFrom="md">
                         {user.name}
                       </Text>
                       <IconChevronDown size={14} aria-hidden />
@@ -73,10 +125,114 @@ export function DashboardLayout() {
           </Group>
         </Group>
       </AppShell.Header>
+      {slug && (
+        <AppShell.Navbar p="xs" aria-label="Organization">
+          <ScrollArea>
+            <OrganizationNav slug={slug} onNavigate={nav.close} />
+          </ScrollArea>
+        </AppShell.Navbar>
+      )}
       <AppShell.Main>
         <ImpersonationBanner />
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+function OrganizationNav({ slug, onNavigate }: { slug: string; onNavigate: () => void }) {
+  const { pathname } = useLocation();
+  const base = `/dashboard/${slug}`;
+  return (
+    <Stack gap="sm">
+      {organizationNavigation.map((section, i) => (
+        <Stack key={section.label ?? i} gap={2}>
+          {section.label && (
+            <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="sm" pt="xs">
+              {section.label}
+            </Text>
+          )}
+          {section.items.map((item) => {
+            const href = `${base}${item.path}`;
+            const active = item.exact
+              ? pathname.replace(/\/$/, "") === href
+              : pathname === href || pathname.startsWith(`${href}/`);
+            const Icon = item.icon;
+            return (
+              <NavLink
+                key={item.path}
+                component={Link}
+                to={href}
+                activeOptions={{ exact: item.exact === true, includeSearch: false }}
+                label={item.label}
+                leftSection={<Icon size={18} aria-hidden />}
+                active={active}
+                aria-current={active ? "page" : undefined}
+                onClick={onNavigate}
+              />
+            );
+          })}
+        </Stack>
+      ))}
+    </Stack>
+  );
+}
+
+/** The organization in the address, with a menu of the others; choosing one opens it (and makes it active). */
+function OrganizationSwitcher({ currentSlug }: { currentSlug: string | undefined }) {
+  const organizations = useQuery(organizationsQuery);
+  const navigate = useNavigate();
+  if (organizations.isPending) return <Skeleton h={28} w={140} aria-label="Loading organizations" />;
+  const list: Organization[] = organizations.data ?? [];
+  const current = list.find((o) => o.slug === currentSlug);
+  if (list.length === 0 && !current) return null;
+
+  return (
+    <Menu position="bottom-start" width={260}>
+      <Menu.Target>
+        <UnstyledButton
+          aria-label={
+            current ? `Organization: ${current.name}. Switch organization` : "Choose an organization"
+          }
+          px={8}
+          py={4}
+          style={{
+            borderRadius: "var(--mantine-radius-sm)",
+            border: "1px solid var(--mantine-color-default-border)",
+          }}
+          miw={0}
+        >
+          <Group gap={6} wrap="nowrap" miw={0}>
+            {current && (
+              <Avatar src={current.logo ?? null} name={current.name} color="initials" size={22} radius="sm" />
+            )}
+            <Text size="sm" fw={500} truncate maw={{ base: 110, sm: 200 }}>
+              {current?.name ?? "Organizations"}
+            </Text>
+            <IconSelector size={14} aria-hidden />
+          </Group>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Label>Organizations</Menu.Label>
+        {list.map((o) => (
+          <Menu.Item
+            key={o.id}
+            leftSection={<Avatar src={o.logo ?? null} name={o.name} color="initials" size={22} radius="sm" />}
+            rightSection={o.slug === currentSlug ? <IconCheck size={16} aria-label="current" /> : null}
+            onClick={() => void navigate({ to: "/dashboard/$slug", params: { slug: o.slug } })}
+          >
+            {o.name}
+          </Menu.Item>
+        ))}
+        <Menu.Divider />
+        <Menu.Item
+          leftSection={<IconPlus size={16} />}
+          onClick={() => void navigate({ to: "/dashboard/new" })}
+        >
+          Create organization
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
   );
 }

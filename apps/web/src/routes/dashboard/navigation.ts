@@ -1,0 +1,33 @@
+import { IconHome, IconMailForward, IconSettings, IconUsers, IconUsersGroup } from "@tabler/icons-react";
+
+/**
+ * The organization navigation of the dashboard shell, in sections. Paths are relative to
+ * `/dashboard/{slug}`. The billing issues add their sections here (Products, Customers,
+ * Sales) and their settings pages (webhooks, access tokens, payments) to `Settings`.
+ */
+export interface NavItem {
+  label: string;
+  /** Relative to `/dashboard/{slug}`; "" is the organization's home. */
+  path: "" | `/${string}`;
+  icon: typeof IconHome;
+  /** Matched exactly (the home and the settings index), else as a prefix. */
+  exact?: boolean;
+}
+
+export interface NavSection {
+  label?: string;
+  items: NavItem[];
+}
+
+export const organizationNavigation: NavSection[] = [
+  { items: [{ label: "Home", path: "", icon: IconHome, exact: true }] },
+  {
+    label: "Settings",
+    items: [
+      { label: "Organization", path: "/settings", icon: IconSettings, exact: true },
+      { label: "Members", path: "/settings/members", icon: IconUsers },
+      { label: "Invitations", path: "/settings/invitations", icon: IconMailForward },
+      { label: "Teams", path: "/settings/teams", icon: IconUsersGroup },
+    ],
+  },
+];
