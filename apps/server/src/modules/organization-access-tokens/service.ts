@@ -163,6 +163,8 @@ export async function authenticateToken(
   const row = await repo.findTokenByHash(db, hashToken(presented));
   const now = clock.now();
   if (!row || (row.expires_at && row.expires_at.getTime() <= now.getTime())) return null;
-  await repo.touchToken(db, row.id, now);
+  // Use is recorded at most once a minute: a busy token costs no write per request.
+  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 60_000)
+    await repo.touchToken(db, row.id, now);
   return { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes };
 }
