@@ -82,6 +82,13 @@ const envSchema = z.object({
   ADMIN_EMAILS: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WEB_DIR: optionalString,
+  JOB_WORKER: bool.default(true),
+  JOB_CONCURRENCY: positiveInt.default(10),
+  JOB_POLL_INTERVAL_MS: positiveInt.default(1000),
+  JOB_LEASE_MS: positiveInt.default(60_000),
+  JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
+  JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -125,6 +132,15 @@ export interface KassaConfig {
   logLevel: Env["LOG_LEVEL"];
   /** The built web app served at `/`; default `apps/web/dist`. */
   webDir?: string | undefined;
+  /** The durable job queue's worker in this process (kit/jobs). */
+  jobs: {
+    worker: boolean;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    backoff: { baseMs: number; maxMs: number };
+  };
+  webhooks: { timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -248,5 +264,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       .filter(Boolean),
     logLevel: env.LOG_LEVEL,
     webDir: env.WEB_DIR,
+    jobs: {
+      worker: env.JOB_WORKER,
+      concurrency: env.JOB_CONCURRENCY,
+      pollIntervalMs: env.JOB_POLL_INTERVAL_MS,
+      leaseMs: env.JOB_LEASE_MS,
+      backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
+    },
+    webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
   };
 }

@@ -19,6 +19,7 @@ import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
+import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
@@ -221,6 +222,7 @@ export function createV1Api(deps: V1Deps) {
   registerBenefitRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
+  registerWebhookRoutes(api);
 
   return {
     api,
