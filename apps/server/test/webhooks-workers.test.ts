@@ -50,8 +50,9 @@ async function setup(server: TestServer, path: string) {
 }
 
 describe("job worker and process death", () => {
+  // Two server starts, a kill and a lapsed lease: more than the default 30 s on a busy machine.
   it("delivers after a restart a webhook whose server was killed (SIGKILL) mid-delivery", {
-    timeout: 90_000,
+    timeout: 120_000,
   }, async () => {
     // A lease long enough that a busy machine's late heartbeat does not lose it before the kill.
     const env = { ...FAST_JOBS, JOB_LEASE_MS: "3000" };

@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type LengthRules, type SignUpValues, signUpSchema } from "@kassa/contracts";
 import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
-import { useMemo } from "react";
+import { type ReactNode, useMemo } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
 import { applyServerError } from "../../lib/server-errors";
@@ -23,9 +23,11 @@ export interface SignUpFormProps {
   rules: LengthRules;
   /** Sends the sign-up; resolves with the server's refusal, or null when it succeeded. */
   onSubmit: (values: SignUpValues) => Promise<ServerError | null>;
+  /** Shown above the button (the captcha widget when the server asks for one). */
+  extra?: ReactNode;
 }
 
-export function SignUpForm({ rules, onSubmit }: SignUpFormProps) {
+export function SignUpForm({ rules, onSubmit, extra }: SignUpFormProps) {
   const schema = useMemo(() => signUpSchema(rules), [rules]);
   const {
     register,
@@ -82,6 +84,7 @@ export function SignUpForm({ rules, onSubmit }: SignUpFormProps) {
           // Mantine's PasswordInput marks its input data-invalid only; screen readers need aria-invalid.
           aria-invalid={errors.password ? true : undefined}
         />
+        {extra}
         <Button type="submit" loading={isSubmitting} fullWidth>
           Create account
         </Button>

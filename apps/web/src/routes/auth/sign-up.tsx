@@ -4,6 +4,7 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useMemo } from "react";
 import { SignUpForm } from "../../features/auth/sign-up-form";
 import { SocialButtons } from "../../features/auth/social-buttons";
+import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { usePublicConfig } from "../../lib/queries";
 import { AuthPage } from "./layout";
@@ -12,6 +13,7 @@ export function SignUpPage() {
   const navigate = useNavigate();
   const config = usePublicConfig();
   const rules = useMemo(() => lengthRules(config.data), [config.data]);
+  const captcha = useCaptcha(config.data?.captcha);
 
   return (
     <AuthPage
@@ -34,7 +36,11 @@ export function SignUpPage() {
         <>
           <SignUpForm
             rules={rules}
+            extra={captcha.widget}
             onSubmit={async ({ name, email, username, password }) => {
+              if (!captcha.ready) return CAPTCHA_MISSING;
+              const headers = captcha.headers;
+              captcha.reset();
               const refusal = await refusalOf(() =>
                 authClient.signUp.email({
                   name,
@@ -42,6 +48,7 @@ export function SignUpPage() {
                   password,
                   ...(username ? { username } : {}),
                   callbackURL: "/verified",
+                  ...(headers ? { fetchOptions: { headers } } : {}),
                 }),
               );
               if (refusal) return refusal;

@@ -1,9 +1,11 @@
 import { AppShell, Avatar, Group, Menu, Text, UnstyledButton } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconChevronDown, IconLogout } from "@tabler/icons-react";
+import { IconChevronDown, IconKey, IconLogout, IconShieldLock, IconUserCircle } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Outlet, useNavigate } from "@tanstack/react-router";
+import { Link, Outlet, useNavigate } from "@tanstack/react-router";
 import { Brand, ThemeToggle } from "../../components/brand";
+import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
+import { isPlatformAdmin } from "../../features/admin/roles";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { sessionQuery } from "../../lib/queries";
 import { serverErrorMessage } from "../../lib/server-errors";
@@ -50,6 +52,18 @@ export function DashboardLayout() {
                 </Menu.Target>
                 <Menu.Dropdown>
                   <Menu.Label>{user.email}</Menu.Label>
+                  <Menu.Item component={Link} to="/account" leftSection={<IconUserCircle size={16} />}>
+                    Account
+                  </Menu.Item>
+                  <Menu.Item component={Link} to="/account/api-keys" leftSection={<IconKey size={16} />}>
+                    API keys
+                  </Menu.Item>
+                  {isPlatformAdmin(user) && (
+                    <Menu.Item component={Link} to="/admin" leftSection={<IconShieldLock size={16} />}>
+                      Admin
+                    </Menu.Item>
+                  )}
+                  <Menu.Divider />
                   <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()}>
                     Sign out
                   </Menu.Item>
@@ -60,6 +74,7 @@ export function DashboardLayout() {
         </Group>
       </AppShell.Header>
       <AppShell.Main>
+        <ImpersonationBanner />
         <Outlet />
       </AppShell.Main>
     </AppShell>
