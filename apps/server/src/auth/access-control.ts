@@ -3,10 +3,13 @@ import { createAccessControl } from "better-auth/plugins/access";
 /**
  * Organization roles, exactly as spec section 6. A member may hold several roles
  * separated by commas; Better Auth grants an action when any one of them allows it.
- * Billing statements join this list in the billing issue.
+ * `billing` gates the billing API (`/v1`) for members signed in to the dashboard: owners and
+ * admins read and write (products, prices, benefits, meters, settings, access tokens, ...),
+ * members only read. Organization access tokens are gated by their scopes instead.
  */
 export const organizationStatements = {
   organization: ["update", "delete"],
+  billing: ["read", "write"],
   member: ["create", "update", "delete"],
   invitation: ["create", "cancel"],
   team: ["create", "update", "delete"],
@@ -17,18 +20,21 @@ export const organizationAc = createAccessControl(organizationStatements);
 export const organizationRoles = {
   owner: organizationAc.newRole({
     organization: ["update", "delete"],
+    billing: ["read", "write"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
   }),
   admin: organizationAc.newRole({
     organization: ["update"],
+    billing: ["read", "write"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
   }),
   member: organizationAc.newRole({
     organization: [],
+    billing: ["read"],
     member: [],
     invitation: [],
     team: [],
