@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
-import { migrateKassa } from "../src/db/migrations.js";
 import type { Clock } from "../src/kit/clock.js";
 import {
   defineJob,
@@ -20,7 +19,8 @@ import {
   startJobWorker,
 } from "../src/kit/jobs/index.js";
 import { createLogger } from "../src/kit/logger.js";
-import { createTestDatabase, TEST_DB, type TestDatabase } from "./support/database.js";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
+import { startTestServer } from "./support/server.js";
 
 const logger = createLogger("error");
 const clock: Clock = { now: () => new Date() };
@@ -31,14 +31,13 @@ let database: Database;
 const workers: JobWorker[] = [];
 const others: Database[] = [];
 
-async function open(): Promise<Database> {
-  const db = await openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
-  await migrateKassa(db.db, logger);
-  return db;
-}
+const open = (): Promise<Database> => openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
+  // A real server migrates the database, then leaves it to this file's workers.
+  const server = await startTestServer({ keepDatabase: true, env: { JOB_WORKER: "off" } });
+  await server.stop();
+  testDb = server.database!;
   database = await open();
 });
 

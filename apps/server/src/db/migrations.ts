@@ -111,9 +111,10 @@ const kassaMigrations: Record<string, Migration> = {
         .addColumn("finished_at", "timestamptz")
         .execute();
       await db.schema
-        .createIndex("kassa_job_due_idx")
+        .createIndex("kassa_job_pending_idx")
         .on("kassa_job")
-        .columns(["status", "run_at"])
+        .columns(["created_at"])
+        .where(sql.ref("status"), "=", "pending")
         .execute();
       await db.schema
         .createIndex("kassa_job_lease_idx")
@@ -363,7 +364,7 @@ const provider: MigrationProvider = { getMigrations: async () => kassaMigrations
 // Arbitrary constant: the advisory lock that serializes migrations between server processes.
 const MIGRATION_LOCK = 7_262_011;
 
-/** Kassa's own migrations only (the job queue's tests run them on a bare database). */
+/** Kassa's own migrations (after Better Auth's: some of them refer to its tables). */
 export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
   const migrator = new Migrator({
     db,

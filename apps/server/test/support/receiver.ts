@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 /** One webhook as the receiver got it: the raw body and the headers, for signature checks. */
 export interface ReceivedWebhook {
   id: string;
+  /** The request path: tests give each endpoint a path of its own. */
+  path: string;
   headers: Record<string, string>;
   body: string;
   at: number;
@@ -17,7 +19,7 @@ export type Answer = { status: number; body?: string; delayMs?: number } | "hang
 export interface Receiver {
   url: string;
   received: ReceivedWebhook[];
-  /** Requests in flight now, and the most of them with the same webhook-id at once. */
+  /** The most requests with the same webhook-id at once on one path. */
   maxConcurrentSameId: number;
   answer(fn: (hook: ReceivedWebhook) => Answer): void;
   waitFor(
@@ -62,11 +64,14 @@ export async function startReceiver(): Promise<Receiver> {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
       const id = headers["webhook-id"] ?? "";
-      const now = (inFlight.get(id) ?? 0) + 1;
-      inFlight.set(id, now);
+      // One event may be in flight to two endpoints (paths) at once; never twice to one.
+      const key = `${req.url} ${id}`;
+      const now = (inFlight.get(key) ?? 0) + 1;
+      inFlight.set(key, now);
       receiver.maxConcurrentSameId = Math.max(receiver.maxConcurrentSameId, now);
       const hook: ReceivedWebhook = {
         id,
+        path: req.url ?? "/",
         headers,
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),
@@ -77,11 +82,11 @@ export async function startReceiver(): Promise<Receiver> {
         hook.status = -1;
         receiver.received.push(hook);
         hanging.add(res);
-        res.on("close", () => inFlight.set(id, (inFlight.get(id) ?? 1) - 1));
+        res.on("close", () => inFlight.set(key, (inFlight.get(key) ?? 1) - 1));
         return;
       }
       const reply = () => {
-        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+        inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
         hook.status = answer.status;
         receiver.received.push(hook);
         res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body ?? "");
@@ -91,6 +96,6 @@ export async function startReceiver(): Promise<Receiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
 }

@@ -68,6 +68,24 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
+  // A retry due before the next poll wakes the worker itself, so backoff delays hold to the
+  // millisecond in this process (another process picks it up at its next poll).
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryAt = Number.POSITIVE_INFINITY;
+  const wakeIn = (ms: number) => {
+    if (ms >= opts.pollIntervalMs) return;
+    const due = Date.now() + ms;
+    if (retryTimer && retryAt <= due) return;
+    clearTimeout(retryTimer);
+    retryAt = due;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      retryAt = Number.POSITIVE_INFINITY;
+      wake();
+    }, ms + 1);
+    retryTimer.unref();
+  };
+
   const claim = async (limit: number): Promise<ClaimedJob[]> => {
     const now = clock.now();
     const result = await sql<ClaimedJob>`
@@ -107,8 +125,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     const result = await settle(job)
       .set({
         status: "dead",
-        finished_at: clock.now(),
-        locked_by: null,
+        finished_at: clock.now(), // locked_by stays: which worker ran it last
         locked_until: null,
         last_error: error,
       })
@@ -162,8 +179,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await settle(job)
         .set({
           status: "completed",
-          finished_at: clock.now(),
-          locked_by: null,
+          finished_at: clock.now(), // locked_by stays: which worker ran it
           locked_until: null,
           last_error: null,
         })
@@ -175,6 +191,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         return;
       }
       const delay = backoffDelay(job.attempts, opts.backoff);
+      wakeIn(delay);
       logger.debug(
         `job ${job.name} failed, attempt ${job.attempts} of ${maxAttempts}; retry in ${delay} ms`,
         {
@@ -290,6 +307,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     async stop(graceMs = 15_000) {
       stopped = true;
       clearInterval(pollTimer);
+      clearTimeout(retryTimer);
       await listening;
       await unlisten?.();
       await polling;

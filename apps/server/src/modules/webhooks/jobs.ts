@@ -65,25 +65,25 @@ async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJob
         : `${e instanceof Error ? e.message : String(e)}${cause}`;
   }
   const succeeded = status !== null && status >= 200 && status < 300;
-  await repo.insertDelivery(db, {
-    organization_id: send.organization_id,
-    send_id: sendId,
-    endpoint_id: send.endpoint_id,
-    event_id: send.event_id,
-    attempt,
-    succeeded,
-    http_code: status,
-    request_headers: headers,
-    response_body: body,
-    error,
-    duration_ms: Math.round(performance.now() - started),
-    created_at: startedAt,
-  });
-  if (succeeded) {
-    await repo.settleSend(db, sendId, "succeeded", status, clock.now());
-    return;
-  }
-  await repo.settleSend(db, sendId, "pending", status, null);
+  await repo.logAttempt(
+    db,
+    {
+      organization_id: send.organization_id,
+      send_id: sendId,
+      endpoint_id: send.endpoint_id,
+      event_id: send.event_id,
+      attempt,
+      succeeded,
+      http_code: status,
+      request_headers: headers,
+      response_body: body,
+      error,
+      duration_ms: Math.round(performance.now() - started),
+      created_at: startedAt,
+    },
+    succeeded ? { status: "succeeded", finished_at: clock.now() } : { status: "pending", finished_at: null },
+  );
+  if (succeeded) return;
   throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);
 }
 
@@ -92,7 +92,7 @@ async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps
   const { db, clock, logger } = ctx;
   const send = await repo.loadSend(db, sendId);
   if (!send) return;
-  await repo.settleSend(db, sendId, "failed", null, clock.now());
+  await repo.finishSend(db, sendId, "failed", clock.now());
   const outcomes = await repo.lastOutcomes(db, send.endpoint_id, DISABLE_AFTER_FAILED_EVENTS);
   if (outcomes.length < DISABLE_AFTER_FAILED_EVENTS || outcomes.some((o) => o !== "failed")) return;
   if (!(await repo.disableEndpoint(db, send.endpoint_id, clock.now()))) return;

@@ -176,7 +176,8 @@ export async function loadSend(db: Db, sendId: string) {
     .executeTakeFirst();
 }
 
-export async function insertDelivery(
+/** Logs one attempt and sets the send's state from it, in one statement. */
+export async function logAttempt(
   db: Db,
   row: {
     organization_id: string;
@@ -192,10 +193,17 @@ export async function insertDelivery(
     duration_ms: number;
     created_at: Date;
   },
+  send: { status: WebhookSendStatus; finished_at: Date | null },
 ) {
   await db
-    .insertInto("kassa_webhook_delivery")
-    .values({ ...row, request_headers: JSON.stringify(row.request_headers) })
+    .with("attempt", (q) =>
+      q
+        .insertInto("kassa_webhook_delivery")
+        .values({ ...row, request_headers: JSON.stringify(row.request_headers) }),
+    )
+    .updateTable("kassa_webhook_send")
+    .set({ status: send.status, last_http_code: row.http_code, finished_at: send.finished_at })
+    .where("id", "=", row.send_id)
     .execute();
 }
 
@@ -209,6 +217,15 @@ export async function settleSend(
   await db
     .updateTable("kassa_webhook_send")
     .set({ status, last_http_code: httpCode, finished_at: at })
+    .where("id", "=", sendId)
+    .execute();
+}
+
+/** Sets a send's outcome and keeps its last HTTP status. */
+export async function finishSend(db: Db, sendId: string, status: WebhookSendStatus, at: Date) {
+  await db
+    .updateTable("kassa_webhook_send")
+    .set({ status, finished_at: at })
     .where("id", "=", sendId)
     .execute();
 }
