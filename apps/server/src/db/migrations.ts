@@ -214,6 +214,205 @@ const kassaMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0101_meters": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_meter")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("unit", "text", (c) => c.notNull())
+        .addColumn("custom_label", "text")
+        .addColumn("custom_multiplier", "integer")
+        .addColumn("filter", "jsonb", (c) => c.notNull())
+        .addColumn("aggregation", "jsonb", (c) => c.notNull())
+        .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .addColumn("archived_at", "timestamptz")
+        .execute();
+      await db.schema
+        .createIndex("kassa_meter_org_idx")
+        .ifNotExists()
+        .on("kassa_meter")
+        .columns(["organization_id", "created_at"])
+        .execute();
+    },
+  },
+  "0102_custom_fields": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_custom_field")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("slug", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("properties", "jsonb", (c) => c.notNull())
+        .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .addUniqueConstraint("kassa_custom_field_org_slug_key", ["organization_id", "slug"])
+        .execute();
+    },
+  },
+  "0103_products": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_product")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("visibility", "text", (c) => c.notNull())
+        .addColumn("recurring_interval", "text")
+        .addColumn("recurring_interval_count", "integer")
+        .addColumn("is_archived", "boolean", (c) => c.notNull().defaultTo(false))
+        .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .execute();
+      await db.schema
+        .createIndex("kassa_product_org_idx")
+        .ifNotExists()
+        .on("kassa_product")
+        .columns(["organization_id", "created_at"])
+        .execute();
+      await db.schema
+        .createTable("kassa_product_price")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("product_id", "text", (c) =>
+          c.notNull().references("kassa_product.id").onDelete("cascade"),
+        )
+        .addColumn("amount_type", "text", (c) => c.notNull())
+        .addColumn("price_currency", "text", (c) => c.notNull())
+        .addColumn("tax_behavior", "text")
+        .addColumn("price_amount", "integer")
+        .addColumn("minimum_amount", "integer")
+        .addColumn("maximum_amount", "integer")
+        .addColumn("preset_amount", "integer")
+        .addColumn("unit_amount", "text")
+        .addColumn("cap_amount", "integer")
+        .addColumn("meter_id", "text", (c) => c.references("kassa_meter.id"))
+        .addColumn("is_archived", "boolean", (c) => c.notNull().defaultTo(false))
+        .addColumn("position", "integer", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .execute();
+      await db.schema
+        .createIndex("kassa_product_price_product_idx")
+        .ifNotExists()
+        .on("kassa_product_price")
+        .columns(["product_id", "position"])
+        .execute();
+      await db.schema
+        .createTable("kassa_product_custom_field")
+        .ifNotExists()
+        .addColumn("product_id", "text", (c) =>
+          c.notNull().references("kassa_product.id").onDelete("cascade"),
+        )
+        .addColumn("custom_field_id", "text", (c) =>
+          c.notNull().references("kassa_custom_field.id").onDelete("cascade"),
+        )
+        .addColumn("required", "boolean", (c) => c.notNull())
+        .addColumn("order", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("kassa_product_custom_field_pkey", ["product_id", "custom_field_id"])
+        .execute();
+    },
+  },
+  "0104_benefits": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_benefit")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("description", "text", (c) => c.notNull())
+        .addColumn("properties", "jsonb", (c) => c.notNull())
+        .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .addColumn("deleted_at", "timestamptz")
+        .execute();
+      await db.schema
+        .createIndex("kassa_benefit_org_idx")
+        .ifNotExists()
+        .on("kassa_benefit")
+        .columns(["organization_id", "created_at"])
+        .execute();
+      await db.schema
+        .createTable("kassa_product_benefit")
+        .ifNotExists()
+        .addColumn("product_id", "text", (c) =>
+          c.notNull().references("kassa_product.id").onDelete("cascade"),
+        )
+        .addColumn("benefit_id", "text", (c) =>
+          c.notNull().references("kassa_benefit.id").onDelete("cascade"),
+        )
+        .addColumn("order", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("kassa_product_benefit_pkey", ["product_id", "benefit_id"])
+        .execute();
+    },
+  },
+  "0105_discounts": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("kassa_discount")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("organization_id", "text", (c) =>
+          c.notNull().references("organization.id").onDelete("cascade"),
+        )
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("code", "text")
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("amount", "integer")
+        .addColumn("currency", "text")
+        .addColumn("basis_points", "integer")
+        .addColumn("duration", "text", (c) => c.notNull())
+        .addColumn("duration_in_months", "integer")
+        .addColumn("starts_at", "timestamptz")
+        .addColumn("ends_at", "timestamptz")
+        .addColumn("max_redemptions", "integer")
+        .addColumn("redemptions_count", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("modified_at", "timestamptz")
+        .addColumn("deleted_at", "timestamptz")
+        .execute();
+      // A code is unique per organization whatever its case, among discounts not deleted.
+      await sql`create unique index if not exists kassa_discount_org_code_key
+        on kassa_discount (organization_id, lower(code))
+        where code is not null and deleted_at is null`.execute(db);
+      await db.schema
+        .createTable("kassa_discount_product")
+        .ifNotExists()
+        .addColumn("discount_id", "text", (c) =>
+          c.notNull().references("kassa_discount.id").onDelete("cascade"),
+        )
+        .addColumn("product_id", "text", (c) =>
+          c.notNull().references("kassa_product.id").onDelete("cascade"),
+        )
+        .addPrimaryKeyConstraint("kassa_discount_product_pkey", ["discount_id", "product_id"])
+        .execute();
+    },
+  },
   "0300_payments_sandbox": {
     async up(db: Kysely<unknown>) {
       // The sandbox processor's own records: what Stripe would keep on its side. Only the

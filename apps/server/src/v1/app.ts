@@ -12,9 +12,14 @@ import type { Clock } from "../kit/clock.js";
 import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
+import { registerBenefitRoutes } from "../modules/benefits/index.js";
+import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerDiscountRoutes } from "../modules/discounts/index.js";
+import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
+import { registerProductRoutes } from "../modules/products/index.js";
 import { registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
@@ -162,6 +167,11 @@ export function createV1Api(deps: V1Deps) {
 
   registerOrganizationAccessTokenRoutes(api);
   registerOrganizationRoutes(api);
+  registerMeterRoutes(api);
+  registerCustomFieldRoutes(api);
+  registerBenefitRoutes(api);
+  registerProductRoutes(api);
+  registerDiscountRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
   if (deps.payments?.sandbox)

@@ -45,13 +45,26 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   }
 }
 
+/**
+ * A union that matched no option reports the issues of the closest option (the one with the
+ * fewest issues), so `loc` names the field that is wrong rather than the whole union.
+ */
+function flattenUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== "invalid_union" || !("errors" in issue) || issue.errors.length === 0) return [issue];
+    const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0];
+    if (!closest || closest.length === 0) return [issue];
+    return flattenUnions(closest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+  });
+}
+
 /** zod's issues as Polar's 422 `detail` entries, each naming the field by its `loc`. */
 export function toValidationIssues(
   issues: readonly z.core.$ZodIssue[],
   location: Location,
   data: unknown,
 ): ValidationIssue[] {
-  return issues.map((issue) => {
+  return flattenUnions(issues).map((issue) => {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     const input = valueAt(data, issue.path);
     const missing = issue.code === "invalid_type" && input === undefined;
