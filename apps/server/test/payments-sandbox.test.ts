@@ -81,6 +81,7 @@ describe("sandbox confirmation tokens (POST /v1/sandbox/confirmation-tokens)", (
     });
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^ctoken_sbx_[A-Za-z0-9_-]{32}$/);
+    expect(res.body.card).toEqual({ brand: "visa", last4: "4242", exp_month: 4, exp_year: nextYear });
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now());
     const rows = await server.sql(
       "select * from kassa_sandbox_confirmation_token where id = $1",
@@ -179,6 +180,27 @@ describe("sandbox confirmation tokens (POST /v1/sandbox/confirmation-tokens)", (
       loc: ["body", "exp_month"],
       msg: "Your card's expiration date is in the past.",
     });
+  });
+
+  it("never echoes a card number or CVC in a shape error", async () => {
+    const res = await call(server, undefined, "POST", TOKENS, {
+      card_number: "4242 4242 4242 4242 4242 4242 4242 4242 4242 42",
+      exp_month: 12,
+      exp_year: nextYear,
+      cvc: 12345678901,
+    });
+    expect(res.status).toBe(422);
+    const locs = res.body.detail.map((d: { loc: string[] }) => d.loc.join("."));
+    expect(locs.sort()).toEqual(["body.card_number", "body.cvc"]);
+    expect(res.body.detail.every((d: { input: unknown }) => d.input === null)).toBe(true);
+    expect(JSON.stringify(res.body)).not.toContain("4242 4242");
+    expect(JSON.stringify(res.body)).not.toContain("12345678901");
+  });
+
+  it("is in the OpenAPI document", async () => {
+    const doc = await call(server, undefined, "GET", "/v1/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toContain(TOKENS);
   });
 
   it("names every missing field", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { fromStripeEvent } from "../src/modules/payments/events.js";
 import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { ServerApiError, startTestServer, type TestServer } from "./support/server.js";
@@ -251,6 +252,30 @@ describe("Stripe adapter against a Stripe-speaking HTTP server", () => {
       cvc: "123",
     });
     expect(res.status).toBe(404);
+  });
+});
+
+describe("Stripe configuration", () => {
+  it("needs the webhook secret with the secret key, and keys of the right kind", () => {
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_x" })).toThrow(
+      /STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set/,
+    );
+    expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: "whsec_x" })).toThrow(/STRIPE_SECRET_KEY is required/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "pk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" })).toThrow(
+      /^STRIPE_SECRET_KEY: must be a Stripe secret or restricted key/,
+    );
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "secret" })).toThrow(
+      ConfigError,
+    );
+    expect(loadConfig({}).payments.stripe).toBeUndefined();
+    expect(
+      loadConfig({ STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_y" }).payments.stripe,
+    ).toEqual({
+      secretKey: "sk_live_x",
+      webhookSecret: "whsec_y",
+      publishableKey: undefined,
+      apiUrl: undefined,
+    });
   });
 });
 

@@ -143,6 +143,12 @@ describe("tax rates (/v1/tax-rates/)", () => {
     expect(await calculate(acme, 1000, "NL")).toMatchObject({ taxAmount: 210 });
   });
 
+  it("is in the OpenAPI document", async () => {
+    const doc = await call(server, undefined, "GET", "/v1/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([RATES, `${RATES}{id}`]));
+  });
+
   it("is scoped: a read token cannot write; another organization sees 404", async () => {
     const res = await call(server, readOnly, "POST", RATES, { country: "IT", rate: "22" });
     expect(res.status).toBe(403);

@@ -82,7 +82,9 @@ export class SandboxProcessor implements PaymentProcessor {
   ) {}
 
   /** Turns a card into a single-use confirmation token (what Stripe.js does in the browser). */
-  async createConfirmationToken(card: CardInput): Promise<{ id: string; expiresAt: Date }> {
+  async createConfirmationToken(
+    card: CardInput,
+  ): Promise<{ id: string; expiresAt: Date; card: Omit<PaymentMethodSummary, "id"> }> {
     const now = this.clock.now();
     const checked = checkCard(card, now);
     if ("problems" in checked) throw new InvalidCard(checked.problems);
@@ -100,7 +102,11 @@ export class SandboxProcessor implements PaymentProcessor {
       expires_at: new Date(now.getTime() + TOKEN_TTL_MS),
     };
     await repo.insertToken(this.db, token);
-    return { id: token.id, expiresAt: token.expires_at };
+    return {
+      id: token.id,
+      expiresAt: token.expires_at,
+      card: { brand: c.brand, last4: c.last4, expMonth: c.expMonth, expYear: c.expYear },
+    };
   }
 
   createCustomer(input: CreateCustomerInput): Promise<ProcessorCustomer> {

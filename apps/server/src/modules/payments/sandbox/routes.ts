@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { RequestValidationError, TooManyRequests } from "../../../kit/api/errors.js";
+import { toValidationIssues } from "../../../kit/api/validation.js";
 import type { RateLimiter } from "../../../kit/rate-limit.js";
 import type { V1App } from "../../../v1/env.js";
 import { InvalidCard, type SandboxProcessor } from "./processor.js";
@@ -13,7 +14,16 @@ const CardBody = z
   })
   .openapi("SandboxCard");
 
-const Token = z.object({ id: z.string(), expires_at: z.string() }).openapi("SandboxConfirmationToken");
+const Token = z
+  .object({
+    id: z.string(),
+    expires_at: z.string(),
+    card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
+  })
+  .openapi("SandboxConfirmationToken");
+
+/** Fields whose value is never echoed back in an error (a full card number, a CVC). */
+const SECRET_FIELDS = new Set(["card_number", "cvc"]);
 
 const createToken = createRoute({
   method: "post",
@@ -38,29 +48,53 @@ export interface SandboxRouteDeps {
 }
 
 export function registerSandboxRoutes(app: V1App, deps: SandboxRouteDeps) {
-  app.openapi(createToken, async (c) => {
-    if (deps.limiter) {
-      const forwarded = deps.trustProxy ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-      const address = forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
-      const verdict = await deps.limiter(`sandbox:token:${address}`);
-      if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
-    }
-    const card = c.req.valid("json");
-    try {
-      const token = await deps.sandbox.createConfirmationToken(card);
-      return c.json({ id: token.id, expires_at: token.expiresAt.toISOString() }, 201);
-    } catch (error) {
-      if (error instanceof InvalidCard)
-        throw new RequestValidationError(
-          error.problems.map((p) => ({
-            type: "value_error",
-            loc: ["body", p.field],
-            msg: p.message,
-            // the number itself is never echoed back
-            input: p.field === "card_number" || p.field === "cvc" ? null : card[p.field],
-          })),
+  app.openapi(
+    createToken,
+    async (c) => {
+      if (deps.limiter) {
+        const forwarded = deps.trustProxy
+          ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
+          : undefined;
+        const address = forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
+        const verdict = await deps.limiter(`sandbox:token:${address}`);
+        if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
+      }
+      const card = c.req.valid("json");
+      try {
+        const token = await deps.sandbox.createConfirmationToken(card);
+        return c.json(
+          {
+            id: token.id,
+            expires_at: token.expiresAt.toISOString(),
+            card: {
+              brand: token.card.brand,
+              last4: token.card.last4,
+              exp_month: token.card.expMonth,
+              exp_year: token.card.expYear,
+            },
+          },
+          201,
         );
-      throw error;
-    }
-  });
+      } catch (error) {
+        if (error instanceof InvalidCard)
+          throw new RequestValidationError(
+            error.problems.map((p) => ({
+              type: "value_error",
+              loc: ["body", p.field],
+              msg: p.message,
+              input: SECRET_FIELDS.has(p.field) ? null : card[p.field],
+            })),
+          );
+        throw error;
+      }
+    },
+    // The shape errors of this body, without the card number or CVC the client sent.
+    (result): undefined => {
+      if (result.success) return undefined;
+      const issues = toValidationIssues(result.error.issues, "body", (result as { data?: unknown }).data);
+      throw new RequestValidationError(
+        issues.map((i) => (SECRET_FIELDS.has(String(i.loc[1])) ? { ...i, input: null } : i)),
+      );
+    },
+  );
 }
