@@ -78,6 +78,123 @@ export interface BetterAuthMemberTable {
   createdAt: Date;
 }
 
+/** A JSON column: read as the value, written as its JSON text. */
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface MeterTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  unit: string;
+  custom_label: string | null;
+  custom_multiplier: number | null;
+  filter: Json<unknown>;
+  aggregation: Json<unknown>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  archived_at: Date | null;
+}
+
+export interface CustomFieldTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  slug: string;
+  name: string;
+  properties: Json<Record<string, unknown>>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface ProductTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  visibility: string;
+  recurring_interval: string | null;
+  recurring_interval_count: number | null;
+  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface ProductPriceTable {
+  id: string;
+  organization_id: string;
+  product_id: string;
+  amount_type: string;
+  price_currency: string;
+  tax_behavior: string | null;
+  price_amount: number | null;
+  minimum_amount: number | null;
+  maximum_amount: number | null;
+  preset_amount: number | null;
+  /** A decimal number of cents, normalized (decimal.js `toFixed()`), kept exact as text. */
+  unit_amount: string | null;
+  cap_amount: number | null;
+  meter_id: string | null;
+  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
+  position: number;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface ProductCustomFieldTable {
+  product_id: string;
+  custom_field_id: string;
+  required: boolean;
+  order: number;
+}
+
+export interface BenefitTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  description: string;
+  properties: Json<Record<string, unknown>>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  /** Deleted benefits stay for the grants that name them; the API no longer shows them. */
+  deleted_at: Date | null;
+}
+
+export interface ProductBenefitTable {
+  product_id: string;
+  benefit_id: string;
+  order: number;
+}
+
+export interface DiscountTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  code: string | null;
+  type: string;
+  amount: number | null;
+  currency: string | null;
+  basis_points: number | null;
+  duration: string;
+  duration_in_months: number | null;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  max_redemptions: number | null;
+  redemptions_count: ColumnType<number, number | undefined, number>;
+  metadata: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface DiscountProductTable {
+  discount_id: string;
+  product_id: string;
+}
+
 export type JobStatus = "pending" | "running" | "completed" | "dead";
 
 /** The durable job queue (kit/jobs). */
@@ -242,123 +359,6 @@ export interface TaxRateTable {
   modified_at: Date | null;
 }
 
-/** A JSON column: read as the value, written as its JSON text. */
-export type Json<T> = ColumnType<T, string, string>;
-
-export interface MeterTable {
-  id: string;
-  organization_id: string;
-  name: string;
-  unit: string;
-  custom_label: string | null;
-  custom_multiplier: number | null;
-  filter: Json<unknown>;
-  aggregation: Json<unknown>;
-  metadata: Json<Record<string, string | number | boolean>>;
-  created_at: Date;
-  modified_at: Date | null;
-  archived_at: Date | null;
-}
-
-export interface CustomFieldTable {
-  id: string;
-  organization_id: string;
-  type: string;
-  slug: string;
-  name: string;
-  properties: Json<Record<string, unknown>>;
-  metadata: Json<Record<string, string | number | boolean>>;
-  created_at: Date;
-  modified_at: Date | null;
-}
-
-export interface ProductTable {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string | null;
-  visibility: string;
-  recurring_interval: string | null;
-  recurring_interval_count: number | null;
-  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
-  metadata: Json<Record<string, string | number | boolean>>;
-  created_at: Date;
-  modified_at: Date | null;
-}
-
-export interface ProductPriceTable {
-  id: string;
-  organization_id: string;
-  product_id: string;
-  amount_type: string;
-  price_currency: string;
-  tax_behavior: string | null;
-  price_amount: number | null;
-  minimum_amount: number | null;
-  maximum_amount: number | null;
-  preset_amount: number | null;
-  /** A decimal number of cents, normalized (decimal.js `toFixed()`), kept exact as text. */
-  unit_amount: string | null;
-  cap_amount: number | null;
-  meter_id: string | null;
-  is_archived: ColumnType<boolean, boolean | undefined, boolean>;
-  position: number;
-  created_at: Date;
-  modified_at: Date | null;
-}
-
-export interface ProductCustomFieldTable {
-  product_id: string;
-  custom_field_id: string;
-  required: boolean;
-  order: number;
-}
-
-export interface BenefitTable {
-  id: string;
-  organization_id: string;
-  type: string;
-  description: string;
-  properties: Json<Record<string, unknown>>;
-  metadata: Json<Record<string, string | number | boolean>>;
-  created_at: Date;
-  modified_at: Date | null;
-  /** Deleted benefits stay for the grants that name them; the API no longer shows them. */
-  deleted_at: Date | null;
-}
-
-export interface ProductBenefitTable {
-  product_id: string;
-  benefit_id: string;
-  order: number;
-}
-
-export interface DiscountTable {
-  id: string;
-  organization_id: string;
-  name: string;
-  code: string | null;
-  type: string;
-  amount: number | null;
-  currency: string | null;
-  basis_points: number | null;
-  duration: string;
-  duration_in_months: number | null;
-  starts_at: Date | null;
-  ends_at: Date | null;
-  max_redemptions: number | null;
-  redemptions_count: ColumnType<number, number | undefined, number>;
-  metadata: Json<Record<string, string | number | boolean>>;
-  created_at: Date;
-  modified_at: Date | null;
-  deleted_at: Date | null;
-}
-
-export interface DiscountProductTable {
-  discount_id: string;
-  product_id: string;
-}
-
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -366,6 +366,15 @@ export interface KassaDatabase {
   kassa_organization_settings: OrganizationSettingsTable;
   organization: BetterAuthOrganizationTable;
   member: BetterAuthMemberTable;
+  kassa_meter: MeterTable;
+  kassa_custom_field: CustomFieldTable;
+  kassa_product: ProductTable;
+  kassa_product_price: ProductPriceTable;
+  kassa_product_custom_field: ProductCustomFieldTable;
+  kassa_benefit: BenefitTable;
+  kassa_product_benefit: ProductBenefitTable;
+  kassa_discount: DiscountTable;
+  kassa_discount_product: DiscountProductTable;
   kassa_job: JobTable;
   kassa_webhook_endpoint: WebhookEndpointTable;
   kassa_webhook_event: WebhookEventTable;
@@ -379,13 +388,4 @@ export interface KassaDatabase {
   kassa_sandbox_idempotency: SandboxIdempotencyTable;
   kassa_processor_event: ProcessorEventTable;
   kassa_tax_rate: TaxRateTable;
-  kassa_meter: MeterTable;
-  kassa_custom_field: CustomFieldTable;
-  kassa_product: ProductTable;
-  kassa_product_price: ProductPriceTable;
-  kassa_product_custom_field: ProductCustomFieldTable;
-  kassa_benefit: BenefitTable;
-  kassa_product_benefit: ProductBenefitTable;
-  kassa_discount: DiscountTable;
-  kassa_discount_product: DiscountProductTable;
 }
