@@ -318,6 +318,21 @@ describe("charging with the sandbox's test cards", () => {
     expect(await refusal(charge(cus, {}, { ...args, amount: 999 }))).toBe("idempotency_key_reused");
   });
 
+  it("the same parameters in another key order are the same request; bad amounts and currencies are refused", async () => {
+    const cus = await customer();
+    const key = randomUUID();
+    const source = { confirmationTokenId: await token("4242424242424242") };
+    const first = await charge(cus, source, { idempotencyKey: key, metadata: { a: 1, b: "two" } });
+    const again = await charge(cus, source, { idempotencyKey: key, metadata: { b: "two", a: 1 } });
+    expect(again.chargeId).toBe(first.chargeId);
+    const tok = { confirmationTokenId: await token("4242424242424242") };
+    expect(await refusal(charge(cus, tok, { amount: 0 }))).toBe("invalid_request");
+    expect(await refusal(charge(cus, tok, { amount: 10.5 }))).toBe("invalid_request");
+    expect(await refusal(charge(cus, tok, { currency: "USD" }))).toBe("invalid_request");
+    // none of them used the token
+    expect((await charge(cus, tok)).status).toBe("succeeded");
+  });
+
   it("a declined answer is replayed for its key too", async () => {
     const cus = await customer();
     const args = {
@@ -539,5 +554,5 @@ describe("token rate limit", () => {
     } finally {
       await limited.stop();
     }
-  });
+  }, 120_000); // starts a server of its own: slow on a loaded machine
 });

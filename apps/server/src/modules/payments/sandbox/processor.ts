@@ -26,7 +26,18 @@ export const TOKEN_TTL_MS = 60 * 60 * 1000;
 
 const id = (prefix: string) => `${prefix}_sbx_${randomBytes(12).toString("hex")}`;
 
-const hash = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
+/** JSON with object keys sorted, so the same parameters hash the same whatever their order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value ?? null);
+}
+
+const hash = (value: unknown) => createHash("sha256").update(canonical(value)).digest("hex");
 
 function checkMoney(amount: number, currency: string) {
   if (!Number.isSafeInteger(amount) || amount <= 0 || amount > 99_999_999)
@@ -109,7 +120,7 @@ export class SandboxProcessor implements PaymentProcessor {
     };
   }
 
-  createCustomer(input: CreateCustomerInput): Promise<ProcessorCustomer> {
+  async createCustomer(input: CreateCustomerInput): Promise<ProcessorCustomer> {
     const params = { email: input.email, name: input.name, metadata: input.metadata ?? {} };
     return this.idempotent(
       input.organizationId,
@@ -139,7 +150,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return row ? { id: row.id, email: row.email, name: row.name, metadata: row.metadata } : null;
   }
 
-  savePaymentMethod(input: SavePaymentMethodInput): Promise<SetupResult> {
+  async savePaymentMethod(input: SavePaymentMethodInput): Promise<SetupResult> {
     const params = {
       customer: input.customerId,
       token: input.confirmationTokenId,
@@ -160,7 +171,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return rows.map(summary);
   }
 
-  charge(input: ChargeInput): Promise<ChargeResult> {
+  async charge(input: ChargeInput): Promise<ChargeResult> {
     checkMoney(input.amount, input.currency);
     const params = {
       amount: input.amount,
@@ -192,7 +203,7 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
-  chargeOffSession(input: OffSessionChargeInput): Promise<ChargeResult> {
+  async chargeOffSession(input: OffSessionChargeInput): Promise<ChargeResult> {
     checkMoney(input.amount, input.currency);
     const params = {
       amount: input.amount,
@@ -219,7 +230,7 @@ export class SandboxProcessor implements PaymentProcessor {
     );
   }
 
-  refund(input: RefundInput): Promise<RefundResult> {
+  async refund(input: RefundInput): Promise<RefundResult> {
     const params = {
       charge: input.chargeId,
       amount: input.amount ?? null,
