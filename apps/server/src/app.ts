@@ -9,6 +9,7 @@ import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
+import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
 import { mountWebApp, publicConfig } from "./web.js";
@@ -26,6 +27,8 @@ export interface AppDeps {
   readSession: (headers: Headers) => Promise<Response | null>;
   /** Better Auth's HTTP handler (see auth/handler.ts). */
   authHandler: AuthHandler;
+  /** The payment processor (sandbox or Stripe). */
+  payments: Payments;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -163,7 +166,20 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
     events: webhookEventSink(deps.clock),
+    payments: deps.payments,
+    trustProxy: config.trustProxy,
+    sandboxTokenRateLimit: config.rateLimit ? config.payments.sandboxTokenRateLimit : undefined,
   });
+  // Before the /v1 app: Stripe signs the exact bytes it sent, and /v1 rewrites JSON bodies.
+  const stripe = deps.payments.stripe;
+  if (stripe)
+    mountStripeWebhook(app, {
+      db,
+      clock: deps.clock,
+      logger: deps.logger,
+      stripe: stripe.processor.stripe,
+      webhookSecret: stripe.webhookSecret,
+    });
   app.all("/v1", (c) => v1.fetch(c.req.raw, c.env));
   app.all("/v1/*", (c) => v1.fetch(c.req.raw, c.env));
 

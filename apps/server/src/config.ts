@@ -89,6 +89,20 @@ const envSchema = z.object({
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  STRIPE_SECRET_KEY: optionalString.refine(
+    (v) => v === undefined || /^(sk|rk)_(test|live)_/.test(v),
+    "must be a Stripe secret or restricted key (sk_live_..., sk_test_..., rk_...)",
+  ),
+  STRIPE_WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || v.startsWith("whsec_"),
+    "must be the endpoint's signing secret (whsec_...)",
+  ),
+  STRIPE_PUBLISHABLE_KEY: optionalString.refine(
+    (v) => v === undefined || /^pk_(test|live)_/.test(v),
+    "must be a Stripe publishable key (pk_live_..., pk_test_...)",
+  ),
+  STRIPE_API_URL: optionalString.pipe(urlString.optional()),
+  SANDBOX_TOKEN_RATE_LIMIT: positiveInt.default(30),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -141,6 +155,18 @@ export interface KassaConfig {
     backoff: { baseMs: number; maxMs: number };
   };
   webhooks: { timeoutMs: number };
+  payments: {
+    /** Present when STRIPE_SECRET_KEY is set: Stripe is then the processor, else the sandbox. */
+    stripe?: {
+      secretKey: string;
+      webhookSecret: string;
+      publishableKey: string | undefined;
+      /** Another API host (a local fake in tests, stripe-mock); default Stripe's. */
+      apiUrl: string | undefined;
+    };
+    /** Sandbox confirmation tokens a minute per client address. */
+    sandboxTokenRateLimit: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -215,6 +241,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     };
   }
 
+  if (env.STRIPE_SECRET_KEY && !env.STRIPE_WEBHOOK_SECRET)
+    throw new ConfigError(
+      "STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set (Stripe's webhooks settle asynchronous payments and refunds)",
+    );
+  if (!env.STRIPE_SECRET_KEY && (env.STRIPE_WEBHOOK_SECRET || env.STRIPE_PUBLISHABLE_KEY))
+    throw new ConfigError(
+      "STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_PUBLISHABLE_KEY is set",
+    );
+
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
   const google = pair(env, "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET");
@@ -272,5 +307,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+    payments: {
+      ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET
+        ? {
+            stripe: {
+              secretKey: env.STRIPE_SECRET_KEY,
+              webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+              publishableKey: env.STRIPE_PUBLISHABLE_KEY,
+              apiUrl: env.STRIPE_API_URL,
+            },
+          }
+        : {}),
+      sandboxTokenRateLimit: env.SANDBOX_TOKEN_RATE_LIMIT,
+    },
   };
 }

@@ -12,6 +12,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -22,6 +23,8 @@ export interface KassaServer {
   mailer: Mailer;
   /** The job worker of this process (absent with JOB_WORKER=off). */
   jobs: JobWorker | undefined;
+  /** The payment processor (sandbox or Stripe) and its parts. */
+  payments: Payments;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -57,10 +60,16 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);
+    const payments = createPayments({ config: config.payments, db: database.db, clock });
+    if (config.production && payments.sandbox)
+      logger.warn(
+        "payments run on the sandbox processor: no real money moves (set STRIPE_SECRET_KEY to go live)",
+      );
 
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
+      ...paymentJobs({ listeners: [] }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({
@@ -87,6 +96,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       isReady: () => ready,
       readSession,
       authHandler: await createAuthHandler(auth),
+      payments,
     });
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -120,7 +130,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       })();
       return closing;
     };
-    return { url: config.baseURL, port, database, auth, mailer, jobs, close };
+    return { url: config.baseURL, port, database, auth, mailer, jobs, payments, close };
   } catch (error) {
     await jobs?.stop(0);
     await database.close().catch(() => {});

@@ -263,6 +263,102 @@ export interface WebhookDeliveryTable {
   created_at: Date;
 }
 
+/** The sandbox processor's records (modules/payments/sandbox). */
+export interface SandboxConfirmationTokenTable {
+  id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  behavior: string;
+  decline_code: string | null;
+  decline_message: string | null;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+  consumed_by: string | null;
+}
+
+export interface SandboxCustomerTable {
+  id: string;
+  organization_id: string;
+  email: string | null;
+  name: string | null;
+  metadata: ColumnType<Record<string, string | number | boolean>, string, string>;
+  created_at: Date;
+}
+
+export interface SandboxPaymentMethodTable {
+  id: string;
+  organization_id: string;
+  customer_id: string | null;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  behavior: string;
+  decline_code: string | null;
+  decline_message: string | null;
+  created_at: Date;
+}
+
+export interface SandboxChargeTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  payment_method_id: string | null;
+  amount: number;
+  currency: string;
+  status: string;
+  decline_code: string | null;
+  failure_message: string | null;
+  off_session: boolean;
+  metadata: ColumnType<Record<string, string | number | boolean>, string, string>;
+  amount_refunded: ColumnType<number, number | undefined, number>;
+  created_at: Date;
+}
+
+export interface SandboxRefundTable {
+  id: string;
+  organization_id: string;
+  charge_id: string;
+  amount: number;
+  status: string;
+  reason: string | null;
+  metadata: ColumnType<Record<string, string | number | boolean>, string, string>;
+  created_at: Date;
+}
+
+export interface SandboxIdempotencyTable {
+  organization_id: string;
+  key: string;
+  operation: string;
+  request_hash: string;
+  response: ColumnType<unknown, string, string>;
+  created_at: Date;
+}
+
+/** Events a payment processor sent (Stripe's webhooks), stored once by their id. */
+export interface ProcessorEventTable {
+  processor: string;
+  id: string;
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  received_at: Date;
+  processed_at: Date | null;
+}
+
+/** An organization's tax rate for one country (modules/tax). */
+export interface TaxRateTable {
+  id: Generated<string>;
+  organization_id: string;
+  country: string;
+  rate: string;
+  display_name: string | null;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
 export interface KassaDatabase {
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
@@ -284,4 +380,12 @@ export interface KassaDatabase {
   kassa_webhook_event: WebhookEventTable;
   kassa_webhook_send: WebhookSendTable;
   kassa_webhook_delivery: WebhookDeliveryTable;
+  kassa_sandbox_confirmation_token: SandboxConfirmationTokenTable;
+  kassa_sandbox_customer: SandboxCustomerTable;
+  kassa_sandbox_payment_method: SandboxPaymentMethodTable;
+  kassa_sandbox_charge: SandboxChargeTable;
+  kassa_sandbox_refund: SandboxRefundTable;
+  kassa_sandbox_idempotency: SandboxIdempotencyTable;
+  kassa_processor_event: ProcessorEventTable;
+  kassa_tax_rate: TaxRateTable;
 }

@@ -18,7 +18,9 @@ import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
+import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
+import { registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
@@ -36,6 +38,11 @@ export interface V1Deps {
   trustedOrigins: string[];
   /** Requests a minute per organization; undefined switches the limit off. */
   rateLimitPerMinute: number | undefined;
+  /** The payment processor; absent: no payment routes (suites that build /v1 alone). */
+  payments?: Payments;
+  /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
+  sandboxTokenRateLimit?: number | undefined;
+  trustProxy?: boolean;
 }
 
 export const V1_PREFIX = "/v1";
@@ -223,6 +230,21 @@ export function createV1Api(deps: V1Deps) {
   registerProductRoutes(api);
   registerDiscountRoutes(api);
   registerWebhookRoutes(api);
+  registerTaxRoutes(api);
+  if (deps.payments?.sandbox)
+    registerSandboxRoutes(api, {
+      sandbox: deps.payments.sandbox,
+      trustProxy: deps.trustProxy ?? false,
+      limiter:
+        deps.sandboxTokenRateLimit === undefined
+          ? undefined
+          : createRateLimiter({
+              db: deps.db,
+              clock: deps.clock,
+              max: deps.sandboxTokenRateLimit,
+              windowSeconds: 60,
+            }),
+    });
 
   return {
     api,

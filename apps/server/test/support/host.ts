@@ -6,6 +6,8 @@
 import { sql } from "kysely";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/kit/logger.js";
+import { ProcessorRequestError } from "../../src/modules/payments/index.js";
+import { OrganizationRateTaxCalculator } from "../../src/modules/tax/index.js";
 import { startKassa } from "../../src/server.js";
 
 type Request =
@@ -16,7 +18,8 @@ type Request =
       name: string;
       args: { body?: unknown; query?: unknown; headers?: Record<string, string> };
     }
-  | { id: number; op: "stop" };
+  | { id: number; op: "stop" }
+  | { id: number; op: "payments"; target: "processor" | "tax"; method: string; args: unknown };
 
 const send = (message: unknown) => process.send?.(message);
 
@@ -50,12 +53,27 @@ process.on("message", async (raw: Request) => {
         ...(raw.args.headers ? { headers: new Headers(raw.args.headers) } : {}),
       });
       send({ id: raw.id, ok: true, value: JSON.parse(JSON.stringify(value ?? null)) });
+    } else if (raw.op === "payments") {
+      // The processor the server runs with (and the default tax calculator), called as a
+      // checkout or a renewal will call them.
+      const target =
+        raw.target === "tax"
+          ? new OrganizationRateTaxCalculator(server.database.db)
+          : server.payments.processor;
+      const fn = (target as unknown as Record<string, (args: unknown) => Promise<unknown>>)[raw.method];
+      if (typeof fn !== "function") throw new Error(`no ${raw.target} method named ${raw.method}`);
+      const value = await fn.call(target, raw.args);
+      send({ id: raw.id, ok: true, value: JSON.parse(JSON.stringify(value ?? null)) });
     } else if (raw.op === "stop") {
       await server.close();
       send({ id: raw.id, ok: true, value: null });
       process.exit(0);
     }
   } catch (error) {
+    if (error instanceof ProcessorRequestError) {
+      send({ id: raw.id, ok: false, error: { message: error.message, status: error.code, body: null } });
+      return;
+    }
     const e = error as { status?: unknown; statusCode?: number; body?: unknown; message?: string };
     send({
       id: raw.id,

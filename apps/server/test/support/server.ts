@@ -23,6 +23,12 @@ export interface TestServer {
     name: string,
     args?: { body?: unknown; query?: unknown; headers?: Record<string, string> },
   ): Promise<T>;
+  /**
+   * Calls the server's payment processor (`processor`) or the default tax calculator (`tax`)
+   * in the server process, as checkouts and renewals do; a refused request rejects with a
+   * ServerApiError whose `status` is the ProcessorRequestError code.
+   */
+  payments<T = unknown>(target: "processor" | "tax", method: string, args: unknown): Promise<T>;
   /** Graceful stop (SIGTERM) and database cleanup. */
   stop(): Promise<void>;
 }
@@ -141,6 +147,7 @@ export async function startTestServer(
     output: () => output,
     sql: (text, ...params) => call({ op: "sql", text, params }),
     api: (name, args = {}) => call({ op: "api", name, args }),
+    payments: (target, method, args) => call({ op: "payments", target, method, args }),
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

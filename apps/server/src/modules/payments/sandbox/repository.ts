@@ -1,0 +1,211 @@
+import type { Kysely, Transaction } from "kysely";
+import type { KassaDatabase } from "../../../db/schema.js";
+import type { Metadata } from "../../../kit/api/metadata.js";
+import type { Db } from "../../../kit/context.js";
+
+/** All SQL of the sandbox processor. Every query but the token's is scoped by organization. */
+
+export async function insertToken(
+  db: Db,
+  row: {
+    id: string;
+    brand: string;
+    last4: string;
+    exp_month: number;
+    exp_year: number;
+    behavior: string;
+    decline_code: string | null;
+    decline_message: string | null;
+    created_at: Date;
+    expires_at: Date;
+  },
+) {
+  await db.insertInto("kassa_sandbox_confirmation_token").values(row).execute();
+}
+
+/**
+ * Marks the token used by this organization, if it exists, is unused and has not expired.
+ * One statement: of two concurrent consumers, the second finds it consumed.
+ */
+export function consumeToken(db: Db, id: string, organizationId: string, now: Date) {
+  return db
+    .updateTable("kassa_sandbox_confirmation_token")
+    .set({ consumed_at: now, consumed_by: organizationId })
+    .where("id", "=", id)
+    .where("consumed_at", "is", null)
+    .where("expires_at", ">", now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findToken(db: Db, id: string) {
+  return db
+    .selectFrom("kassa_sandbox_confirmation_token")
+    .selectAll()
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function insertCustomer(
+  db: Db,
+  row: {
+    id: string;
+    organization_id: string;
+    email: string | null;
+    name: string | null;
+    metadata: Metadata;
+    created_at: Date;
+  },
+) {
+  await db
+    .insertInto("kassa_sandbox_customer")
+    .values({ ...row, metadata: JSON.stringify(row.metadata) })
+    .execute();
+}
+
+export function findCustomer(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_sandbox_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function insertPaymentMethod(
+  db: Db,
+  row: {
+    id: string;
+    organization_id: string;
+    customer_id: string | null;
+    brand: string;
+    last4: string;
+    exp_month: number;
+    exp_year: number;
+    behavior: string;
+    decline_code: string | null;
+    decline_message: string | null;
+    created_at: Date;
+  },
+) {
+  await db.insertInto("kassa_sandbox_payment_method").values(row).execute();
+}
+
+export function findPaymentMethod(db: Db, organizationId: string, customerId: string, id: string) {
+  return db
+    .selectFrom("kassa_sandbox_payment_method")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function listPaymentMethods(db: Db, organizationId: string, customerId: string) {
+  return db
+    .selectFrom("kassa_sandbox_payment_method")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
+export async function insertCharge(
+  db: Db,
+  row: {
+    id: string;
+    organization_id: string;
+    customer_id: string;
+    payment_method_id: string | null;
+    amount: number;
+    currency: string;
+    status: "succeeded" | "failed";
+    decline_code: string | null;
+    failure_message: string | null;
+    off_session: boolean;
+    metadata: Metadata;
+    created_at: Date;
+  },
+) {
+  await db
+    .insertInto("kassa_sandbox_charge")
+    .values({ ...row, metadata: JSON.stringify(row.metadata) })
+    .execute();
+}
+
+/** The charge, locked for the rest of the transaction: refunds of one charge queue here. */
+export function lockCharge(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_sandbox_charge")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function addRefund(
+  db: Db,
+  row: {
+    id: string;
+    organization_id: string;
+    charge_id: string;
+    amount: number;
+    reason: string | null;
+    metadata: Metadata;
+    created_at: Date;
+  },
+) {
+  await db
+    .insertInto("kassa_sandbox_refund")
+    .values({ ...row, status: "succeeded", metadata: JSON.stringify(row.metadata) })
+    .execute();
+  await db
+    .updateTable("kassa_sandbox_charge")
+    .set((eb) => ({ amount_refunded: eb("amount_refunded", "+", row.amount) }))
+    .where("organization_id", "=", row.organization_id)
+    .where("id", "=", row.charge_id)
+    .execute();
+}
+
+/**
+ * Claims an idempotency key in the transaction. Returns null when this transaction owns it
+ * (the caller runs the operation and stores its answer), else the stored row. A concurrent
+ * claim of the same key waits here until the first transaction ends.
+ */
+export async function claimIdempotencyKey(
+  trx: Transaction<KassaDatabase>,
+  row: { organization_id: string; key: string; operation: string; request_hash: string; created_at: Date },
+) {
+  const claimed = await trx
+    .insertInto("kassa_sandbox_idempotency")
+    .values({ ...row, response: "null" })
+    .onConflict((oc) => oc.columns(["organization_id", "key"]).doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  if (claimed) return null;
+  return trx
+    .selectFrom("kassa_sandbox_idempotency")
+    .selectAll()
+    .where("organization_id", "=", row.organization_id)
+    .where("key", "=", row.key)
+    .executeTakeFirstOrThrow();
+}
+
+export async function storeIdempotentResponse(
+  trx: Transaction<KassaDatabase>,
+  organizationId: string,
+  key: string,
+  response: unknown,
+) {
+  await trx
+    .updateTable("kassa_sandbox_idempotency")
+    .set({ response: JSON.stringify(response) })
+    .where("organization_id", "=", organizationId)
+    .where("key", "=", key)
+    .execute();
+}
+
+export type SandboxDb = Kysely<KassaDatabase>;

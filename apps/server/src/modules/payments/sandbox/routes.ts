@@ -1,0 +1,100 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { RequestValidationError, TooManyRequests } from "../../../kit/api/errors.js";
+import { toValidationIssues } from "../../../kit/api/validation.js";
+import type { RateLimiter } from "../../../kit/rate-limit.js";
+import type { V1App } from "../../../v1/env.js";
+import { InvalidCard, type SandboxProcessor } from "./processor.js";
+
+const CardBody = z
+  .object({
+    card_number: z.string().min(1).max(40).openapi({ example: "4242 4242 4242 4242" }),
+    exp_month: z.coerce.number().int().openapi({ example: 12 }),
+    exp_year: z.coerce.number().int().openapi({ example: 2030 }),
+    cvc: z.string().min(1).max(10).openapi({ example: "123" }),
+  })
+  .openapi("SandboxCard");
+
+const Token = z
+  .object({
+    id: z.string(),
+    expires_at: z.string(),
+    card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
+  })
+  .openapi("SandboxConfirmationToken");
+
+/** Fields whose value is never echoed back in an error (a full card number, a CVC). */
+const SECRET_FIELDS = new Set(["card_number", "cvc"]);
+
+const createToken = createRoute({
+  method: "post",
+  path: "/v1/sandbox/confirmation-tokens",
+  tags: ["sandbox"],
+  summary: "Create a sandbox confirmation token",
+  description:
+    "Public: the hosted checkout page turns a test card into a single-use token here, where Stripe's page would create a Stripe confirmation token, and confirms the checkout with its `id` as `confirmation_token_id`. Only the brand and the last 4 digits are kept. Available only while Kassa runs on the sandbox processor.",
+  request: { body: { required: true, content: { "application/json": { schema: CardBody } } } },
+  responses: {
+    201: { description: "Token created", content: { "application/json": { schema: Token } } },
+    422: { description: "A field of the card is invalid (named in `loc`)" },
+    429: { description: "Too many tokens from this address (see `Retry-After`)" },
+  },
+});
+
+export interface SandboxRouteDeps {
+  sandbox: SandboxProcessor;
+  /** Per client address; undefined when rate limits are off. */
+  limiter: RateLimiter | undefined;
+  trustProxy: boolean;
+}
+
+export function registerSandboxRoutes(app: V1App, deps: SandboxRouteDeps) {
+  app.openapi(
+    createToken,
+    async (c) => {
+      if (deps.limiter) {
+        const forwarded = deps.trustProxy
+          ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
+          : undefined;
+        const address = forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
+        const verdict = await deps.limiter(`sandbox:token:${address}`);
+        if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
+      }
+      const card = c.req.valid("json");
+      try {
+        const token = await deps.sandbox.createConfirmationToken(card);
+        return c.json(
+          {
+            id: token.id,
+            expires_at: token.expiresAt.toISOString(),
+            card: {
+              brand: token.card.brand,
+              last4: token.card.last4,
+              exp_month: token.card.expMonth,
+              exp_year: token.card.expYear,
+            },
+          },
+          201,
+        );
+      } catch (error) {
+        if (error instanceof InvalidCard)
+          throw new RequestValidationError(
+            error.problems.map((p) => ({
+              type: "value_error",
+              loc: ["body", p.field],
+              msg: p.message,
+              input: SECRET_FIELDS.has(p.field) ? null : card[p.field],
+            })),
+          );
+        throw error;
+      }
+    },
+    // The shape errors of this body, without the card number or CVC the client sent.
+    (result): undefined => {
+      if (result.success) return undefined;
+      const issues = toValidationIssues(result.error.issues, "body", (result as { data?: unknown }).data);
+      throw new RequestValidationError(
+        issues.map((i) => (SECRET_FIELDS.has(String(i.loc[1])) ? { ...i, input: null } : i)),
+      );
+    },
+  );
+}

@@ -1,0 +1,302 @@
+import Stripe from "stripe";
+import type { Metadata } from "../../../kit/api/metadata.js";
+import {
+  type ChargeInput,
+  type ChargeResult,
+  type CreateCustomerInput,
+  type OffSessionChargeInput,
+  type PaymentMethodSummary,
+  type PaymentProcessor,
+  type ProcessorCustomer,
+  ProcessorRequestError,
+  type RefundInput,
+  type RefundResult,
+  type SavePaymentMethodInput,
+  type SetupResult,
+} from "../processor.js";
+
+export interface StripeSettings {
+  secretKey: string;
+  /** Another API host, e.g. a local fake in tests; default Stripe's. */
+  apiUrl?: string | undefined;
+}
+
+/** The stripe client, pointed at `apiUrl` when given (host, port and protocol options). */
+export function createStripeClient(settings: StripeSettings): Stripe {
+  const target = settings.apiUrl ? new URL(settings.apiUrl) : undefined;
+  const protocol = target?.protocol === "http:" ? "http" : "https";
+  return new Stripe(settings.secretKey, {
+    ...(target
+      ? { host: target.hostname, port: target.port || (protocol === "http" ? 80 : 443), protocol }
+      : {}),
+    maxNetworkRetries: 2,
+    timeout: 30_000,
+    appInfo: { name: "Kassa" },
+  });
+}
+
+/** The organization is recorded on every object, so one Stripe account serves several. */
+const ORG_KEY = "kassa_organization_id";
+
+function toStripeMetadata(organizationId: string, metadata: Metadata | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) out[k] = String(v);
+  out[ORG_KEY] = organizationId;
+  return out;
+}
+
+function fromStripeMetadata(metadata: Record<string, string> | null | undefined): Metadata {
+  const out: Metadata = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) if (k !== ORG_KEY) out[k] = v;
+  return out;
+}
+
+function methodSummary(pm: string | Stripe.PaymentMethod | null | undefined): PaymentMethodSummary | null {
+  if (!pm || typeof pm === "string") return null;
+  return {
+    id: pm.id,
+    brand: pm.card?.brand ?? pm.type,
+    last4: pm.card?.last4 ?? "",
+    expMonth: pm.card?.exp_month ?? 0,
+    expYear: pm.card?.exp_year ?? 0,
+  };
+}
+
+/** Idempotency keys are per Stripe account: the organization keeps two merchants' keys apart. */
+const keyOf = (organizationId: string, key: string) => `${organizationId}:${key}`;
+
+/** Stripe's request errors that are the caller's, not the customer's, as ProcessorRequestError. */
+function requestError(error: unknown): never {
+  if (error instanceof Stripe.errors.StripeIdempotencyError)
+    throw new ProcessorRequestError("idempotency_key_reused", error.message);
+  if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+    if (error.code === "resource_missing") {
+      const param = error.param ?? "";
+      if (param.includes("confirmation_token"))
+        throw new ProcessorRequestError("token_invalid", error.message);
+      if (param.includes("customer")) throw new ProcessorRequestError("customer_not_found", error.message);
+      if (param.includes("payment_method"))
+        throw new ProcessorRequestError("payment_method_not_found", error.message);
+      if (param.includes("payment_intent") || param.includes("charge"))
+        throw new ProcessorRequestError("charge_not_found", error.message);
+    }
+    throw new ProcessorRequestError("invalid_request", error.message);
+  }
+  throw error;
+}
+
+const declineOf = (error: {
+  decline_code?: string | undefined;
+  code?: string | undefined;
+  message: string;
+}) => ({
+  declineCode: error.decline_code ?? error.code ?? "generic_decline",
+  message: error.message || "Your card was declined.",
+});
+
+function intentResult(pi: Stripe.PaymentIntent): ChargeResult {
+  switch (pi.status) {
+    case "succeeded":
+      return {
+        status: "succeeded",
+        chargeId: pi.id,
+        amount: pi.amount_received || pi.amount,
+        currency: pi.currency,
+        paymentMethod: methodSummary(pi.payment_method),
+      };
+    case "processing":
+    case "requires_capture":
+      return { status: "pending", chargeId: pi.id, clientSecret: null };
+    case "requires_action":
+      return { status: "pending", chargeId: pi.id, clientSecret: pi.client_secret };
+    default: {
+      const err = pi.last_payment_error;
+      return {
+        status: "failed",
+        chargeId: pi.id,
+        ...declineOf({
+          decline_code: err?.decline_code,
+          code: err?.code,
+          message: err?.message ?? "Your card was declined.",
+        }),
+      };
+    }
+  }
+}
+
+const STRIPE_REFUND_REASONS = new Set(["duplicate", "fraudulent", "requested_by_customer"]);
+
+/**
+ * Stripe behind the PaymentProcessor interface: customers, payment intents (confirmed with
+ * the confirmation token Stripe's payment element created, or a saved payment method off
+ * session), setup intents for saving a card without a charge, refunds. A card decline is a
+ * `failed` result with Stripe's decline code and message; Stripe's own idempotency keys make
+ * a repeated call return the first answer.
+ */
+export class StripeProcessor implements PaymentProcessor {
+  readonly name = "stripe" as const;
+
+  constructor(readonly stripe: Stripe) {}
+
+  async createCustomer(input: CreateCustomerInput): Promise<ProcessorCustomer> {
+    try {
+      const customer = await this.stripe.customers.create(
+        {
+          ...(input.email ? { email: input.email } : {}),
+          ...(input.name ? { name: input.name } : {}),
+          metadata: toStripeMetadata(input.organizationId, input.metadata),
+        },
+        { idempotencyKey: keyOf(input.organizationId, input.idempotencyKey) },
+      );
+      return {
+        id: customer.id,
+        email: customer.email ?? null,
+        name: customer.name ?? null,
+        metadata: fromStripeMetadata(customer.metadata),
+      };
+    } catch (error) {
+      return requestError(error);
+    }
+  }
+
+  async findCustomer(input: {
+    organizationId: string;
+    customerId: string;
+  }): Promise<ProcessorCustomer | null> {
+    try {
+      const customer = await this.stripe.customers.retrieve(input.customerId);
+      if (customer.deleted || customer.metadata?.[ORG_KEY] !== input.organizationId) return null;
+      return {
+        id: customer.id,
+        email: customer.email ?? null,
+        name: customer.name ?? null,
+        metadata: fromStripeMetadata(customer.metadata),
+      };
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "resource_missing")
+        return null;
+      throw error;
+    }
+  }
+
+  async savePaymentMethod(input: SavePaymentMethodInput): Promise<SetupResult> {
+    try {
+      const si = await this.stripe.setupIntents.create(
+        {
+          customer: input.customerId,
+          confirm: true,
+          confirmation_token: input.confirmationTokenId,
+          usage: "off_session",
+          automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+          metadata: toStripeMetadata(input.organizationId, input.metadata),
+          expand: ["payment_method"],
+        },
+        { idempotencyKey: keyOf(input.organizationId, input.idempotencyKey) },
+      );
+      const pm = methodSummary(si.payment_method);
+      if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
+      if (si.status === "requires_action" || si.status === "processing")
+        return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
+      const err = si.last_setup_error;
+      return {
+        status: "failed",
+        ...declineOf({ decline_code: err?.decline_code, code: err?.code, message: err?.message ?? "" }),
+      };
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeCardError) return { status: "failed", ...declineOf(error) };
+      return requestError(error);
+    }
+  }
+
+  async listPaymentMethods(input: { organizationId: string; customerId: string }) {
+    const customer = await this.findCustomer(input);
+    if (!customer) return [];
+    const list = await this.stripe.customers.listPaymentMethods(input.customerId, {
+      type: "card",
+      limit: 100,
+    });
+    return list.data.map(methodSummary).filter((m): m is PaymentMethodSummary => m !== null);
+  }
+
+  charge(input: ChargeInput): Promise<ChargeResult> {
+    return this.createIntent(input.organizationId, input.idempotencyKey, {
+      amount: input.amount,
+      currency: input.currency,
+      customer: input.customerId,
+      confirm: true,
+      ...("confirmationTokenId" in input.source
+        ? { confirmation_token: input.source.confirmationTokenId }
+        : { payment_method: input.source.paymentMethodId }),
+      ...(input.savePaymentMethod ? { setup_future_usage: "off_session" as const } : {}),
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+      metadata: toStripeMetadata(input.organizationId, input.metadata),
+      expand: ["payment_method"],
+    });
+  }
+
+  chargeOffSession(input: OffSessionChargeInput): Promise<ChargeResult> {
+    return this.createIntent(input.organizationId, input.idempotencyKey, {
+      amount: input.amount,
+      currency: input.currency,
+      customer: input.customerId,
+      payment_method: input.paymentMethodId,
+      off_session: true,
+      confirm: true,
+      metadata: toStripeMetadata(input.organizationId, input.metadata),
+      expand: ["payment_method"],
+    });
+  }
+
+  async refund(input: RefundInput): Promise<RefundResult> {
+    try {
+      const refund = await this.stripe.refunds.create(
+        {
+          payment_intent: input.chargeId,
+          ...(input.amount !== undefined ? { amount: input.amount } : {}),
+          ...(input.reason && STRIPE_REFUND_REASONS.has(input.reason)
+            ? { reason: input.reason as Stripe.RefundCreateParams.Reason }
+            : {}),
+          metadata: toStripeMetadata(input.organizationId, {
+            ...input.metadata,
+            ...(input.reason ? { kassa_reason: input.reason } : {}),
+          }),
+        },
+        { idempotencyKey: keyOf(input.organizationId, input.idempotencyKey) },
+      );
+      if (refund.status === "succeeded")
+        return { status: "succeeded", refundId: refund.id, amount: refund.amount };
+      if (refund.status === "failed" || refund.status === "canceled")
+        return {
+          status: "failed",
+          refundId: refund.id,
+          code: refund.failure_reason ?? refund.status,
+          message: "The refund failed at the processor.",
+        };
+      return { status: "pending", refundId: refund.id, amount: refund.amount };
+    } catch (error) {
+      if (
+        error instanceof Stripe.errors.StripeInvalidRequestError &&
+        (error.code === "amount_too_large" || error.code === "charge_already_refunded")
+      )
+        return { status: "failed", refundId: null, code: error.code, message: error.message };
+      return requestError(error);
+    }
+  }
+
+  private async createIntent(
+    organizationId: string,
+    idempotencyKey: string,
+    params: Stripe.PaymentIntentCreateParams,
+  ): Promise<ChargeResult> {
+    try {
+      const pi = await this.stripe.paymentIntents.create(params, {
+        idempotencyKey: keyOf(organizationId, idempotencyKey),
+      });
+      return intentResult(pi);
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeCardError)
+        return { status: "failed", chargeId: error.payment_intent?.id ?? null, ...declineOf(error) };
+      return requestError(error);
+    }
+  }
+}
