@@ -9,6 +9,7 @@ import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
+import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
 import { mountWebApp, publicConfig } from "./web.js";
@@ -26,6 +27,8 @@ export interface AppDeps {
   readSession: (headers: Headers) => Promise<Response | null>;
   /** Better Auth's HTTP handler (see auth/handler.ts). */
   authHandler: AuthHandler;
+  /** File storage and the signer of its URLs. */
+  files: FilesEnv;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -163,9 +166,13 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
     events: webhookEventSink(deps.clock),
+    files: deps.files,
   });
   app.all("/v1", (c) => v1.fetch(c.req.raw, c.env));
   app.all("/v1/*", (c) => v1.fetch(c.req.raw, c.env));
+
+  // Upload, media and download URLs of files (bytes, not JSON: outside /v1).
+  registerStorageRoutes(app, { db, clock: deps.clock, env: deps.files, logger: deps.logger });
 
   // The web app: last, so every API route above wins; /api/* and /v1/* keep their 404s.
   mountWebApp(app, config.webDir);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 
 /**
@@ -89,6 +90,8 @@ const envSchema = z.object({
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  FILES_DIR: optionalString,
+  FILES_UPLOAD_URL_TTL: positiveInt.default(3600),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -141,6 +144,8 @@ export interface KassaConfig {
     backoff: { baseMs: number; maxMs: number };
   };
   webhooks: { timeoutMs: number };
+  /** Where uploaded files are kept (local disk), and how long an upload URL stays valid. */
+  files: { dir: string; uploadUrlTtlSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -272,5 +277,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+    files: {
+      dir: env.FILES_DIR ?? path.join(env.DATA_DIR, "files"),
+      uploadUrlTtlSeconds: env.FILES_UPLOAD_URL_TTL,
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
@@ -12,6 +13,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { createUrlSigner, diskStorage } from "./modules/files/index.js";
 import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -87,6 +89,12 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       isReady: () => ready,
       readSession,
       authHandler: await createAuthHandler(auth),
+      files: {
+        storage: diskStorage(path.resolve(config.files.dir)),
+        signer: createUrlSigner(secret),
+        baseURL: config.baseURL,
+        uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
+      },
     });
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -15,6 +15,7 @@ import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
+import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
@@ -36,6 +37,7 @@ export interface V1Deps {
   trustedOrigins: string[];
   /** Requests a minute per organization; undefined switches the limit off. */
   rateLimitPerMinute: number | undefined;
+  files: FilesEnv;
 }
 
 export const V1_PREFIX = "/v1";
@@ -166,6 +168,7 @@ export function createV1Api(deps: V1Deps) {
   registerProductRoutes(api);
   registerDiscountRoutes(api);
   registerWebhookRoutes(api);
+  registerFileRoutes(api, deps.files);
 
   return {
     api,

@@ -1,0 +1,10 @@
+export { FILE_SERVICES, MAX_SIZE } from "./limits.js";
+export { registerStorageRoutes } from "./public.js";
+export { type FileRow, findFiles, productMedias, replaceProductMedias } from "./repository.js";
+export { registerFileRoutes } from "./routes.js";
+export { ProductMediaFileRead, type ProductMediaWire } from "./schemas.js";
+export { downloadUrl } from "./serve.js";
+export type { FilesEnv } from "./service.js";
+export { createUrlSigner } from "./signing.js";
+export { diskStorage, type FileStorage } from "./storage.js";
+export { productMediaToWire } from "./wire.js";
