@@ -65,7 +65,10 @@ describe("organization access tokens", () => {
   });
 
   it("creates, updates and deletes through the SDK", async () => {
-    const polar = sdk(server, await createToken(acme, ["organization_access_tokens:write"]));
+    const polar = sdk(
+      server,
+      await createToken(acme, ["organization_access_tokens:write", "products:read", "products:write"]),
+    );
     const created = await polar.organizationAccessTokens.create({
       comment: "made by sdk",
       scopes: ["products:read"],
@@ -90,6 +93,27 @@ describe("organization access tokens", () => {
     );
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: "ResourceNotFound", detail: "Organization access token not found." });
+  });
+
+  it("a token cannot grant scopes it does not hold", async () => {
+    const token = await createToken(acme, ["organization_access_tokens:write", "products:read"]);
+    const res = await call(server, token, "POST", TOKENS, {
+      comment: "escalate",
+      scopes: ["products:read", "products:write"],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ["body", "scopes", 1], input: "products:write" }),
+    ]);
+    const mine = await call(server, token, "POST", TOKENS, { comment: "narrow", scopes: ["products:read"] });
+    expect(mine.status).toBe(201);
+    const widen = await call(server, token, "PATCH", `${TOKENS}${mine.body.organization_access_token.id}`, {
+      scopes: ["organizations:write"],
+    });
+    expect(widen.status).toBe(422);
+    expect(
+      await server.sql("select id from kassa_organization_access_token where comment = 'escalate'"),
+    ).toEqual([]);
   });
 
   it("bad input is a 422 naming the field, and nothing is stored", async () => {
