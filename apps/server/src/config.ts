@@ -92,6 +92,13 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   FILES_DIR: optionalString,
   FILES_UPLOAD_URL_TTL: positiveInt.default(3600),
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: optionalString.pipe(urlString.optional()),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().default(""),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -145,7 +152,19 @@ export interface KassaConfig {
   };
   webhooks: { timeoutMs: number };
   /** Where uploaded files are kept (local disk), and how long an upload URL stays valid. */
-  files: { dir: string; uploadUrlTtlSeconds: number };
+  files: {
+    dir: string;
+    uploadUrlTtlSeconds: number;
+    /** An S3-compatible bucket instead of local disk (`dir` then only stages uploads). */
+    s3?: {
+      bucket: string;
+      region: string;
+      endpoint: string | undefined;
+      forcePathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      prefix: string;
+    };
+  };
 }
 
 export class ConfigError extends Error {
@@ -220,6 +239,27 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     };
   }
 
+  let s3: KassaConfig["files"]["s3"];
+  if (env.S3_ACCESS_KEY_ID && !env.S3_SECRET_ACCESS_KEY)
+    throw new ConfigError("S3_SECRET_ACCESS_KEY is required when S3_ACCESS_KEY_ID is set");
+  if (env.S3_SECRET_ACCESS_KEY && !env.S3_ACCESS_KEY_ID)
+    throw new ConfigError("S3_ACCESS_KEY_ID is required when S3_SECRET_ACCESS_KEY is set");
+  if (env.S3_BUCKET) {
+    s3 = {
+      bucket: env.S3_BUCKET,
+      region: env.S3_REGION,
+      endpoint: env.S3_ENDPOINT,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      credentials:
+        env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+          ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+          : undefined,
+      prefix: env.S3_PREFIX,
+    };
+  } else if (env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) {
+    throw new ConfigError("S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set");
+  }
+
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
   const google = pair(env, "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET");
@@ -280,6 +320,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     files: {
       dir: env.FILES_DIR ?? path.join(env.DATA_DIR, "files"),
       uploadUrlTtlSeconds: env.FILES_UPLOAD_URL_TTL,
+      ...(s3 ? { s3 } : {}),
     },
   };
 }

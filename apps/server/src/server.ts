@@ -13,7 +13,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
-import { createUrlSigner, diskStorage } from "./modules/files/index.js";
+import { createUrlSigner, diskStorage, loadS3Storage } from "./modules/files/index.js";
 import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -90,7 +90,9 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       readSession,
       authHandler: await createAuthHandler(auth),
       files: {
-        storage: diskStorage(path.resolve(config.files.dir)),
+        storage: config.files.s3
+          ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })
+          : diskStorage(path.resolve(config.files.dir)),
         signer: createUrlSigner(secret),
         baseURL: config.baseURL,
         uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,

@@ -112,7 +112,7 @@ export async function openMedia(deps: StorageDeps, fileId: string): Promise<Serv
     mimeType: file.mime_type,
     size: file.size,
     etag: file.checksum_etag,
-    body: deps.env.storage.open(file.organization_id, file.id),
+    body: await deps.env.storage.open(file.organization_id, file.id),
   };
 }
 
@@ -127,7 +127,7 @@ export async function openDownload(deps: StorageDeps, fileId: string, query: Sig
     mimeType: file.mime_type,
     size: file.size,
     etag: file.checksum_etag,
-    body: deps.env.storage.open(file.organization_id, file.id),
+    body: await deps.env.storage.open(file.organization_id, file.id),
   };
 }
 

@@ -46,7 +46,7 @@ export interface FileStorage {
   readPart(fileId: string, number: number): Promise<StoredPart | undefined>;
   /** Joins the parts, in order, into the file's object (kept aside until `commit`). */
   assemble(organizationId: string, fileId: string, numbers: number[]): Promise<Assembled>;
-  open(organizationId: string, fileId: string): Readable;
+  open(organizationId: string, fileId: string): Promise<Readable>;
   /** Removes the object and any parts left. */
   remove(organizationId: string, fileId: string): Promise<void>;
 }
@@ -79,13 +79,18 @@ function meter(limit: number) {
 
 /** Local disk under `root` (`DATA_DIR/files` by default). */
 export function diskStorage(root: string): FileStorage {
+  return diskLayout(root).storage;
+}
+
+/** The disk storage and where it keeps things (the S3 storage stages parts through it). */
+export function diskLayout(root: string) {
   const partsDir = (fileId: string) => path.join(root, "uploads", fileId);
   const partFile = (fileId: string, n: number) => path.join(partsDir(fileId), `${n}.part`);
   const objectFile = (organizationId: string, fileId: string) =>
     path.join(root, "objects", organizationId, fileId);
   const temp = (file: string) => `${file}.${randomBytes(6).toString("hex")}.tmp`;
 
-  return {
+  const storage: FileStorage = {
     async putPart(fileId, number, body, expected) {
       const target = partFile(fileId, number);
       await mkdir(path.dirname(target), { recursive: true });
@@ -146,11 +151,12 @@ export function diskStorage(root: string): FileStorage {
       };
     },
 
-    open: (organizationId, fileId) => createReadStream(objectFile(organizationId, fileId)),
+    open: async (organizationId, fileId) => createReadStream(objectFile(organizationId, fileId)),
 
     async remove(organizationId, fileId) {
       await rm(objectFile(organizationId, fileId), { force: true });
       await rm(partsDir(fileId), { recursive: true, force: true });
     },
   };
+  return { storage, partsDir, partFile, objectFile };
 }
