@@ -1,6 +1,10 @@
+import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import type { Polar } from "@polar-sh/sdk";
 import type { FileUpload } from "@polar-sh/sdk/models/components/fileupload.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -568,5 +572,39 @@ describe("product medias", () => {
     expect((await call(server, token, "GET", `${F}?ids=${done.id}`)).body.items).toEqual([]);
     expect(existsSync(path.join(dataDir(), "files", "objects", acme.organizationId, done.id))).toBe(false);
     expect((await call(server, token, "DELETE", `${F}${done.id}`)).status).toBe(404);
+  });
+});
+
+describe("README", () => {
+  it("the files snippet uploads a product media and puts it on a product, as written", async () => {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const readme = readFileSync(path.join(here, "../../../README.md"), "utf8");
+    const snippet = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1] ?? "")
+      .find((s) => s.includes("polar.files.create("));
+    expect(snippet).toBeDefined();
+    const product = await polar.products.create({ name: "Framed print", prices: [{ amountType: "free" }] });
+    const cwd = mkdtempSync(path.join(os.tmpdir(), "kassa-readme-files-"));
+    const cover = png(1234);
+    writeFileSync(path.join(cwd, "cover.png"), cover);
+    // The snippet assumes a client and a product id; everything else runs as written.
+    const prelude = `import { Polar } from "@polar-sh/sdk";\nconst polar = new Polar({ accessToken: process.env.KASSA_TOKEN, serverURL: "${server.url}" });\nconst productId = process.env.PRODUCT_ID;\n`;
+    const file = path.join(here, `.readme-files-${process.pid}.mts`);
+    writeFileSync(file, prelude + (snippet ?? ""));
+    try {
+      // tsx from this repository (the snippet runs in a directory of its own, holding cover.png).
+      const tsx = pathToFileURL(path.join(here, "../../../node_modules/tsx/dist/loader.mjs")).href;
+      await promisify(execFile)(process.execPath, ["--import", tsx, file], {
+        cwd,
+        env: { ...process.env, KASSA_TOKEN: token, PRODUCT_ID: product.id },
+      });
+      const [media] = (await polar.products.get({ id: product.id })).medias;
+      expect(media).toMatchObject({ name: "cover.png", isUploaded: true, size: cover.length });
+      const served = await fetch(media?.publicUrl ?? "");
+      expect(Buffer.from(await served.arrayBuffer()).equals(cover)).toBe(true);
+    } finally {
+      rmSync(file, { force: true });
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
