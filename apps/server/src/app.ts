@@ -9,6 +9,7 @@ import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
+import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
@@ -29,6 +30,8 @@ export interface AppDeps {
   authHandler: AuthHandler;
   /** The payment processor (sandbox or Stripe). */
   payments: Payments;
+  /** File storage and the signer of its URLs. */
+  files: FilesEnv;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -169,6 +172,7 @@ export function createApp(deps: AppDeps) {
     payments: deps.payments,
     trustProxy: config.trustProxy,
     sandboxTokenRateLimit: config.rateLimit ? config.payments.sandboxTokenRateLimit : undefined,
+    files: deps.files,
   });
   // Before the /v1 app: Stripe signs the exact bytes it sent, and /v1 rewrites JSON bodies.
   const stripe = deps.payments.stripe;
@@ -182,6 +186,9 @@ export function createApp(deps: AppDeps) {
     });
   app.all("/v1", (c) => v1.fetch(c.req.raw, c.env));
   app.all("/v1/*", (c) => v1.fetch(c.req.raw, c.env));
+
+  // Upload, media and download URLs of files (bytes, not JSON: outside /v1).
+  registerStorageRoutes(app, { db, clock: deps.clock, env: deps.files, logger: deps.logger });
 
   // The web app: last, so every API route above wins; /api/* and /v1/* keep their 404s.
   mountWebApp(app, config.webDir);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 
 /**
@@ -103,6 +104,15 @@ const envSchema = z.object({
   ),
   STRIPE_API_URL: optionalString.pipe(urlString.optional()),
   SANDBOX_TOKEN_RATE_LIMIT: positiveInt.default(30),
+  FILES_DIR: optionalString,
+  FILES_UPLOAD_URL_TTL: positiveInt.default(3600),
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: optionalString.pipe(urlString.optional()),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().default(""),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -166,6 +176,20 @@ export interface KassaConfig {
     };
     /** Sandbox confirmation tokens a minute per client address. */
     sandboxTokenRateLimit: number;
+  };
+  /** Where uploaded files are kept (local disk), and how long an upload URL stays valid. */
+  files: {
+    dir: string;
+    uploadUrlTtlSeconds: number;
+    /** An S3-compatible bucket instead of local disk (`dir` then only stages uploads). */
+    s3?: {
+      bucket: string;
+      region: string;
+      endpoint: string | undefined;
+      forcePathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      prefix: string;
+    };
   };
 }
 
@@ -249,6 +273,26 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(
       "STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_PUBLISHABLE_KEY is set",
     );
+  let s3: KassaConfig["files"]["s3"];
+  if (env.S3_ACCESS_KEY_ID && !env.S3_SECRET_ACCESS_KEY)
+    throw new ConfigError("S3_SECRET_ACCESS_KEY is required when S3_ACCESS_KEY_ID is set");
+  if (env.S3_SECRET_ACCESS_KEY && !env.S3_ACCESS_KEY_ID)
+    throw new ConfigError("S3_ACCESS_KEY_ID is required when S3_SECRET_ACCESS_KEY is set");
+  if (env.S3_BUCKET) {
+    s3 = {
+      bucket: env.S3_BUCKET,
+      region: env.S3_REGION,
+      endpoint: env.S3_ENDPOINT,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      credentials:
+        env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+          ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+          : undefined,
+      prefix: env.S3_PREFIX,
+    };
+  } else if (env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) {
+    throw new ConfigError("S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set");
+  }
 
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
@@ -319,6 +363,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           }
         : {}),
       sandboxTokenRateLimit: env.SANDBOX_TOKEN_RATE_LIMIT,
+    },
+    files: {
+      dir: env.FILES_DIR ?? path.join(env.DATA_DIR, "files"),
+      uploadUrlTtlSeconds: env.FILES_UPLOAD_URL_TTL,
+      ...(s3 ? { s3 } : {}),
     },
   };
 }

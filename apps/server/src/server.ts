@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
@@ -12,6 +13,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { createUrlSigner, diskStorage, loadS3Storage } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { webhookJobs } from "./modules/webhooks/index.js";
 
@@ -97,6 +99,14 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       readSession,
       authHandler: await createAuthHandler(auth),
       payments,
+      files: {
+        storage: config.files.s3
+          ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })
+          : diskStorage(path.resolve(config.files.dir)),
+        signer: createUrlSigner(secret),
+        baseURL: config.baseURL,
+        uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
+      },
     });
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -142,6 +142,14 @@ describe("bad configuration stops start-up with a message naming the variable", 
     ["RATE_LIMIT=sometimes", { RATE_LIMIT: "sometimes" }, "RATE_LIMIT"],
     ["AUTH_SECRET too short", { AUTH_SECRET: "short" }, "AUTH_SECRET"],
     ["USERNAME_MIN_LENGTH above the maximum", { USERNAME_MIN_LENGTH: "40" }, "USERNAME_MIN_LENGTH"],
+    ["S3_ENDPOINT without a bucket", { S3_ENDPOINT: "http://127.0.0.1:9000" }, "S3_BUCKET"],
+    [
+      "S3_ACCESS_KEY_ID without its secret",
+      { S3_BUCKET: "b", S3_ACCESS_KEY_ID: "k" },
+      "S3_SECRET_ACCESS_KEY",
+    ],
+    ["S3_ENDPOINT not a URL", { S3_BUCKET: "b", S3_ENDPOINT: "minio:9000" }, "S3_ENDPOINT"],
+    ["FILES_UPLOAD_URL_TTL=0", { FILES_UPLOAD_URL_TTL: "0" }, "FILES_UPLOAD_URL_TTL"],
   ];
   it.each(cases)("%s", async (_label, env, variable) => {
     const dataDir = tempDir("kassa-badenv-");

@@ -33,6 +33,9 @@ const EXPECTED: Record<string, string[]> = {
   "/v1/products/{id}/benefits": ["post"],
   "/v1/discounts/": ["get", "post"],
   "/v1/discounts/{id}": ["get", "patch", "delete"],
+  "/v1/files/": ["get", "post"],
+  "/v1/files/{id}": ["patch", "delete"],
+  "/v1/files/{id}/uploaded": ["post"],
 };
 
 function refs(node: unknown, out: string[] = []): string[] {

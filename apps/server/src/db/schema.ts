@@ -359,7 +359,46 @@ export interface TaxRateTable {
   modified_at: Date | null;
 }
 
+/** A declared part of an upload: bytes `[chunk_start, chunk_end)` of the file. */
+export interface FilePart {
+  number: number;
+  chunk_start: number;
+  chunk_end: number;
+  checksum_sha256_base64: string | null;
+}
+
+export interface FileTable {
+  id: string;
+  organization_id: string;
+  service: string;
+  name: string;
+  path: string;
+  mime_type: string;
+  /** Bytes; at most 1 GiB (see files/limits.ts), so an integer column holds it. */
+  size: number;
+  version: string | null;
+  checksum_sha256_base64: string | null;
+  checksum_sha256_hex: string | null;
+  checksum_etag: string | null;
+  upload_id: string;
+  parts: Json<FilePart[]>;
+  is_uploaded: ColumnType<boolean, boolean | undefined, boolean>;
+  public_url: string | null;
+  last_modified_at: Date | null;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface ProductMediaTable {
+  product_id: string;
+  file_id: string;
+  order: number;
+}
+
 export interface KassaDatabase {
+  kassa_file: FileTable;
+  kassa_product_media: ProductMediaTable;
   kassa_mail: MailTable;
   kassa_rate_limit: RateLimitTable;
   kassa_organization_access_token: OrganizationAccessTokenTable;

@@ -15,6 +15,7 @@ import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
+import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
@@ -43,6 +44,7 @@ export interface V1Deps {
   /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
   sandboxTokenRateLimit?: number | undefined;
   trustProxy?: boolean;
+  files: FilesEnv;
 }
 
 export const V1_PREFIX = "/v1";
@@ -245,6 +247,7 @@ export function createV1Api(deps: V1Deps) {
               windowSeconds: 60,
             }),
     });
+  registerFileRoutes(api, deps.files);
 
   return {
     api,

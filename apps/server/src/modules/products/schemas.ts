@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MetadataInput, MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
+import { ProductMediaFileRead } from "../files/index.js";
 
 export const RECURRING_INTERVALS = ["month", "year"] as const;
 export const VISIBILITIES = ["public", "private", "draft"] as const;
@@ -156,7 +157,7 @@ export const Product = z
     metadata: MetadataOutput,
     prices: z.array(Price),
     benefits: z.array(z.record(z.string(), z.unknown())),
-    medias: z.array(z.record(z.string(), z.unknown())),
+    medias: z.array(ProductMediaFileRead),
     attached_custom_fields: z.array(
       z.object({
         custom_field_id: z.string(),

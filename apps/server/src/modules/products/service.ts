@@ -5,6 +5,7 @@ import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { setProductBenefits } from "../benefits/index.js";
 import { findCustomFields } from "../custom-fields/index.js";
+import { findFiles, replaceProductMedias } from "../files/index.js";
 import { ProductNotFound } from "./errors.js";
 import { type PriceEntry, preparePrices } from "./prices.js";
 import * as repo from "./repository.js";
@@ -13,17 +14,32 @@ import { productsToWire } from "./wire.js";
 
 type AttachedInput = { custom_field_id: string; required: boolean }[];
 
-/** Files arrive with the files issue: until then no media id names anything. */
-function checkMedias(medias: string[] | null | undefined) {
-  if (!medias || medias.length === 0) return;
-  throw new RequestValidationError(
-    medias.map((id, i) => ({
-      type: "value_error",
-      loc: ["body", "medias", i],
-      msg: "File not found.",
-      input: id,
-    })),
+/**
+ * The product's media become exactly these files, in this order: each must be a product
+ * media file of the organization whose upload is complete.
+ */
+async function setMedias(db: Db, organizationId: string, productId: string, medias: string[]) {
+  const found = new Map(
+    (await findFiles(db, organizationId, medias.filter(isUuid))).map((f) => [f.id, f] as const),
   );
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  medias.forEach((id, i) => {
+    const file = found.get(id);
+    const msg = !file
+      ? "File not found."
+      : file.service !== "product_media"
+        ? "This file is not a product media file (service product_media)."
+        : !file.is_uploaded
+          ? "This file's upload is not complete."
+          : seen.has(id)
+            ? "This file is already in the list."
+            : undefined;
+    if (msg) issues.push({ type: "value_error", loc: ["body", "medias", i], msg, input: id });
+    seen.add(id);
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  await replaceProductMedias(db, productId, medias);
 }
 
 async function setAttachedCustomFields(
@@ -115,7 +131,6 @@ export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string
 }
 
 export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCreateInput }) {
-  checkMedias(input.medias);
   const now = ctx.clock.now();
   const id = randomUUID();
   const recurring = Boolean(input.recurring_interval);
@@ -142,6 +157,7 @@ export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCr
     });
     await repo.insertPrices(trx, prices);
     await setAttachedCustomFields(trx, ctx.organizationId, id, input.attached_custom_fields);
+    if (input.medias) await setMedias(trx, ctx.organizationId, id, input.medias);
     const wire = await loadOne(trx, ctx.organizationId, id);
     await emit(ctx, trx, "product.created", wire);
     return wire;
@@ -162,7 +178,6 @@ export async function updateProduct({
 }) {
   if (!isUuid(input.id)) throw new ProductNotFound();
   const p = input.patch;
-  checkMedias(p.medias);
   const now = ctx.clock.now();
   return inTransaction(ctx, async (trx) => {
     const current = await repo.findProduct(trx, ctx.organizationId, input.id, { forUpdate: true });
@@ -216,6 +231,7 @@ export async function updateProduct({
     }
     if (p.attached_custom_fields)
       await setAttachedCustomFields(trx, ctx.organizationId, current.id, p.attached_custom_fields);
+    if (p.medias) await setMedias(trx, ctx.organizationId, current.id, p.medias);
     await repo.updateProduct(trx, ctx.organizationId, current.id, {
       ...(p.name ? { name: p.name } : {}),
       ...(p.description !== undefined ? { description: p.description } : {}),

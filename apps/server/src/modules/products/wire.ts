@@ -2,6 +2,7 @@ import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { benefitsByProduct } from "../benefits/index.js";
 import { customFieldToWire, findCustomFields } from "../custom-fields/index.js";
+import { type ProductMediaWire, productMedias, productMediaToWire } from "../files/index.js";
 import { findMeters } from "../meters/index.js";
 import * as repo from "./repository.js";
 import type { PriceWire, ProductWire } from "./schemas.js";
@@ -69,11 +70,15 @@ export async function productsToWire(
   rows: repo.ProductRow[],
 ): Promise<ProductWire[]> {
   const ids = rows.map((r) => r.id);
-  const [prices, attached, benefits] = await Promise.all([
+  const [prices, attached, benefits, mediaRows] = await Promise.all([
     repo.activePrices(db, organizationId, ids),
     repo.attachedCustomFields(db, ids),
     benefitsByProduct(db, organizationId, ids),
+    productMedias(db, organizationId, ids),
   ]);
+  const medias = new Map<string, ProductMediaWire[]>();
+  for (const m of mediaRows)
+    medias.set(m.product_id, [...(medias.get(m.product_id) ?? []), productMediaToWire(m)]);
   const meterIds = [...new Set(prices.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))];
   const fieldIds = [...new Set(attached.map((a) => a.custom_field_id))];
   const [meterRows, fieldRows] = await Promise.all([
@@ -112,7 +117,7 @@ export async function productsToWire(
       metadata: row.metadata,
       prices: prices.filter((p) => p.product_id === row.id).map((p) => priceToWire(p, interval, meters)),
       benefits: benefits.get(row.id) ?? [],
-      medias: [],
+      medias: medias.get(row.id) ?? [],
       attached_custom_fields: attached
         .filter((a) => a.product_id === row.id)
         .flatMap((a) => {

@@ -1,0 +1,7 @@
+import { ResourceNotFound } from "../../kit/api/errors.js";
+
+export class FileNotFound extends ResourceNotFound {
+  constructor() {
+    super("File not found.");
+  }
+}
