@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LoadResult, runPaired } from "./load.js";
+import { benchWebhooks } from "./webhooks.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -163,6 +164,13 @@ async function main() {
         return r.status === 200 && !!body?.session;
       },
     });
+    const webhooks = await benchWebhooks({
+      base,
+      cookie,
+      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 500),
+      rounds: 3,
+      concurrency: 10,
+    });
     const [scryptRun, signInRun] = [signInPair.baseline, signInPair.subject];
     const [baselineRun, sessionRun] = [sessionPair.baseline, sessionPair.subject];
 
@@ -176,6 +184,9 @@ async function main() {
     console.log("");
     console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
     console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
+    console.log(
+      `webhook deliveries:         ${webhooks.kassaPerSecond.toFixed(1)} /s vs signed POST loop ${webhooks.baselinePerSecond.toFixed(1)} /s = ${(webhooks.ratio * 100).toFixed(1)}%  (${webhooks.events} events x ${webhooks.rounds} rounds, ${webhooks.concurrency} in flight)`,
+    );
     if (process.env.BENCH_JSON) {
       console.log(
         JSON.stringify({
@@ -185,6 +196,7 @@ async function main() {
           getSession: brief(sessionRun),
           signInRatio,
           sessionRatio,
+          webhooks,
         }),
       );
     }

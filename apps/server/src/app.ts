@@ -5,8 +5,11 @@ import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js
 import { renderErrorPage } from "./auth/error-page.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
+import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
+import { webhookEventSink } from "./modules/webhooks/index.js";
+import { createV1Api } from "./v1/app.js";
 import { mountWebApp, publicConfig } from "./web.js";
 
 export interface AppDeps {
@@ -15,6 +18,7 @@ export interface AppDeps {
   auth: KassaAuth;
   mailer: Mailer;
   logger: Logger;
+  clock: Clock;
   /** False until start-up has finished; `/api/auth/ok` answers 503 before that. */
   isReady: () => boolean;
   /** Answers the common get-session case itself, or null to let Better Auth answer. */
@@ -136,6 +140,20 @@ export function createApp(deps: AppDeps) {
     }
     return response;
   });
+
+  // The billing API, Polar-compatible; it renders its own errors in Polar's shapes.
+  const v1 = createV1Api({
+    db,
+    auth,
+    clock: deps.clock,
+    logger: deps.logger,
+    baseURL: config.baseURL,
+    trustedOrigins: config.trustedOrigins,
+    rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
+    events: webhookEventSink(deps.clock),
+  });
+  app.all("/v1", (c) => v1.fetch(c.req.raw, c.env));
+  app.all("/v1/*", (c) => v1.fetch(c.req.raw, c.env));
 
   // The web app: last, so every API route above wins; /api/* and /v1/* keep their 404s.
   mountWebApp(app, config.webDir);

@@ -66,6 +66,7 @@ const envSchema = z.object({
   CAPTCHA_SITE_KEY: optionalString,
   CAPTCHA_VERIFY_URL: optionalString.pipe(urlString.optional()),
   RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  V1_RATE_LIMIT: positiveInt.default(500),
   PASSWORD_MIN_LENGTH: positiveInt.default(8),
   PASSWORD_MAX_LENGTH: positiveInt.default(128),
   USERNAME_MIN_LENGTH: positiveInt.default(3),
@@ -81,6 +82,13 @@ const envSchema = z.object({
   ADMIN_EMAILS: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WEB_DIR: optionalString,
+  JOB_WORKER: bool.default(true),
+  JOB_CONCURRENCY: positiveInt.default(10),
+  JOB_POLL_INTERVAL_MS: positiveInt.default(1000),
+  JOB_LEASE_MS: positiveInt.default(60_000),
+  JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
+  JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -104,6 +112,8 @@ export interface KassaConfig {
   };
   captcha?: { provider: CaptchaProvider; secretKey: string; siteKey?: string; verifyURL?: string };
   rateLimit: boolean;
+  /** Requests a minute per organization (or per client address before authentication) on /v1. */
+  v1RateLimit: number;
   password: { min: number; max: number };
   username: { min: number; max: number };
   sessionFreshAge: number;
@@ -122,6 +132,15 @@ export interface KassaConfig {
   logLevel: Env["LOG_LEVEL"];
   /** The built web app served at `/`; default `apps/web/dist`. */
   webDir?: string | undefined;
+  /** The durable job queue's worker in this process (kit/jobs). */
+  jobs: {
+    worker: boolean;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    backoff: { baseMs: number; maxMs: number };
+  };
+  webhooks: { timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -226,6 +245,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     ...(captcha ? { captcha } : {}),
     rateLimit: env.RATE_LIMIT === "on",
+    v1RateLimit: env.V1_RATE_LIMIT,
     password: { min: env.PASSWORD_MIN_LENGTH, max: env.PASSWORD_MAX_LENGTH },
     username: { min: env.USERNAME_MIN_LENGTH, max: env.USERNAME_MAX_LENGTH },
     sessionFreshAge: env.SESSION_FRESH_AGE,
@@ -244,5 +264,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       .filter(Boolean),
     logLevel: env.LOG_LEVEL,
     webDir: env.WEB_DIR,
+    jobs: {
+      worker: env.JOB_WORKER,
+      concurrency: env.JOB_CONCURRENCY,
+      pollIntervalMs: env.JOB_POLL_INTERVAL_MS,
+      leaseMs: env.JOB_LEASE_MS,
+      backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
+    },
+    webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
   };
 }

@@ -7,9 +7,11 @@ import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { type Clock, systemClock } from "./kit/clock.js";
+import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/index.js";
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
   url: string;
@@ -17,6 +19,8 @@ export interface KassaServer {
   database: Database;
   auth: KassaAuth;
   mailer: Mailer;
+  /** The job worker of this process (absent with JOB_WORKER=off). */
+  jobs: JobWorker | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -34,6 +38,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
   const database = await openDatabase(config);
   let ready = false;
+  let jobs: JobWorker | undefined;
   try {
     const mailer = createMailer({
       db: database.db,
@@ -52,6 +57,24 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     });
     await migrate(database, authOptions, logger);
 
+    // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
+    const definitions: JobDefinition<any>[] = [
+      ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
+    ];
+    jobs = config.jobs.worker
+      ? startJobWorker({
+          db: database.db,
+          clock,
+          logger,
+          definitions,
+          concurrency: config.jobs.concurrency,
+          pollIntervalMs: config.jobs.pollIntervalMs,
+          leaseMs: config.jobs.leaseMs,
+          backoff: config.jobs.backoff,
+          listen: database.listen,
+        })
+      : undefined;
+
     const readSession = createSessionReader({ auth, db: database.db, secret });
     const app = createApp({
       config,
@@ -59,6 +82,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       auth,
       mailer,
       logger,
+      clock,
       isReady: () => ready,
       readSession,
     });
@@ -87,14 +111,16 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           });
           if ("closeIdleConnections" in server) server.closeIdleConnections();
         });
+        await jobs?.stop();
         await mailer.close();
         await database.close();
         logger.info("Kassa stopped");
       })();
       return closing;
     };
-    return { url: config.baseURL, port, database, auth, mailer, close };
+    return { url: config.baseURL, port, database, auth, mailer, jobs, close };
   } catch (error) {
+    await jobs?.stop(0);
     await database.close().catch(() => {});
     throw error;
   }

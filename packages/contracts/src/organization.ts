@@ -7,6 +7,8 @@ import { z } from "zod/mini";
  */
 export const organizationStatements = {
   organization: ["update", "delete"],
+  /** The billing API (`/v1`) for members signed in to the dashboard; tokens use scopes. */
+  billing: ["read", "write"],
   member: ["create", "update", "delete"],
   invitation: ["create", "cancel"],
   team: ["create", "update", "delete"],
@@ -23,17 +25,19 @@ export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
 export const organizationRoleGrants: Record<OrganizationRole, OrganizationGrants> = {
   owner: {
     organization: ["update", "delete"],
+    billing: ["read", "write"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
   },
   admin: {
     organization: ["update"],
+    billing: ["read", "write"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
     team: ["create", "update", "delete"],
   },
-  member: { organization: [], member: [], invitation: [], team: [] },
+  member: { organization: [], billing: ["read"], member: [], invitation: [], team: [] },
 };
 
 export const roleLabels: Record<OrganizationRole, string> = {

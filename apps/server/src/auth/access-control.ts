@@ -5,7 +5,9 @@ import { createAccessControl } from "better-auth/plugins/access";
  * Organization roles, exactly as spec section 6, from the permission table the web app also
  * reads (`@kassa/contracts`), so the pages offer what the server allows. A member may hold
  * several roles separated by commas; Better Auth grants an action when any one of them
- * allows it. Billing statements join this table in the billing issue.
+ * allows it. `billing` gates the billing API (`/v1`) for members signed in to the dashboard:
+ * owners and admins read and write, members only read. Organization access tokens are gated
+ * by their scopes instead.
  */
 export { organizationStatements };
 
@@ -15,6 +17,7 @@ const role = (name: keyof typeof organizationRoleGrants) => {
   const g = organizationRoleGrants[name];
   return organizationAc.newRole({
     organization: [...g.organization],
+    billing: [...g.billing],
     member: [...g.member],
     invitation: [...g.invitation],
     team: [...g.team],

@@ -12,6 +12,12 @@ export interface Database {
   kind: "pglite" | "postgres";
   /** Human description for logs (never includes a password). */
   description: string;
+  /**
+   * Calls `onNotify` on every `NOTIFY channel` (sent at the commit of the transaction that
+   * issued it). Used to wake the job worker at once instead of at its next poll; returns the
+   * unsubscribe function. Best effort: polling remains the guarantee.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -27,15 +33,36 @@ export class EmbeddedDatabaseRefused extends Error {
  */
 export async function openDatabase(config: KassaConfig): Promise<Database> {
   if (config.database.kind === "postgres") {
-    const pool = new pg.Pool({ connectionString: config.database.url, max: config.database.poolSize });
+    const connectionString = config.database.url;
+    const pool = new pg.Pool({ connectionString, max: config.database.poolSize });
     const db = new Kysely<KassaDatabase>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
     const url = new URL(config.database.url);
+    const listeners = new Set<pg.Client>();
     return {
       db,
       kind: "postgres",
       description: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
-      close: () => db.destroy(),
+      async listen(channel, onNotify) {
+        // A connection of its own: LISTEN holds it for the life of the process.
+        const client = new pg.Client({ connectionString });
+        client.on("notification", (n) => {
+          if (n.channel === channel) onNotify();
+        });
+        client.on("error", () => listeners.delete(client)); // polling carries on
+        await client.connect();
+        await client.query(`listen "${channel.replace(/"/g, "")}"`);
+        listeners.add(client);
+        return async () => {
+          listeners.delete(client);
+          await client.end().catch(() => {});
+        };
+      },
+      async close() {
+        for (const client of listeners) await client.end().catch(() => {});
+        listeners.clear();
+        await db.destroy();
+      },
     };
   }
 
@@ -54,6 +81,10 @@ export async function openDatabase(config: KassaConfig): Promise<Database> {
     db,
     kind: "pglite",
     description: `pglite:${dir}`,
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await client.listen(channel, onNotify);
+      return () => unsubscribe();
+    },
     // Kysely's destroy closes the PGlite instance; a process with an open instance never exits.
     close: () => db.destroy(),
   };

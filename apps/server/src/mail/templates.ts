@@ -101,4 +101,25 @@ export const mailTemplates = {
       url: p.url,
       footer: "If you do not know this organization, you can ignore this mail.",
     }),
+  webhookEndpointDisabled: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    endpointUrl: string;
+    failures: number;
+    url: string;
+  }) =>
+    render({
+      kind: "webhook-endpoint-disabled",
+      to: p.to,
+      subject: `A webhook endpoint of ${p.organizationName} was disabled`,
+      greeting: hello(p.name),
+      lines: [
+        `Kassa disabled the webhook endpoint ${p.endpointUrl} of ${p.organizationName}: the last ${p.failures} events sent to it all failed, each after every retry.`,
+        "Fix the receiver, enable the endpoint again, and replay the events it missed.",
+      ],
+      action: "See the webhook endpoints",
+      url: p.url,
+      footer: "You receive this mail as an owner of the organization.",
+    }),
 };

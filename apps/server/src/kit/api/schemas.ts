@@ -1,0 +1,30 @@
+import { z } from "@hono/zod-openapi";
+
+/** A datetime on the wire: ISO-8601 with an offset, as Polar writes it. */
+export const DateTime = z.iso.datetime({ offset: true });
+
+/** Input datetimes must carry an offset (a naive datetime is ambiguous). */
+export const DateTimeInput = z.iso.datetime({ offset: true, message: "Input should have timezone info" });
+
+export const IdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid4" }),
+});
+
+export function iso(date: Date): string;
+export function iso(date: Date | null): string | null;
+export function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else names nothing (answered as not found, never a database error). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** A boolean query parameter: `true`/`false` (also `1`/`0`). */
+export const BooleanQuery = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1")
+  .openapi({ type: "boolean" });

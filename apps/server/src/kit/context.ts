@@ -1,0 +1,47 @@
+import type { Kysely, Transaction } from "kysely";
+import type { KassaDatabase } from "../db/schema.js";
+import type { Clock } from "./clock.js";
+
+/** Who is calling: a member signed in to the dashboard, or an organization access token. */
+export type Actor =
+  | { kind: "user"; userId: string; roles: string[]; canWrite: boolean }
+  | { kind: "token"; tokenId: string; scopes: readonly string[] };
+
+/**
+ * Where a write path records the events its change causes (`organization.updated`,
+ * `product.created`, ...), inside the same transaction, so an event exists exactly when the
+ * change committed. The webhook outbox plugs in here; until then nothing is recorded.
+ */
+export interface EventSink {
+  enqueue(
+    trx: Transaction<KassaDatabase>,
+    event: { organizationId: string; type: string; data: unknown },
+  ): Promise<void>;
+}
+
+export const noEvents: EventSink = { enqueue: async () => {} };
+
+/**
+ * The request context every use case takes first (`({ ctx, input })`). The organization
+ * comes from the authenticated caller, never from the request body alone; every query a
+ * service makes is scoped by it.
+ */
+export interface Ctx {
+  organizationId: string;
+  actor: Actor;
+  db: Kysely<KassaDatabase>;
+  clock: Clock;
+  events: EventSink;
+}
+
+export type Db = Kysely<KassaDatabase> | Transaction<KassaDatabase>;
+
+/** Runs `fn` in one transaction: a write path and the events it enqueues commit together. */
+export function inTransaction<T>(ctx: Ctx, fn: (trx: Transaction<KassaDatabase>) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute(fn);
+}
+
+/** Records an event of the caller's organization in the transaction of the change. */
+export function emit(ctx: Ctx, trx: Transaction<KassaDatabase>, type: string, data: unknown): Promise<void> {
+  return ctx.events.enqueue(trx, { organizationId: ctx.organizationId, type, data });
+}

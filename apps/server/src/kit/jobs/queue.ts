@@ -1,0 +1,114 @@
+import { type Kysely, sql } from "kysely";
+import type { JobStatus, KassaDatabase } from "../../db/schema.js";
+
+/** The channel a committed enqueue notifies, so that workers wake at once. */
+export const JOBS_CHANNEL = "kassa_jobs";
+
+const notifyWorkers = (trx: Kysely<KassaDatabase>) => sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
+
+export interface NewJob {
+  name: string;
+  payload: unknown;
+  /** Not before this instant; absent: as soon as a worker is free. */
+  runAt?: Date;
+}
+
+/**
+ * Writes a job in the caller's transaction: it exists exactly when the change that caused it
+ * commits, and a worker runs it after that. Returns the job's id.
+ */
+export async function enqueue(trx: Kysely<KassaDatabase>, job: NewJob): Promise<string> {
+  const row = await trx
+    .insertInto("kassa_job")
+    .values({ name: job.name, payload: JSON.stringify(job.payload ?? null), run_at: job.runAt ?? null })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await notifyWorkers(trx);
+  return row.id;
+}
+
+/** Several jobs in one statement (a bulk replay, one event fanned out to many endpoints). */
+export async function enqueueMany(trx: Kysely<KassaDatabase>, jobs: NewJob[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  let count = 0;
+  // Chunks keep the statement under PostgreSQL's parameter limit.
+  for (let i = 0; i < jobs.length; i += 1000) {
+    const chunk = jobs.slice(i, i + 1000);
+    await trx
+      .insertInto("kassa_job")
+      .values(
+        chunk.map((j) => ({
+          name: j.name,
+          payload: JSON.stringify(j.payload ?? null),
+          run_at: j.runAt ?? null,
+        })),
+      )
+      .execute();
+    count += chunk.length;
+  }
+  await notifyWorkers(trx);
+  return count;
+}
+
+export interface Backoff {
+  baseMs: number;
+  maxMs: number;
+}
+
+/**
+ * Delay before attempt `attempt + 1` after `attempt` failed: exponential (base * 2^(n-1)),
+ * capped, with jitter (a uniform factor in [0.5, 1)) so that jobs failing together do not
+ * come back together.
+ */
+export function backoffDelay(attempt: number, backoff: Backoff, random: () => number = Math.random): number {
+  const exponential = Math.min(backoff.baseMs * 2 ** Math.max(0, attempt - 1), backoff.maxMs);
+  return Math.round(exponential * (0.5 + random() / 2));
+}
+
+export interface JobRow {
+  id: string;
+  name: string;
+  status: JobStatus;
+  attempts: number;
+  run_at: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+  payload: unknown;
+}
+
+/** Jobs by status, newest first: how dead jobs are seen (`npm run jobs -- dead`). */
+export async function listJobs(
+  db: Kysely<KassaDatabase>,
+  opts: { status?: JobStatus; name?: string; limit?: number } = {},
+): Promise<JobRow[]> {
+  let query = db
+    .selectFrom("kassa_job")
+    .select([
+      "id",
+      "name",
+      "status",
+      "attempts",
+      "run_at",
+      "last_error",
+      "created_at",
+      "finished_at",
+      "payload",
+    ])
+    .orderBy("created_at", "desc")
+    .limit(opts.limit ?? 100);
+  if (opts.status) query = query.where("status", "=", opts.status);
+  if (opts.name) query = query.where("name", "=", opts.name);
+  return query.execute();
+}
+
+/** Puts a dead job back in the queue with a fresh attempt budget. */
+export async function retryDeadJob(db: Kysely<KassaDatabase>, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable("kassa_job")
+    .set({ status: "pending", attempts: 0, run_at: null, finished_at: null })
+    .where("id", "=", id)
+    .where("status", "=", "dead")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,328 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { type Kysely, sql } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Clock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import { type JobContext, type JobDefinition, PermanentJobError } from "./definition.js";
+import { type Backoff, backoffDelay, JOBS_CHANNEL } from "./queue.js";
+
+export interface WorkerOptions {
+  db: Kysely<KassaDatabase>;
+  clock: Clock;
+  logger: Logger;
+  // biome-ignore lint/suspicious/noExplicitAny: a registry of definitions with different payload schemas.
+  definitions: JobDefinition<any>[];
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** How often an idle worker looks for due jobs. */
+  pollIntervalMs: number;
+  /**
+   * How long a claimed job stays claimed without a heartbeat. A worker renews the lease of its
+   * running jobs every third of it; a job whose worker died is claimed again once it lapses.
+   */
+  leaseMs: number;
+  backoff: Backoff;
+  /** Completed jobs are deleted after this long (dead jobs are kept). */
+  retentionMs?: number;
+  /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+}
+
+export interface JobWorker {
+  readonly id: string;
+  /** Looks for due jobs now (e.g. after a transaction that enqueued some has committed). */
+  wake(): void;
+  /** Resolves when no job is due or running (tests, benchmarks, graceful stop). */
+  idle(): Promise<void>;
+  /** Stops claiming, waits up to `graceMs` for running jobs; unfinished ones are reclaimed later. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+interface ClaimedJob {
+  id: string;
+  name: string;
+  payload: unknown;
+  attempts: number;
+}
+
+const errorText = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).slice(0, 2000) || "failed";
+
+/**
+ * Runs due jobs from `kassa_job`. Claiming is one statement (`FOR UPDATE SKIP LOCKED` under a
+ * lease), so any number of worker processes can share one PostgreSQL database: a job is run by
+ * one worker at a time, at least once, and again if its worker dies before finishing it.
+ */
+export function startJobWorker(opts: WorkerOptions): JobWorker {
+  const { db, clock, logger } = opts;
+  const id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const definitions = new Map(opts.definitions.map((d) => [d.name, d]));
+  const running = new Map<string, Promise<void>>();
+  const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
+  let stopped = false;
+  let polling: Promise<void> | undefined;
+  let again = false;
+  let lastPrune = 0;
+  let idleWaiters: (() => void)[] = [];
+
+  const later = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  // A retry due before the next poll wakes the worker itself, so backoff delays hold to the
+  // millisecond in this process (another process picks it up at its next poll).
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryAt = Number.POSITIVE_INFINITY;
+  const wakeIn = (ms: number) => {
+    if (ms >= opts.pollIntervalMs) return;
+    const due = Date.now() + ms;
+    if (retryTimer && retryAt <= due) return;
+    clearTimeout(retryTimer);
+    retryAt = due;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      retryAt = Number.POSITIVE_INFINITY;
+      wake();
+    }, ms + 1);
+    retryTimer.unref();
+  };
+
+  const claim = async (limit: number): Promise<ClaimedJob[]> => {
+    const now = clock.now();
+    const result = await sql<ClaimedJob>`
+      with due as (
+        select id from kassa_job
+        where (status = 'pending' and (run_at is null or run_at <= ${now}))
+           or (status = 'running' and locked_until < ${now})
+        order by created_at
+        limit ${limit}
+        for update skip locked
+      )
+      update kassa_job j
+      set status = 'running', attempts = j.attempts + 1, locked_by = ${id},
+          locked_until = ${later(opts.leaseMs)}
+      from due where j.id = due.id
+      returning j.id, j.name, j.payload, j.attempts`.execute(db);
+    return result.rows;
+  };
+
+  /** Updates a job this worker still holds (a job reclaimed by another worker is not ours). */
+  const settle = (job: ClaimedJob) =>
+    db
+      .updateTable("kassa_job")
+      .where("id", "=", job.id)
+      .where("locked_by", "=", id)
+      .where("attempts", "=", job.attempts)
+      .where("status", "=", "running");
+
+  const bury = async (
+    job: ClaimedJob,
+    // biome-ignore lint/suspicious/noExplicitAny: see `definitions`.
+    definition: JobDefinition<any> | undefined,
+    payload: unknown,
+    ctx: JobContext,
+    error: string,
+  ) => {
+    const result = await settle(job)
+      .set({
+        status: "dead",
+        finished_at: clock.now(), // locked_by stays: which worker ran it last
+        locked_until: null,
+        last_error: error,
+      })
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return;
+    logger.warn(`job ${job.name} is dead after ${job.attempts} attempt(s)`, { job: job.id, error });
+    if (definition?.onDead) {
+      await definition
+        .onDead(payload, ctx, error)
+        .catch((e: unknown) =>
+          logger.error(`onDead of job ${job.name} failed`, { job: job.id, error: errorText(e) }),
+        );
+    }
+  };
+
+  const run = async (job: ClaimedJob) => {
+    const definition = definitions.get(job.name);
+    const maxAttempts = definition?.maxAttempts ?? 10;
+    const ctx: JobContext = {
+      db,
+      clock,
+      logger,
+      job: { id: job.id, name: job.name, attempt: job.attempts, maxAttempts },
+    };
+    if (!definition) {
+      // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
+      await settle(job)
+        .set({
+          status: "pending",
+          attempts: job.attempts - 1,
+          run_at: later(opts.pollIntervalMs * 10),
+          locked_by: null,
+          locked_until: null,
+          last_error: `no job named ${job.name} in this worker`,
+        })
+        .execute();
+      return;
+    }
+    const parsed = definition.payload.safeParse(job.payload);
+    if (!parsed.success) {
+      await bury(job, undefined, job.payload, ctx, `invalid payload: ${parsed.error.message}`);
+      return;
+    }
+    if (job.attempts > maxAttempts) {
+      // Its last attempt's worker died: the lease lapsed with no attempts left.
+      await bury(job, definition, parsed.data, ctx, "the worker running the last attempt stopped");
+      return;
+    }
+    try {
+      await definition.handler(parsed.data, ctx);
+      await settle(job)
+        .set({
+          status: "completed",
+          finished_at: clock.now(), // locked_by stays: which worker ran it
+          locked_until: null,
+          last_error: null,
+        })
+        .execute();
+    } catch (error) {
+      const message = errorText(error);
+      if (error instanceof PermanentJobError || job.attempts >= maxAttempts) {
+        await bury(job, definition, parsed.data, ctx, message);
+        return;
+      }
+      const delay = backoffDelay(job.attempts, opts.backoff);
+      wakeIn(delay);
+      logger.debug(
+        `job ${job.name} failed, attempt ${job.attempts} of ${maxAttempts}; retry in ${delay} ms`,
+        {
+          job: job.id,
+          error: message,
+        },
+      );
+      await settle(job)
+        .set({
+          status: "pending",
+          run_at: later(delay),
+          locked_by: null,
+          locked_until: null,
+          last_error: message,
+        })
+        .execute();
+    }
+  };
+
+  const launch = (job: ClaimedJob) => {
+    const task = run(job)
+      .catch((error: unknown) =>
+        logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
+      )
+      .finally(() => {
+        running.delete(job.id);
+        wake();
+      });
+    running.set(job.id, task);
+  };
+
+  const prune = async () => {
+    if (clock.now().getTime() - lastPrune < 3600_000) return;
+    lastPrune = clock.now().getTime();
+    await db
+      .deleteFrom("kassa_job")
+      .where("status", "=", "completed")
+      .where("finished_at", "<", new Date(lastPrune - retentionMs))
+      .execute();
+  };
+
+  const poll = async () => {
+    do {
+      again = false;
+      const free = opts.concurrency - running.size;
+      if (free <= 0 || stopped) break;
+      const jobs = await claim(free);
+      for (const job of jobs) launch(job);
+      if (jobs.length === free) again = true;
+    } while (again && !stopped);
+    await prune();
+    if (running.size === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  };
+
+  function wake() {
+    if (stopped) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = poll()
+      .catch((error: unknown) => logger.error("job worker poll failed", { error: errorText(error) }))
+      .finally(() => {
+        polling = undefined;
+        if (again) wake();
+      });
+  }
+
+  const heartbeat = async () => {
+    if (running.size === 0) return;
+    await db
+      .updateTable("kassa_job")
+      .set({ locked_until: later(opts.leaseMs) })
+      .where("locked_by", "=", id)
+      .where("status", "=", "running")
+      .where("id", "in", [...running.keys()])
+      .execute();
+  };
+
+  const pollTimer = setInterval(wake, opts.pollIntervalMs);
+  pollTimer.unref();
+  const heartbeatTimer = setInterval(
+    () =>
+      void heartbeat().catch((error: unknown) =>
+        logger.error("job lease renewal failed", { error: errorText(error) }),
+      ),
+    Math.max(50, Math.floor(opts.leaseMs / 3)),
+  );
+  heartbeatTimer.unref();
+  let unlisten: (() => Promise<void>) | undefined;
+  const listening = opts
+    .listen?.(JOBS_CHANNEL, wake)
+    .then((u) => {
+      unlisten = u;
+    })
+    .catch((error: unknown) =>
+      logger.warn("job worker cannot LISTEN; polling only", { error: errorText(error) }),
+    );
+  wake();
+
+  return {
+    id,
+    wake,
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        wake();
+      }),
+    async stop(graceMs = 15_000) {
+      stopped = true;
+      clearInterval(pollTimer);
+      clearTimeout(retryTimer);
+      await listening;
+      await unlisten?.();
+      await polling;
+      const all = Promise.allSettled([...running.values()]);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([all, timeout]);
+      clearTimeout(timer);
+      clearInterval(heartbeatTimer);
+      if (running.size > 0)
+        logger.warn(`${running.size} job(s) still running at stop; they are retried after their lease`);
+      for (const w of idleWaiters) w();
+      idleWaiters = [];
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { registerBenefitRoutes } from "./routes.js";
+export { Benefit, type BenefitWire } from "./schemas.js";
+export { benefitsByProduct, setProductBenefits } from "./service.js";

@@ -1,0 +1,1 @@
+export { registerDiscountRoutes } from "./routes.js";

@@ -1,0 +1,7 @@
+import { ResourceNotFound } from "../../kit/api/errors.js";
+
+export class MeterNotFound extends ResourceNotFound {
+  constructor() {
+    super("Meter not found.");
+  }
+}

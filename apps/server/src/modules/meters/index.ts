@@ -1,0 +1,3 @@
+export type { MeterRow } from "./repository.js";
+export { findMeters } from "./repository.js";
+export { registerMeterRoutes } from "./routes.js";

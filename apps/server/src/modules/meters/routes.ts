@@ -1,0 +1,89 @@
+import { z } from "@hono/zod-openapi";
+import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
+import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
+import type { V1App } from "../../v1/env.js";
+import { errorResponses, route } from "../../v1/openapi.js";
+import { Meter, MeterCreate, MeterUpdate } from "./schemas.js";
+import * as service from "./service.js";
+
+const TAG = "meters";
+const ok = (schema: z.ZodType) => ({
+  description: "Successful Response",
+  content: { "application/json": { schema } },
+});
+const created = (schema: z.ZodType) => ({
+  description: "Created",
+  content: { "application/json": { schema } },
+});
+const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+
+const list = route({
+  method: "get",
+  path: "/v1/meters/",
+  tags: [TAG],
+  summary: "List meters",
+  scope: "meters:read",
+  request: {
+    query: z.object({
+      organization_id: repeatable(z.string()),
+      query: z.string().optional(),
+      is_archived: BooleanQuery.optional(),
+      ...pageParams,
+      sorting: sortingParam(["created_at", "name"]),
+    }),
+  },
+  responses: { 200: ok(listResource(Meter, "Meter")), ...errorResponses() },
+});
+
+const get = route({
+  method: "get",
+  path: "/v1/meters/{id}",
+  tags: [TAG],
+  summary: "Get a meter",
+  scope: "meters:read",
+  request: { params: IdParam },
+  responses: { 200: ok(Meter), ...errorResponses({ notFound: true }) },
+});
+
+const create = route({
+  method: "post",
+  path: "/v1/meters/",
+  tags: [TAG],
+  summary: "Create a meter",
+  scope: "meters:write",
+  request: { body: jsonBody(MeterCreate) },
+  responses: { 201: created(Meter), ...errorResponses() },
+});
+
+const update = route({
+  method: "patch",
+  path: "/v1/meters/{id}",
+  tags: [TAG],
+  summary: "Update a meter",
+  scope: "meters:write",
+  request: { params: IdParam, body: jsonBody(MeterUpdate) },
+  responses: { 200: ok(Meter), ...errorResponses({ notFound: true }) },
+});
+
+export function registerMeterRoutes(app: V1App) {
+  app.openapi(list, async (c) => {
+    const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
+    return c.json(await service.listMeters({ ctx: c.var.ctx, input }), 200);
+  });
+  app.openapi(get, async (c) =>
+    c.json(await service.getMeter({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+  );
+  app.openapi(create, async (c) =>
+    c.json(await service.createMeter({ ctx: c.var.ctx, input: c.req.valid("json") }), 201),
+  );
+  app.openapi(update, async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(
+      await service.updateMeter({ ctx: c.var.ctx, input: { id, patch: c.req.valid("json") } }),
+      200,
+    );
+  });
+}

@@ -1,0 +1,2 @@
+export { registerOrganizationAccessTokenRoutes } from "./routes.js";
+export { type AuthenticatedToken, authenticateToken, TOKEN_PREFIX } from "./service.js";

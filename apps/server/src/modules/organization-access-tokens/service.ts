@@ -1,0 +1,144 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Scope } from "@kassa/contracts";
+import { RequestValidationError } from "../../kit/api/errors.js";
+import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { iso, isUuid } from "../../kit/api/schemas.js";
+import type { Clock } from "../../kit/clock.js";
+import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import { OrganizationAccessTokenNotFound } from "./errors.js";
+import * as repo from "./repository.js";
+import type {
+  OrganizationAccessTokenCreateInput,
+  OrganizationAccessTokenUpdateInput,
+  OrganizationAccessTokenWire,
+} from "./schemas.js";
+
+export const TOKEN_PREFIX = "polar_oat_";
+
+function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+function toWire(row: repo.TokenRow): OrganizationAccessTokenWire {
+  return {
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    id: row.id,
+    scopes: row.scopes as Scope[],
+    expires_at: iso(row.expires_at),
+    comment: row.comment,
+    last_used_at: iso(row.last_used_at),
+    organization_id: row.organization_id,
+  };
+}
+
+const ISO_DURATION =
+  /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+
+/** `expires_in` as seconds: an ISO 8601 duration (weeks, days, hours, minutes, seconds) or a number. */
+export function parseExpiresIn(value: string | number): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) > 0 ? Number(value) : undefined;
+  const m = ISO_DURATION.exec(value);
+  if (!m || value === "P" || value.endsWith("T")) return undefined;
+  const [w, d, h, min, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number];
+  const seconds = w * 604_800 + d * 86_400 + h * 3_600 + min * 60 + s;
+  return seconds > 0 ? seconds : undefined;
+}
+
+export async function listTokens({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & { sorting?: string[] | undefined };
+}) {
+  const { rows, total } = await repo.listTokens(
+    ctx.db,
+    ctx.organizationId,
+    input,
+    parseSorting<repo.TokenSortField>(input.sorting),
+  );
+  return listResult(rows.map(toWire), total, input);
+}
+
+/** Creates a token; the answer is the only time the token itself is ever shown. */
+export async function createToken({ ctx, input }: { ctx: Ctx; input: OrganizationAccessTokenCreateInput }) {
+  const now = ctx.clock.now();
+  let expiresAt: Date | null = null;
+  if (input.expires_in !== undefined && input.expires_in !== null) {
+    const seconds = parseExpiresIn(input.expires_in);
+    if (seconds === undefined)
+      throw RequestValidationError.field(
+        ["body", "expires_in"],
+        "Input should be a valid duration: an ISO 8601 duration such as P30D, or a positive number of seconds",
+        input.expires_in,
+        "time_delta_parsing",
+      );
+    expiresAt = new Date(now.getTime() + seconds * 1000);
+  }
+  const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const row = {
+    id: randomUUID(),
+    organization_id: ctx.organizationId,
+    comment: input.comment,
+    scopes: [...new Set(input.scopes)],
+    token_hash: hashToken(token),
+    expires_at: expiresAt,
+    last_used_at: null,
+    created_at: now,
+    modified_at: null,
+  };
+  await inTransaction(ctx, (trx) => repo.insertToken(trx, row));
+  return { organization_access_token: toWire({ ...row }), token };
+}
+
+export async function updateToken({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; patch: OrganizationAccessTokenUpdateInput };
+}) {
+  if (!isUuid(input.id)) throw new OrganizationAccessTokenNotFound();
+  const { comment, scopes } = input.patch;
+  return inTransaction(ctx, async (trx) => {
+    const row = await repo.updateToken(trx, ctx.organizationId, input.id, {
+      ...(comment !== undefined && comment !== null ? { comment } : {}),
+      ...(scopes !== undefined && scopes !== null ? { scopes: JSON.stringify([...new Set(scopes)]) } : {}),
+      modified_at: ctx.clock.now(),
+    });
+    if (!row) throw new OrganizationAccessTokenNotFound();
+    return toWire(row);
+  });
+}
+
+export async function deleteToken({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  if (!isUuid(input.id)) throw new OrganizationAccessTokenNotFound();
+  const deleted = await inTransaction(ctx, (trx) => repo.deleteToken(trx, ctx.organizationId, input.id));
+  if (!deleted) throw new OrganizationAccessTokenNotFound();
+}
+
+export interface AuthenticatedToken {
+  tokenId: string;
+  organizationId: string;
+  scopes: string[];
+}
+
+/**
+ * The token behind a bearer credential, or null when it is unknown or expired. The lookup is
+ * by SHA-256 of the presented value through a unique index: what is compared is a hash, never
+ * the secret itself, so response timing says nothing about the token.
+ */
+export async function authenticateToken(
+  db: Db,
+  clock: Clock,
+  presented: string,
+): Promise<AuthenticatedToken | null> {
+  if (!presented.startsWith(TOKEN_PREFIX)) return null;
+  const row = await repo.findTokenByHash(db, hashToken(presented));
+  const now = clock.now();
+  if (!row || (row.expires_at && row.expires_at.getTime() <= now.getTime())) return null;
+  await repo.touchToken(db, row.id, now);
+  return { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes };
+}

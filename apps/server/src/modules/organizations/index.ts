@@ -1,0 +1,1 @@
+export { registerOrganizationRoutes } from "./routes.js";

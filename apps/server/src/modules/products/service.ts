@@ -1,0 +1,255 @@
+import { randomUUID } from "node:crypto";
+import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
+import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
+import { setProductBenefits } from "../benefits/index.js";
+import { findCustomFields } from "../custom-fields/index.js";
+import { ProductNotFound } from "./errors.js";
+import { type PriceEntry, preparePrices } from "./prices.js";
+import * as repo from "./repository.js";
+import type { ProductCreateInput, ProductUpdateInput, ProductWire } from "./schemas.js";
+import { productsToWire } from "./wire.js";
+
+type AttachedInput = { custom_field_id: string; required: boolean }[];
+
+/** Files arrive with the files issue: until then no media id names anything. */
+function checkMedias(medias: string[] | null | undefined) {
+  if (!medias || medias.length === 0) return;
+  throw new RequestValidationError(
+    medias.map((id, i) => ({
+      type: "value_error",
+      loc: ["body", "medias", i],
+      msg: "File not found.",
+      input: id,
+    })),
+  );
+}
+
+async function setAttachedCustomFields(
+  db: Db,
+  organizationId: string,
+  productId: string,
+  attached: AttachedInput,
+) {
+  const ids = attached.map((a) => a.custom_field_id);
+  const found = new Set((await findCustomFields(db, organizationId, ids.filter(isUuid))).map((f) => f.id));
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  attached.forEach((a, i) => {
+    const loc = ["body", "attached_custom_fields", i, "custom_field_id"];
+    if (!found.has(a.custom_field_id))
+      issues.push({ type: "value_error", loc, msg: "Custom field not found.", input: a.custom_field_id });
+    else if (seen.has(a.custom_field_id))
+      issues.push({
+        type: "value_error",
+        loc,
+        msg: "This custom field is already attached.",
+        input: a.custom_field_id,
+      });
+    seen.add(a.custom_field_id);
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  await repo.replaceAttachedCustomFields(
+    db,
+    productId,
+    attached.map((a, order) => ({
+      product_id: productId,
+      custom_field_id: a.custom_field_id,
+      required: a.required,
+      order,
+    })),
+  );
+}
+
+async function loadOne(db: Db, organizationId: string, id: string): Promise<ProductWire> {
+  const row = await repo.findProduct(db, organizationId, id);
+  if (!row) throw new ProductNotFound();
+  const [wire] = await productsToWire(db, organizationId, [row]);
+  if (!wire) throw new ProductNotFound();
+  return wire;
+}
+
+export async function listProducts({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & {
+    id?: string[] | undefined;
+    query?: string | undefined;
+    is_archived?: boolean | undefined;
+    is_recurring?: boolean | undefined;
+    benefit_id?: string[] | undefined;
+    visibility?: string[] | undefined;
+    sorting?: string[] | undefined;
+    metadata: Record<string, string[]>;
+  };
+}) {
+  // An id that is not a UUID names nothing; a filter made only of such ids matches nothing.
+  const ids = input.id?.filter(isUuid);
+  const benefitIds = input.benefit_id?.filter(isUuid);
+  if ((input.id?.length && !ids?.length) || (input.benefit_id?.length && !benefitIds?.length))
+    return listResult([], 0, input);
+  const { rows, total } = await repo.listProducts(
+    ctx.db,
+    ctx.organizationId,
+    {
+      ids,
+      query: input.query,
+      isArchived: input.is_archived,
+      isRecurring: input.is_recurring,
+      visibility: input.visibility,
+      benefitIds,
+      metadata: input.metadata,
+    },
+    input,
+    parseSorting<repo.ProductSortField>(input.sorting),
+  );
+  return listResult(await productsToWire(ctx.db, ctx.organizationId, rows), total, input);
+}
+
+export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  if (!isUuid(input.id)) throw new ProductNotFound();
+  return loadOne(ctx.db, ctx.organizationId, input.id);
+}
+
+export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCreateInput }) {
+  checkMedias(input.medias);
+  const now = ctx.clock.now();
+  const id = randomUUID();
+  const recurring = Boolean(input.recurring_interval);
+  return inTransaction(ctx, async (trx) => {
+    const prices = await preparePrices({
+      db: trx,
+      organizationId: ctx.organizationId,
+      productId: id,
+      recurring,
+      entries: input.prices.map((created) => ({ created })),
+      now,
+    });
+    await repo.insertProduct(trx, {
+      id,
+      organization_id: ctx.organizationId,
+      name: input.name,
+      description: input.description ?? null,
+      visibility: input.visibility,
+      recurring_interval: input.recurring_interval ?? null,
+      recurring_interval_count: recurring ? (input.recurring_interval_count ?? 1) : null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      created_at: now,
+      modified_at: null,
+    });
+    await repo.insertPrices(trx, prices);
+    await setAttachedCustomFields(trx, ctx.organizationId, id, input.attached_custom_fields);
+    const wire = await loadOne(trx, ctx.organizationId, id);
+    await emit(ctx, trx, "product.created", wire);
+    return wire;
+  });
+}
+
+/**
+ * Updates a product. A new price list replaces the old one as Polar does: an entry `{id}` keeps
+ * that price (same id), other entries create prices, and active prices left out are archived
+ * (kept for the orders and subscriptions that use them, no longer offered).
+ */
+export async function updateProduct({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; patch: ProductUpdateInput };
+}) {
+  if (!isUuid(input.id)) throw new ProductNotFound();
+  const p = input.patch;
+  checkMedias(p.medias);
+  const now = ctx.clock.now();
+  return inTransaction(ctx, async (trx) => {
+    const current = await repo.findProduct(trx, ctx.organizationId, input.id, { forUpdate: true });
+    if (!current) throw new ProductNotFound();
+    if (p.recurring_interval && !current.recurring_interval)
+      throw RequestValidationError.field(
+        ["body", "recurring_interval"],
+        "A one-time product cannot become recurring.",
+        p.recurring_interval,
+      );
+    const recurring = current.recurring_interval !== null;
+
+    if (p.prices) {
+      const active = await repo.activePrices(trx, ctx.organizationId, [current.id]);
+      const byId = new Map(active.map((price) => [price.id, price]));
+      const issues: ValidationIssue[] = [];
+      const entries: PriceEntry[] = p.prices.map((entry, i) => {
+        if ("amount_type" in entry) return { created: entry };
+        const kept = byId.get(entry.id);
+        if (!kept)
+          issues.push({
+            type: "value_error",
+            loc: ["body", "prices", i, "id"],
+            msg: "Price not found on this product.",
+            input: entry.id,
+          });
+        return kept ? { kept } : { created: { amount_type: "free", price_currency: "usd" } };
+      });
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      const created = await preparePrices({
+        db: trx,
+        organizationId: ctx.organizationId,
+        productId: current.id,
+        recurring,
+        entries,
+        now,
+      });
+      const keptIds = new Set<string>();
+      for (const [position, entry] of entries.entries())
+        if ("kept" in entry) {
+          keptIds.add(entry.kept.id);
+          await repo.setPricePosition(trx, ctx.organizationId, entry.kept.id, position, now);
+        }
+      await repo.archivePrices(
+        trx,
+        ctx.organizationId,
+        active.filter((price) => !keptIds.has(price.id)).map((price) => price.id),
+        now,
+      );
+      await repo.insertPrices(trx, created);
+    }
+    if (p.attached_custom_fields)
+      await setAttachedCustomFields(trx, ctx.organizationId, current.id, p.attached_custom_fields);
+    await repo.updateProduct(trx, ctx.organizationId, current.id, {
+      ...(p.name ? { name: p.name } : {}),
+      ...(p.description !== undefined ? { description: p.description } : {}),
+      ...(p.recurring_interval ? { recurring_interval: p.recurring_interval } : {}),
+      ...(p.recurring_interval_count && recurring
+        ? { recurring_interval_count: p.recurring_interval_count }
+        : {}),
+      ...(p.is_archived !== undefined && p.is_archived !== null ? { is_archived: p.is_archived } : {}),
+      ...(p.visibility ? { visibility: p.visibility } : {}),
+      ...(p.metadata !== undefined ? { metadata: JSON.stringify(p.metadata) } : {}),
+      modified_at: now,
+    });
+    const wire = await loadOne(trx, ctx.organizationId, current.id);
+    await emit(ctx, trx, "product.updated", wire);
+    return wire;
+  });
+}
+
+/** `POST /v1/products/{id}/benefits`: the product's benefits become exactly these, in this order. */
+export async function updateProductBenefits({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; benefits: string[] };
+}) {
+  if (!isUuid(input.id)) throw new ProductNotFound();
+  return inTransaction(ctx, async (trx) => {
+    const current = await repo.findProduct(trx, ctx.organizationId, input.id, { forUpdate: true });
+    if (!current) throw new ProductNotFound();
+    await setProductBenefits(trx, ctx.organizationId, current.id, input.benefits);
+    await repo.updateProduct(trx, ctx.organizationId, current.id, { modified_at: ctx.clock.now() });
+    const wire = await loadOne(trx, ctx.organizationId, current.id);
+    await emit(ctx, trx, "product.updated", wire);
+    return wire;
+  });
+}

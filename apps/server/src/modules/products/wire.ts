@@ -1,0 +1,154 @@
+import { iso } from "../../kit/api/schemas.js";
+import type { Db } from "../../kit/context.js";
+import { benefitsByProduct } from "../benefits/index.js";
+import { customFieldToWire, findCustomFields } from "../custom-fields/index.js";
+import { findMeters } from "../meters/index.js";
+import * as repo from "./repository.js";
+import type { PriceWire, ProductWire } from "./schemas.js";
+
+type Interval = ProductWire["recurring_interval"];
+
+function priceToWire(
+  row: repo.PriceRow,
+  interval: Interval,
+  meters: Map<
+    string,
+    { id: string; name: string; unit: string; custom_label: string | null; custom_multiplier: number | null }
+  >,
+): PriceWire {
+  const common = {
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    id: row.id,
+    source: "catalog" as const,
+    price_currency: row.price_currency,
+    tax_behavior: row.tax_behavior as PriceWire["tax_behavior"],
+    is_archived: row.is_archived,
+    product_id: row.product_id,
+    type: interval ? ("recurring" as const) : ("one_time" as const),
+    recurring_interval: interval,
+  };
+  switch (row.amount_type) {
+    case "fixed":
+      return { ...common, amount_type: "fixed", price_amount: row.price_amount ?? 0 };
+    case "custom":
+      return {
+        ...common,
+        amount_type: "custom",
+        minimum_amount: row.minimum_amount ?? 0,
+        maximum_amount: row.maximum_amount,
+        preset_amount: row.preset_amount,
+      };
+    case "metered_unit": {
+      const meterId = row.meter_id ?? "";
+      const meter = meters.get(meterId) ?? {
+        id: meterId,
+        name: "",
+        unit: "scalar",
+        custom_label: null,
+        custom_multiplier: null,
+      };
+      return {
+        ...common,
+        amount_type: "metered_unit",
+        unit_amount: row.unit_amount ?? "0",
+        cap_amount: row.cap_amount,
+        meter_id: meterId,
+        meter,
+      };
+    }
+    default:
+      return { ...common, amount_type: "free" };
+  }
+}
+
+/** Products as Polar answers them: active prices (metered ones embed their meter), benefits, custom fields. */
+export async function productsToWire(
+  db: Db,
+  organizationId: string,
+  rows: repo.ProductRow[],
+): Promise<ProductWire[]> {
+  const ids = rows.map((r) => r.id);
+  const [prices, attached, benefits] = await Promise.all([
+    repo.activePrices(db, organizationId, ids),
+    repo.attachedCustomFields(db, ids),
+    benefitsByProduct(db, organizationId, ids),
+  ]);
+  const meterIds = [...new Set(prices.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))];
+  const fieldIds = [...new Set(attached.map((a) => a.custom_field_id))];
+  const [meterRows, fieldRows] = await Promise.all([
+    findMeters(db, organizationId, meterIds),
+    findCustomFields(db, organizationId, fieldIds),
+  ]);
+  const meters = new Map(
+    meterRows.map((m) => [
+      m.id,
+      {
+        id: m.id,
+        name: m.name,
+        unit: m.unit,
+        custom_label: m.custom_label,
+        custom_multiplier: m.custom_multiplier,
+      },
+    ]),
+  );
+  const fields = new Map(fieldRows.map((f) => [f.id, customFieldToWire(f)]));
+  return rows.map((row) => {
+    const interval = row.recurring_interval as Interval;
+    return {
+      id: row.id,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
+      trial_interval: null,
+      trial_interval_count: null,
+      name: row.name,
+      description: row.description,
+      visibility: row.visibility as ProductWire["visibility"],
+      recurring_interval: interval,
+      recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
+      is_recurring: interval !== null,
+      is_archived: row.is_archived,
+      organization_id: row.organization_id,
+      metadata: row.metadata,
+      prices: prices.filter((p) => p.product_id === row.id).map((p) => priceToWire(p, interval, meters)),
+      benefits: benefits.get(row.id) ?? [],
+      medias: [],
+      attached_custom_fields: attached
+        .filter((a) => a.product_id === row.id)
+        .flatMap((a) => {
+          const field = fields.get(a.custom_field_id);
+          return field
+            ? [
+                {
+                  custom_field_id: a.custom_field_id,
+                  custom_field: field,
+                  order: a.order,
+                  required: a.required,
+                },
+              ]
+            : [];
+        }),
+    };
+  });
+}
+
+/** A product without its prices, benefits and media: how a discount names the products it applies to. */
+export function productSummary(row: repo.ProductRow) {
+  const interval = row.recurring_interval as Interval;
+  return {
+    metadata: row.metadata,
+    id: row.id,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    trial_interval: null,
+    trial_interval_count: null,
+    name: row.name,
+    description: row.description,
+    visibility: row.visibility as ProductWire["visibility"],
+    recurring_interval: interval,
+    recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
+    is_recurring: interval !== null,
+    is_archived: row.is_archived,
+    organization_id: row.organization_id,
+  };
+}

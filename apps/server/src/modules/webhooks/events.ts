@@ -1,0 +1,68 @@
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@kassa/contracts";
+import { type Kysely, sql } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Clock } from "../../kit/clock.js";
+import type { EventSink } from "../../kit/context.js";
+import { enqueueMany } from "../../kit/jobs/index.js";
+import { DELIVER_JOB } from "./jobs.js";
+import * as repo from "./repository.js";
+
+export interface RecordedEvent {
+  organizationId: string;
+  type: WebhookEventType;
+  /** The resource as the API answers it (Polar's shape for the type). */
+  data: unknown;
+  /** When it happened; default the transaction's start (pass `ctx.clock.now()` where a clock is at hand). */
+  at?: Date;
+}
+
+/**
+ * Records an event once, in the caller's transaction, and queues its delivery to every enabled
+ * endpoint of the organization subscribed to its type. Nothing is sent unless the transaction
+ * commits; the worker sends it right after. Returns the event's id (also the `webhook-id`).
+ */
+export async function recordEvent(trx: Kysely<KassaDatabase>, event: RecordedEvent): Promise<string> {
+  const at = event.at ?? (await sql<{ now: Date }>`select now() as now`.execute(trx)).rows[0]!.now;
+  const payload = JSON.stringify({ type: event.type, timestamp: at.toISOString(), data: event.data });
+  const eventId = await repo.insertEvent(trx, {
+    organization_id: event.organizationId,
+    type: event.type,
+    payload,
+    created_at: at,
+  });
+  const endpointIds = await repo.subscribedEndpointIds(trx, event.organizationId, event.type);
+  await queueSends(
+    trx,
+    event.organizationId,
+    endpointIds.map((endpoint_id) => ({ event_id: eventId, endpoint_id })),
+    at,
+  );
+  return eventId;
+}
+
+/** Marks (event, endpoint) pairs pending and queues a delivery job for each. */
+export async function queueSends(
+  trx: Kysely<KassaDatabase>,
+  organizationId: string,
+  pairs: { event_id: string; endpoint_id: string }[],
+  now: Date,
+): Promise<number> {
+  const sendIds = await repo.upsertPendingSends(trx, organizationId, pairs, now);
+  return enqueueMany(
+    trx,
+    sendIds.map((sendId) => ({ name: DELIVER_JOB, payload: { sendId } })),
+  );
+}
+
+const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
+
+/** The platform's event port (`ctx.events`), backed by the webhook outbox, timed by `clock`. */
+export function webhookEventSink(clock: Clock): EventSink {
+  return {
+    async enqueue(trx, event) {
+      // A typo in an event name would silently reach no endpoint: fail the write instead.
+      if (!KNOWN.has(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
+      await recordEvent(trx, { ...event, type: event.type as WebhookEventType, at: clock.now() });
+    },
+  };
+}

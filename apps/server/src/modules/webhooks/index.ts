@@ -1,0 +1,4 @@
+/** The webhooks module: the only file other modules import. */
+export { type RecordedEvent, recordEvent, webhookEventSink } from "./events.js";
+export { webhookJobs } from "./jobs.js";
+export { registerWebhookRoutes } from "./routes.js";

@@ -1,0 +1,130 @@
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import { defineJob, type JobContext } from "../../kit/jobs/index.js";
+import { signWebhook } from "../../kit/webhook-signing.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { mailTemplates } from "../../mail/templates.js";
+import * as repo from "./repository.js";
+
+export const DELIVER_JOB = "webhooks.deliver";
+/** Attempts per (event, endpoint) before the event counts as failed for that endpoint. */
+export const MAX_DELIVERY_ATTEMPTS = 10;
+/** An endpoint whose last this many events all failed is disabled. */
+export const DISABLE_AFTER_FAILED_EVENTS = 10;
+/** How much of a receiver's answer the delivery log keeps. */
+const RESPONSE_EXCERPT = 2048;
+
+export interface WebhookJobDeps {
+  mailer: Mailer;
+  /** For the link in the mail to the owners. */
+  baseURL: string;
+  /** A receiver has this long to answer (Polar: 10 s). */
+  timeoutMs: number;
+}
+
+class DeliveryFailed extends Error {
+  override name = "DeliveryFailed";
+}
+
+/** One attempt to send one event to one endpoint, logged whatever happens. */
+async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
+  const { db, clock } = ctx;
+  const send = await repo.loadSend(db, sendId);
+  // Endpoint or event deleted since, or already settled by an earlier run of this job.
+  if (send?.status !== "pending") return;
+  if (!send.enabled) {
+    await repo.settleSend(db, sendId, "skipped", null, clock.now());
+    return;
+  }
+  const attempt = ctx.job.attempt;
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "Kassa-Webhooks/1",
+    ...signWebhook({ secret: send.secret, id: send.event_id, timestamp: clock.now(), body: send.payload }),
+  };
+  const startedAt = clock.now();
+  const started = performance.now();
+  let status: number | null = null;
+  let body: string | null = null;
+  let error: string | null = null;
+  try {
+    const response = await fetch(send.url, {
+      method: "POST",
+      headers,
+      body: send.payload,
+      redirect: "manual",
+      signal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    status = response.status;
+    body = (await response.text()).slice(0, RESPONSE_EXCERPT);
+  } catch (e) {
+    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
+    error =
+      e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")
+        ? `no answer within ${deps.timeoutMs / 1000} s`
+        : `${e instanceof Error ? e.message : String(e)}${cause}`;
+  }
+  const succeeded = status !== null && status >= 200 && status < 300;
+  await repo.logAttempt(
+    db,
+    {
+      organization_id: send.organization_id,
+      send_id: sendId,
+      endpoint_id: send.endpoint_id,
+      event_id: send.event_id,
+      attempt,
+      succeeded,
+      http_code: status,
+      request_headers: headers,
+      response_body: body,
+      error,
+      duration_ms: Math.round(performance.now() - started),
+      created_at: startedAt,
+    },
+    succeeded ? { status: "succeeded", finished_at: clock.now() } : { status: "pending", finished_at: null },
+  );
+  if (succeeded) return;
+  throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);
+}
+
+/** After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for. */
+async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
+  const { db, clock, logger } = ctx;
+  const send = await repo.loadSend(db, sendId);
+  if (!send) return;
+  await repo.finishSend(db, sendId, "failed", clock.now());
+  const outcomes = await repo.lastOutcomes(db, send.endpoint_id, DISABLE_AFTER_FAILED_EVENTS);
+  if (outcomes.length < DISABLE_AFTER_FAILED_EVENTS || outcomes.some((o) => o !== "failed")) return;
+  if (!(await repo.disableEndpoint(db, send.endpoint_id, clock.now()))) return;
+  logger.warn("webhook endpoint disabled after failed events", {
+    endpoint: send.endpoint_id,
+    organization: send.organization_id,
+  });
+  const { name, owners } = await repo.organizationOwners(db, send.organization_id);
+  for (const owner of owners) {
+    await deps.mailer.send(
+      mailTemplates.webhookEndpointDisabled({
+        to: owner.email,
+        name: owner.name,
+        organizationName: name,
+        endpointUrl: send.url,
+        failures: DISABLE_AFTER_FAILED_EVENTS,
+        url: `${deps.baseURL}/dashboard/webhooks`,
+      }),
+    );
+  }
+}
+
+/** The webhooks module's job kinds, given what they need from the composition root. */
+export function webhookJobs(deps: WebhookJobDeps) {
+  const sendPayload = z.object({ sendId: z.string() });
+  return [
+    defineJob({
+      name: DELIVER_JOB,
+      payload: sendPayload,
+      maxAttempts: MAX_DELIVERY_ATTEMPTS,
+      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps),
+      onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
+    }),
+  ];
+}

@@ -1,0 +1,387 @@
+import { type Kysely, sql } from "kysely";
+import type { KassaDatabase, WebhookSendStatus } from "../../db/schema.js";
+
+/** All of the webhooks module's SQL. Every query a caller can reach is scoped by organization. */
+type Db = Kysely<KassaDatabase>;
+
+export type EndpointRow = {
+  id: string;
+  organization_id: string;
+  url: string;
+  name: string | null;
+  format: string;
+  events: string[];
+  secret: string;
+  enabled: boolean;
+  created_at: Date;
+  modified_at: Date | null;
+};
+
+const endpointColumns = [
+  "id",
+  "organization_id",
+  "url",
+  "name",
+  "format",
+  "events",
+  "secret",
+  "enabled",
+  "created_at",
+  "modified_at",
+] as const;
+
+export async function insertEndpoint(
+  db: Db,
+  row: Omit<EndpointRow, "id" | "modified_at" | "enabled"> & { enabled?: boolean },
+): Promise<EndpointRow> {
+  return db
+    .insertInto("kassa_webhook_endpoint")
+    .values({ ...row, events: JSON.stringify(row.events) })
+    .returning(endpointColumns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom("kassa_webhook_endpoint")
+    .select(endpointColumns)
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function listEndpoints(
+  db: Db,
+  organizationId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: EndpointRow[]; total: number }> {
+  const base = db.selectFrom("kassa_webhook_endpoint").where("organization_id", "=", organizationId);
+  const [rows, count] = await Promise.all([
+    base
+      .select(endpointColumns)
+      .orderBy("created_at", "desc")
+      .orderBy("id")
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function updateEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Partial<Pick<EndpointRow, "url" | "name" | "format" | "events" | "secret" | "enabled">> & {
+    modified_at: Date;
+  },
+): Promise<EndpointRow | undefined> {
+  const { events, ...rest } = patch;
+  return db
+    .updateTable("kassa_webhook_endpoint")
+    .set({ ...rest, ...(events ? { events: JSON.stringify(events) } : {}) })
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .returning(endpointColumns)
+    .executeTakeFirst();
+}
+
+export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("kassa_webhook_endpoint")
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function insertEvent(
+  db: Db,
+  row: { organization_id: string; type: string; payload: string; created_at: Date },
+): Promise<string> {
+  const { id } = await db
+    .insertInto("kassa_webhook_event")
+    .values(row)
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Enabled endpoints of the organization subscribed to `type`. */
+export async function subscribedEndpointIds(db: Db, organizationId: string, type: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("kassa_webhook_endpoint")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("enabled", "=", true)
+    .where(sql<boolean>`events @> ${JSON.stringify([type])}::jsonb`)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Makes each (event, endpoint) pending again, or new; returns the send ids to deliver. A send
+ * already pending is left alone (its job is queued).
+ */
+export async function upsertPendingSends(
+  db: Db,
+  organizationId: string,
+  pairs: { event_id: string; endpoint_id: string }[],
+  now: Date,
+): Promise<string[]> {
+  if (pairs.length === 0) return [];
+  const ids: string[] = [];
+  for (let i = 0; i < pairs.length; i += 1000) {
+    const rows = await db
+      .insertInto("kassa_webhook_send")
+      .values(
+        pairs.slice(i, i + 1000).map((p) => ({ ...p, organization_id: organizationId, created_at: now })),
+      )
+      .onConflict((oc) =>
+        oc
+          .constraint("kassa_webhook_send_event_endpoint_key")
+          .doUpdateSet({ status: "pending", finished_at: null })
+          .where("kassa_webhook_send.status", "!=", "pending"),
+      )
+      .returning("id")
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+export async function loadSend(db: Db, sendId: string) {
+  return db
+    .selectFrom("kassa_webhook_send as s")
+    .innerJoin("kassa_webhook_event as ev", "ev.id", "s.event_id")
+    .innerJoin("kassa_webhook_endpoint as en", "en.id", "s.endpoint_id")
+    .select([
+      "s.id as send_id",
+      "s.status",
+      "s.organization_id",
+      "ev.id as event_id",
+      "ev.payload",
+      "en.id as endpoint_id",
+      "en.url",
+      "en.secret",
+      "en.enabled",
+      "en.name as endpoint_name",
+    ])
+    .where("s.id", "=", sendId)
+    .executeTakeFirst();
+}
+
+/** Logs one attempt and sets the send's state from it, in one statement. */
+export async function logAttempt(
+  db: Db,
+  row: {
+    organization_id: string;
+    send_id: string;
+    endpoint_id: string;
+    event_id: string;
+    attempt: number;
+    succeeded: boolean;
+    http_code: number | null;
+    request_headers: Record<string, string>;
+    response_body: string | null;
+    error: string | null;
+    duration_ms: number;
+    created_at: Date;
+  },
+  send: { status: WebhookSendStatus; finished_at: Date | null },
+) {
+  await db
+    .with("attempt", (q) =>
+      q
+        .insertInto("kassa_webhook_delivery")
+        .values({ ...row, request_headers: JSON.stringify(row.request_headers) }),
+    )
+    .updateTable("kassa_webhook_send")
+    .set({ status: send.status, last_http_code: row.http_code, finished_at: send.finished_at })
+    .where("id", "=", row.send_id)
+    .execute();
+}
+
+export async function settleSend(
+  db: Db,
+  sendId: string,
+  status: WebhookSendStatus,
+  httpCode: number | null,
+  at: Date | null,
+) {
+  await db
+    .updateTable("kassa_webhook_send")
+    .set({ status, last_http_code: httpCode, finished_at: at })
+    .where("id", "=", sendId)
+    .execute();
+}
+
+/** Sets a send's outcome and keeps its last HTTP status. */
+export async function finishSend(db: Db, sendId: string, status: WebhookSendStatus, at: Date) {
+  await db
+    .updateTable("kassa_webhook_send")
+    .set({ status, finished_at: at })
+    .where("id", "=", sendId)
+    .execute();
+}
+
+/** Outcomes of the endpoint's last `n` finished sends, newest first. */
+export async function lastOutcomes(db: Db, endpointId: string, n: number): Promise<WebhookSendStatus[]> {
+  const rows = await db
+    .selectFrom("kassa_webhook_send")
+    .select("status")
+    .where("endpoint_id", "=", endpointId)
+    .where("status", "in", ["succeeded", "failed"])
+    .orderBy("finished_at", "desc")
+    .limit(n)
+    .execute();
+  return rows.map((r) => r.status);
+}
+
+/** Disables an enabled endpoint; false when it was already disabled (someone else did it). */
+export async function disableEndpoint(db: Db, endpointId: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("kassa_webhook_endpoint")
+    .set({ enabled: false, modified_at: now })
+    .where("id", "=", endpointId)
+    .where("enabled", "=", true)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The organization's name and its owners' addresses (Better Auth's tables, read only). */
+export async function organizationOwners(db: Db, organizationId: string) {
+  const org = await sql<{ name: string }>`select name from organization where id = ${organizationId}`.execute(
+    db,
+  );
+  const owners = await sql<{ email: string; name: string | null }>`
+    select u.email, u.name from member m join "user" u on u.id = m."userId"
+    where m."organizationId" = ${organizationId}
+      and (',' || replace(m.role, ' ', '') || ',') like '%,owner,%'`.execute(db);
+  return { name: org.rows[0]?.name ?? "your organization", owners: owners.rows };
+}
+
+export async function findEvent(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_webhook_event")
+    .select(["id", "type", "created_at"])
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function endpointIdsOfEvent(db: Db, organizationId: string, eventId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("kassa_webhook_send")
+    .select("endpoint_id")
+    .where("organization_id", "=", organizationId)
+    .where("event_id", "=", eventId)
+    .execute();
+  return rows.map((r) => r.endpoint_id);
+}
+
+/** The organization's events of the given types in [from, to), oldest first. */
+export async function eventIdsInRange(
+  db: Db,
+  organizationId: string,
+  range: { from: Date; to: Date; types: string[]; onlyFailedFor?: string },
+): Promise<string[]> {
+  if (range.types.length === 0) return [];
+  let query = db
+    .selectFrom("kassa_webhook_event as ev")
+    .select("ev.id")
+    .where("ev.organization_id", "=", organizationId)
+    .where("ev.created_at", ">=", range.from)
+    .where("ev.created_at", "<", range.to)
+    .where("ev.type", "in", range.types)
+    .orderBy("ev.created_at");
+  if (range.onlyFailedFor) {
+    const endpointId = range.onlyFailedFor;
+    query = query.where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("kassa_webhook_send as s")
+            .select("s.id")
+            .whereRef("s.event_id", "=", "ev.id")
+            .where("s.endpoint_id", "=", endpointId)
+            .where("s.status", "in", ["succeeded", "pending"]),
+        ),
+      ),
+    );
+  }
+  const rows = await query.execute();
+  return rows.map((r) => r.id);
+}
+
+export interface DeliveryFilter {
+  endpointIds?: string[];
+  eventTypes?: string[];
+  succeeded?: boolean;
+  httpCodeClass?: "2xx" | "3xx" | "4xx" | "5xx";
+  start?: Date;
+  end?: Date;
+  query?: string;
+}
+
+export async function listDeliveries(
+  db: Db,
+  organizationId: string,
+  filter: DeliveryFilter,
+  page: { limit: number; offset: number },
+) {
+  let base = db
+    .selectFrom("kassa_webhook_delivery as d")
+    .innerJoin("kassa_webhook_event as ev", "ev.id", "d.event_id")
+    .innerJoin("kassa_webhook_send as s", "s.id", "d.send_id")
+    .where("d.organization_id", "=", organizationId);
+  if (filter.endpointIds?.length) base = base.where("d.endpoint_id", "in", filter.endpointIds);
+  if (filter.eventTypes?.length) base = base.where("ev.type", "in", filter.eventTypes);
+  if (filter.succeeded !== undefined) base = base.where("d.succeeded", "=", filter.succeeded);
+  if (filter.httpCodeClass) {
+    const lo = Number(filter.httpCodeClass[0]) * 100;
+    base = base.where("d.http_code", ">=", lo).where("d.http_code", "<", lo + 100);
+  }
+  if (filter.start) base = base.where("d.created_at", ">=", filter.start);
+  if (filter.end) base = base.where("d.created_at", "<=", filter.end);
+  if (filter.query) {
+    const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb.or([eb("ev.payload", "ilike", like), eb("d.response_body", "ilike", like)]));
+  }
+  const [rows, count] = await Promise.all([
+    base
+      .select([
+        "d.id",
+        "d.endpoint_id",
+        "d.attempt",
+        "d.succeeded",
+        "d.http_code",
+        "d.request_headers",
+        "d.response_body",
+        "d.error",
+        "d.duration_ms",
+        "d.created_at",
+        "ev.id as event_id",
+        "ev.type as event_type",
+        "ev.payload as event_payload",
+        "ev.created_at as event_created_at",
+        "s.status as send_status",
+        "s.last_http_code as send_last_http_code",
+        "s.finished_at as send_finished_at",
+      ])
+      .orderBy("d.created_at", "desc")
+      .orderBy("d.id")
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export type DeliveryListRow = Awaited<ReturnType<typeof listDeliveries>>["rows"][number];

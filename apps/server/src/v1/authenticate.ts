@@ -1,0 +1,113 @@
+import type { Context } from "hono";
+import type { Kysely } from "kysely";
+import type { KassaAuth } from "../auth/auth.js";
+import { rolesAllow } from "../auth/spec/organization.js";
+import type { KassaDatabase } from "../db/schema.js";
+import {
+  InvalidToken,
+  NotPermitted,
+  RequestValidationError,
+  ResourceNotFound,
+  Unauthorized,
+} from "../kit/api/errors.js";
+import type { Clock } from "../kit/clock.js";
+import type { Ctx, EventSink } from "../kit/context.js";
+import { authenticateToken } from "../modules/organization-access-tokens/index.js";
+import type { V1Env } from "./env.js";
+
+export interface AuthenticateDeps {
+  db: Kysely<KassaDatabase>;
+  clock: Clock;
+  events: EventSink;
+  auth: KassaAuth;
+  trustedOrigins: string[];
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The organization a request names: query `organization_id`, else the body's, else the organizations path. */
+async function requestedOrganization(
+  c: Context<V1Env>,
+): Promise<{ id: string; in: "query" | "body" | "path" } | undefined> {
+  const fromQuery = c.req.queries("organization_id");
+  if (fromQuery && fromQuery.length > 0 && fromQuery[0]) return { id: fromQuery[0], in: "query" };
+  if (!SAFE_METHODS.has(c.req.method) && /json/i.test(c.req.header("content-type") ?? "")) {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    if (body && typeof body === "object" && "organization_id" in body) {
+      const id = (body as { organization_id: unknown }).organization_id;
+      if (typeof id === "string" && id) return { id, in: "body" };
+    }
+  }
+  const fromPath = /^\/v1\/organizations\/([^/]+)\/?$/.exec(c.req.path)?.[1];
+  if (fromPath) return { id: fromPath, in: "path" };
+  return undefined;
+}
+
+function organizationMismatch(where: "query" | "body" | "path", id: string): Error {
+  if (where === "body")
+    return RequestValidationError.field(["body", "organization_id"], "Organization not found.", id);
+  return new ResourceNotFound("Organization not found.");
+}
+
+/**
+ * Resolves the caller and the organization of the request into `c.var.ctx`:
+ * - `Authorization: Bearer polar_oat_...`: an organization access token; its organization is
+ *   the only one it can name.
+ * - otherwise the dashboard's Better Auth session cookie, with the organization named by
+ *   `organization_id` (query or body) or the session's active organization; the user must be
+ *   a member of it, and cookie-authenticated writes must come from a trusted origin (CSRF).
+ */
+export function authenticator(deps: AuthenticateDeps) {
+  const { db, clock, auth, events } = deps;
+  return async (c: Context<V1Env>): Promise<Ctx> => {
+    const header = c.req.header("authorization");
+    if (header !== undefined) {
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      const token = presented ? await authenticateToken(db, clock, presented) : null;
+      if (!token) throw new InvalidToken();
+      const named = await requestedOrganization(c);
+      if (named && named.in !== "path" && named.id !== token.organizationId)
+        throw organizationMismatch(named.in, named.id);
+      return {
+        organizationId: token.organizationId,
+        actor: { kind: "token", tokenId: token.tokenId, scopes: token.scopes },
+        db,
+        clock,
+        events,
+      };
+    }
+
+    const session = await auth.api.getSession({ headers: c.req.raw.headers });
+    if (!session) throw new Unauthorized();
+    if (!SAFE_METHODS.has(c.req.method)) {
+      const origin = c.req.header("origin");
+      if (!origin || !deps.trustedOrigins.includes(origin))
+        throw new NotPermitted("Requests signed in with a session cookie must come from a trusted origin.");
+    }
+    const named = await requestedOrganization(c);
+    const activeOrganizationId = (session.session as { activeOrganizationId?: string | null })
+      .activeOrganizationId;
+    const organizationId = named?.id ?? activeOrganizationId ?? undefined;
+    if (!organizationId)
+      throw RequestValidationError.field(["query", "organization_id"], "Field required", null, "missing");
+    const member = await db
+      .selectFrom("member")
+      .select("role")
+      .where("organizationId", "=", organizationId)
+      .where("userId", "=", session.user.id)
+      .executeTakeFirst();
+    if (!member) throw organizationMismatch(named?.in ?? "query", organizationId);
+    return {
+      organizationId,
+      actor: {
+        kind: "user",
+        userId: session.user.id,
+        roles: member.role.split(",").map((r) => r.trim()),
+        canWrite: rolesAllow(member.role, { billing: ["write"] }),
+      },
+      db,
+      clock,
+      events,
+    };
+  };
+}

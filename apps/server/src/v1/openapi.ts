@@ -1,0 +1,80 @@
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import type { Scope } from "@kassa/contracts";
+import { requireScope } from "./scopes.js";
+
+/** Every `/v1` operation takes an organization access token (or the dashboard's session). */
+export const security = [{ access_token: [] }];
+
+const ErrorBody = (name: string) => z.object({ error: z.literal(name), detail: z.string() }).openapi(name);
+
+const ValidationErrorBody = z
+  .object({
+    error: z.literal("RequestValidationError"),
+    detail: z.array(
+      z
+        .object({
+          type: z.string(),
+          loc: z.array(z.union([z.string(), z.number().int()])),
+          msg: z.string(),
+          input: z.unknown(),
+        })
+        .openapi("ValidationError"),
+    ),
+  })
+  .openapi("HTTPValidationError");
+
+const OAuthErrorBody = z
+  .object({ error: z.enum(["invalid_token", "insufficient_scope"]), error_description: z.string() })
+  .openapi("OAuthError");
+
+const json = (schema: z.ZodType) => ({ "application/json": { schema } });
+
+/** The error answers an operation may give, for the OpenAPI document. */
+export function errorResponses(opts: { notFound?: boolean } = {}) {
+  return {
+    401: { description: "Missing, unknown or expired credentials", content: json(OAuthErrorBody) },
+    403: {
+      description: "The token lacks the scope, or the member's role cannot write",
+      content: json(z.union([OAuthErrorBody, ErrorBody("NotPermitted")])),
+    },
+    ...(opts.notFound
+      ? { 404: { description: "Not found", content: json(ErrorBody("ResourceNotFound")) } }
+      : {}),
+    422: { description: "Validation Error", content: json(ValidationErrorBody) },
+    429: {
+      description: "Rate limit exceeded (see `Retry-After`)",
+      content: json(ErrorBody("TooManyRequests")),
+    },
+  } as const;
+}
+
+/**
+ * Polar's collection roots end in `/` (`/v1/products/`). Routes are registered without it
+ * (the router matches both spellings) and the OpenAPI document shows Polar's spelling.
+ */
+const documentedPaths = new Map<string, string>();
+
+/**
+ * An endpoint of the billing API: authenticated, gated by `scope`, and in the document with
+ * the token security scheme.
+ */
+export function route<R extends Omit<RouteConfig, "middleware" | "security">>(config: R & { scope: Scope }) {
+  const { scope, ...rest } = config;
+  const path = rest.path.endsWith("/") ? rest.path.slice(0, -1) : rest.path;
+  if (path !== rest.path) documentedPaths.set(path, rest.path);
+  return createRoute({
+    ...rest,
+    path,
+    security,
+    middleware: [requireScope(scope)] as const,
+    description: `${rest.description ? `${rest.description}\n\n` : ""}**Scopes**: \`${scope}\``,
+  });
+}
+
+/** The document's paths with Polar's trailing slashes restored. */
+export function withDocumentedPaths<T extends { paths?: Record<string, unknown> }>(document: T): T {
+  if (!document.paths) return document;
+  const paths: Record<string, unknown> = {};
+  for (const [path, item] of Object.entries(document.paths)) paths[documentedPaths.get(path) ?? path] = item;
+  return { ...document, paths };
+}

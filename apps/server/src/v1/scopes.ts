@@ -1,0 +1,24 @@
+import type { Scope } from "@kassa/contracts";
+import { createMiddleware } from "hono/factory";
+import { InsufficientScope, NotPermitted } from "../kit/api/errors.js";
+import type { V1Env } from "./env.js";
+
+/**
+ * Gates one endpoint. A token needs the scope (a `:write` scope also grants its `:read`, as on
+ * Polar); a dashboard member needs the `billing` write permission of their role for any write.
+ */
+export function requireScope(scope: Scope) {
+  const accepted: string[] = [scope];
+  if (scope.endsWith(":read")) accepted.push(scope.replace(/:read$/, ":write"));
+  return createMiddleware<V1Env>(async (c, next) => {
+    const ctx = await c.var.authenticate();
+    c.set("ctx", ctx);
+    const { actor } = ctx;
+    if (actor.kind === "token") {
+      if (!accepted.some((s) => actor.scopes.includes(s))) throw new InsufficientScope(accepted);
+    } else if (scope.endsWith(":write") && !actor.canWrite) {
+      throw new NotPermitted("Your role in this organization can read billing data but not change it.");
+    }
+    await next();
+  });
+}

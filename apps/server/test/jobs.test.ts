@@ -1,0 +1,273 @@
+/**
+ * The durable job queue (kit/jobs) on a real database of the suite's engine: jobs exist only
+ * when their transaction commits, failures come back with growing delays until the job is dead
+ * (and kept), a job whose worker died is taken again after its lease, and two workers with
+ * connections of their own never run one job twice.
+ */
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { loadConfig } from "../src/config.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import type { Clock } from "../src/kit/clock.js";
+import {
+  defineJob,
+  enqueue,
+  type JobWorker,
+  listJobs,
+  PermanentJobError,
+  startJobWorker,
+} from "../src/kit/jobs/index.js";
+import { createLogger } from "../src/kit/logger.js";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
+import { startTestServer } from "./support/server.js";
+
+const logger = createLogger("error");
+const clock: Clock = { now: () => new Date() };
+const fast = { pollIntervalMs: 50, leaseMs: 1_000, backoff: { baseMs: 40, maxMs: 1_000 } };
+
+let testDb: TestDatabase;
+let database: Database;
+const workers: JobWorker[] = [];
+const others: Database[] = [];
+
+const open = (): Promise<Database> => openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
+
+beforeAll(async () => {
+  // A real server migrates the database, then leaves it to this file's workers.
+  const server = await startTestServer({ keepDatabase: true, env: { JOB_WORKER: "off" } });
+  await server.stop();
+  testDb = server.database!;
+  database = await open();
+});
+
+afterAll(async () => {
+  for (const w of workers) await w.stop(1_000);
+  for (const d of others) await d.close();
+  await database.close();
+  await testDb.drop();
+});
+
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("job queue", () => {
+  it("runs a job only if its transaction commits, once, with its payload", async () => {
+    const seen: string[] = [];
+    const echo = defineJob({
+      name: "test.echo",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }) => {
+        seen.push(word);
+      },
+    });
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await echo.enqueue(trx, { word: "rolled back" });
+        throw new Error("abort");
+      })
+      .catch(() => {});
+    await database.db.transaction().execute((trx) => echo.enqueue(trx, { word: "committed" }));
+    await expect(
+      database.db.transaction().execute((trx) => echo.enqueue(trx, { word: 42 as unknown as string })),
+    ).rejects.toThrow(/word/);
+
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [echo],
+      concurrency: 2,
+      ...fast,
+    });
+    workers.push(worker);
+    await until(async () => seen.length === 1);
+    await until(async () => (await listJobs(database.db, { name: "test.echo" }))[0]?.status === "completed");
+    expect(seen).toEqual(["committed"]);
+    const rows = await listJobs(database.db, { name: "test.echo" });
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([["completed", 1]]);
+    await worker.stop();
+  });
+
+  it("retries with exponential backoff and jitter, then keeps the job as dead", async () => {
+    const attempts: number[] = [];
+    const dead: string[] = [];
+    const flaky = defineJob({
+      name: "test.always-fails",
+      payload: z.object({ n: z.number() }),
+      maxAttempts: 4,
+      handler: async () => {
+        attempts.push(Date.now());
+        throw new Error("receiver said no");
+      },
+      onDead: async (_p, _ctx, error) => {
+        dead.push(error);
+      },
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [flaky],
+      concurrency: 2,
+      ...fast,
+    });
+    workers.push(worker);
+    await database.db.transaction().execute((trx) => flaky.enqueue(trx, { n: 1 }));
+    await until(async () => dead.length === 1);
+    expect(attempts).toHaveLength(4);
+    // base 40 ms: the gaps are at least 20, 40 and 80 ms (half of 40 * 2^(n-1)) and grow.
+    const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(20);
+    expect(gaps[1]).toBeGreaterThanOrEqual(40);
+    expect(gaps[2]).toBeGreaterThanOrEqual(80);
+    expect(dead).toEqual(["receiver said no"]);
+    const [row] = await listJobs(database.db, { status: "dead", name: "test.always-fails" });
+    expect(row).toMatchObject({ status: "dead", attempts: 4, last_error: "receiver said no" });
+    expect(row?.payload).toEqual({ n: 1 });
+    await worker.stop();
+
+    // A permanent error skips the remaining attempts.
+    const permanent = defineJob({
+      name: "test.permanent",
+      payload: z.object({}),
+      maxAttempts: 5,
+      handler: async () => {
+        throw new PermanentJobError("cannot ever work");
+      },
+    });
+    const worker2 = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [permanent],
+      concurrency: 1,
+      ...fast,
+    });
+    workers.push(worker2);
+    await database.db.transaction().execute((trx) => permanent.enqueue(trx, {}));
+    const [gone] = await until(async () => {
+      const rows = await listJobs(database.db, { status: "dead", name: "test.permanent" });
+      return rows.length > 0 && rows;
+    });
+    expect(gone).toMatchObject({ attempts: 1, last_error: "cannot ever work" });
+    await worker2.stop();
+  });
+
+  it("takes a job again when its worker died mid-run (lease expired)", async () => {
+    const ran: string[] = [];
+    const job = defineJob({
+      name: "test.orphan",
+      payload: z.object({ id: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ id }) => {
+        ran.push(id);
+      },
+    });
+    // What a worker killed mid-run leaves behind: running, claimed by a dead process.
+    await sql`insert into kassa_job (name, payload, status, attempts, locked_by, locked_until)
+      values ('test.orphan', '{"id":"orphan"}', 'running', 1, 'dead-worker', ${new Date(Date.now() + 600)})`.execute(
+      database.db,
+    );
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [job],
+      concurrency: 1,
+      ...fast,
+    });
+    workers.push(worker);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual([]); // the lease still holds
+    const [row] = await until(async () => {
+      const rows = await listJobs(database.db, { name: "test.orphan" });
+      return rows[0]?.status === "completed" && rows;
+    });
+    expect(ran).toEqual(["orphan"]);
+    expect(row).toMatchObject({ status: "completed", attempts: 2 });
+    await worker.stop();
+  });
+
+  it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
+    const seen: number[] = [];
+    const ping = defineJob({
+      name: "test.ping",
+      payload: z.object({ at: z.number() }),
+      maxAttempts: 1,
+      handler: async () => {
+        seen.push(Date.now());
+      },
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ping],
+      concurrency: 1,
+      ...fast,
+      pollIntervalMs: 60_000,
+      listen: database.listen,
+    });
+    workers.push(worker);
+    await worker.idle();
+    await new Promise((r) => setTimeout(r, 200)); // LISTEN is in place
+    const committed = Date.now();
+    await database.db.transaction().execute((trx) => ping.enqueue(trx, { at: committed }));
+    await until(async () => seen.length === 1, 5_000);
+    expect(seen[0]! - committed).toBeLessThan(2_000);
+    await worker.stop();
+  });
+
+  it("never runs one job in two workers at once", async () => {
+    const second = TEST_DB === "postgres" ? await open() : database;
+    if (second !== database) others.push(second);
+    const active = new Set<number>();
+    const runs: number[] = [];
+    let overlaps = 0;
+    const slow = defineJob({
+      name: "test.slow",
+      payload: z.object({ i: z.number() }),
+      maxAttempts: 1,
+      handler: async ({ i }) => {
+        if (active.has(i)) overlaps += 1;
+        active.add(i);
+        runs.push(i);
+        await new Promise((r) => setTimeout(r, 5));
+        active.delete(i);
+      },
+    });
+    const total = 120;
+    await database.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < total; i++) await enqueue(trx, { name: "test.slow", payload: { i } });
+    });
+    const a = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [slow],
+      concurrency: 4,
+      ...fast,
+    });
+    const b = startJobWorker({ db: second.db, clock, logger, definitions: [slow], concurrency: 4, ...fast });
+    workers.push(a, b);
+    await until(async () => runs.length >= total, 30_000);
+    await Promise.all([a.idle(), b.idle()]);
+    expect(overlaps).toBe(0);
+    expect(runs).toHaveLength(total);
+    expect(new Set(runs).size).toBe(total);
+    const rows = await listJobs(database.db, { name: "test.slow", limit: 1000 });
+    expect(rows.every((r) => r.status === "completed" && r.attempts === 1)).toBe(true);
+    await a.stop();
+    await b.stop();
+  });
+});

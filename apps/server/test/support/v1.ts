@@ -1,0 +1,100 @@
+import { Polar } from "@polar-sh/sdk";
+import type { Json } from "./client.js";
+import type { TestServer } from "./server.js";
+import { createUser, type TestUser } from "./users.js";
+
+let counter = 0;
+
+export interface Merchant {
+  owner: TestUser;
+  organizationId: string;
+  slug: string;
+}
+
+/** A signed-in owner and a new organization (through Better Auth, as the dashboard does). */
+export async function createMerchant(
+  server: Pick<TestServer, "url" | "sql">,
+  name = "Acme",
+): Promise<Merchant> {
+  const owner = await createUser(server);
+  counter += 1;
+  const slug = `m-${Date.now().toString(36)}-${counter}`;
+  const res = await owner.client.post("/api/auth/organization/create", { name, slug });
+  if (res.status !== 200) throw new Error(`organization create failed: ${res.status} ${res.text}`);
+  return { owner, organizationId: res.body.id, slug };
+}
+
+/** Adds a signed-in user to the organization with the given role. */
+export async function addMember(
+  server: Pick<TestServer, "url" | "sql">,
+  merchant: Merchant,
+  role: string,
+): Promise<TestUser> {
+  const user = await createUser(server);
+  await server.sql(
+    `insert into "member" (id, "organizationId", "userId", role, "createdAt") values (gen_random_uuid()::text, $1, $2, $3, now())`,
+    merchant.organizationId,
+    user.id,
+    role,
+  );
+  return user;
+}
+
+/** Creates an organization access token through the API as the owner; returns the token. */
+export async function createToken(merchant: Merchant, scopes: string[], comment = "test"): Promise<string> {
+  const res = await merchant.owner.client.post(
+    `/v1/organization-access-tokens/?organization_id=${merchant.organizationId}`,
+    { comment, scopes },
+  );
+  if (res.status !== 201) throw new Error(`token create failed: ${res.status} ${res.text}`);
+  return (res.body as Json).token;
+}
+
+export function sdk(server: Pick<TestServer, "url">, accessToken: string): Polar {
+  return new Polar({ accessToken, serverURL: server.url });
+}
+
+/** Raw HTTP with a bearer token. */
+export async function call(
+  server: Pick<TestServer, "url">,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Json }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+export const ALL_WRITE_SCOPES = [
+  "organizations:read",
+  "organizations:write",
+  "organization_access_tokens:read",
+  "organization_access_tokens:write",
+  "products:read",
+  "products:write",
+  "benefits:read",
+  "benefits:write",
+  "meters:read",
+  "meters:write",
+  "custom_fields:read",
+  "custom_fields:write",
+  "discounts:read",
+  "discounts:write",
+];
