@@ -241,7 +241,7 @@ describe("webhook delivery", () => {
       // Lower bounds only (a loaded machine only stretches gaps): attempt n waits at least
       // half of min(20 * 2^(n-1), 400) ms.
       const floors = [10, 20, 40, 80, 160, 200, 200, 200, 200];
-      gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(floors[i]! - 2));
+      for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(floors[i]! - 2);
     }
     const failed = await call(
       server,

@@ -11,6 +11,7 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import { authClient } from "./lib/auth-client";
+import { validateListSearch } from "./lib/list-search";
 import { sessionQuery } from "./lib/queries";
 
 /** The organization queries, loaded with the dashboard (not with the sign-in pages). */
@@ -280,6 +281,67 @@ const orgTeamRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/settings/team"), "TeamPage"),
 });
 
+// --- billing (issue 4): each page its own chunk, calling /v1 with the session cookie ------
+const productsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/products"), "ProductsPage"),
+});
+
+const productNewRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products/new",
+  component: lazyRouteComponent(
+    () => import("./routes/dashboard/billing/product-editor"),
+    "ProductEditorPage",
+  ),
+});
+
+const productRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products/$productId",
+  component: lazyRouteComponent(
+    () => import("./routes/dashboard/billing/product-editor"),
+    "ProductEditorPage",
+  ),
+});
+
+const benefitsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/benefits",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/benefits"), "BenefitsPage"),
+});
+
+const metersRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/meters",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/meters"), "MetersPage"),
+});
+
+const webhooksRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/webhooks",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/webhooks"), "WebhooksPage"),
+});
+
+const webhookEndpointRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/webhooks/$endpointId",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/webhooks"), "WebhookEndpointPage"),
+});
+
+const accessTokensRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/access-tokens",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/access-tokens"), "AccessTokensPage"),
+});
+
 export const routeTree = rootRoute.addChildren([
   indexRoute,
   authRoute.addChildren([
@@ -298,12 +360,20 @@ export const routeTree = rootRoute.addChildren([
     newOrganizationRoute,
     orgRoute.addChildren([
       orgHomeRoute,
+      productsRoute,
+      productNewRoute,
+      productRoute,
+      benefitsRoute,
+      metersRoute,
       orgSettingsRoute.addChildren([
         orgGeneralSettingsRoute,
         orgMembersRoute,
         orgInvitationsRoute,
         orgTeamsRoute,
         orgTeamRoute,
+        webhooksRoute,
+        webhookEndpointRoute,
+        accessTokensRoute,
       ]),
     ]),
   ]),

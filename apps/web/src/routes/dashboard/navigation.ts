@@ -1,4 +1,15 @@
-import { IconHome, IconMailForward, IconSettings, IconUsers, IconUsersGroup } from "@tabler/icons-react";
+import {
+  IconGauge,
+  IconGift,
+  IconHome,
+  IconKey,
+  IconMailForward,
+  IconPackage,
+  IconSettings,
+  IconUsers,
+  IconUsersGroup,
+  IconWebhook,
+} from "@tabler/icons-react";
 
 /**
  * The organization navigation of the dashboard shell, in sections. Paths are relative to
@@ -22,12 +33,22 @@ export interface NavSection {
 export const organizationNavigation: NavSection[] = [
   { items: [{ label: "Home", path: "", icon: IconHome, exact: true }] },
   {
+    label: "Products",
+    items: [
+      { label: "Catalogue", path: "/products", icon: IconPackage },
+      { label: "Benefits", path: "/benefits", icon: IconGift },
+      { label: "Meters", path: "/meters", icon: IconGauge },
+    ],
+  },
+  {
     label: "Settings",
     items: [
       { label: "Organization", path: "/settings", icon: IconSettings, exact: true },
       { label: "Members", path: "/settings/members", icon: IconUsers },
       { label: "Invitations", path: "/settings/invitations", icon: IconMailForward },
       { label: "Teams", path: "/settings/teams", icon: IconUsersGroup },
+      { label: "Webhooks", path: "/settings/webhooks", icon: IconWebhook },
+      { label: "Access tokens", path: "/settings/access-tokens", icon: IconKey },
     ],
   },
 ];
