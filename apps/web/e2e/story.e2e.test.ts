@@ -77,8 +77,9 @@ describe("the whole story in a browser", () => {
 
   it("Ada signs in and, with no organization yet, is offered to create one", async () => {
     // The verification link signed her in; sign out and in again as a returning person would.
-    await ada.clearCookies();
-    await page.goto(`${server.url}/dashboard`);
+    await page.getByRole("link", { name: "Continue to your dashboard" }).click();
+    await page.getByRole("button", { name: "Account menu for Ada Lovelace" }).click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
     await page.waitForURL((u) => u.pathname === "/sign-in");
     await heading(page, "Sign in").waitFor();
     await field(page, "E-mail or username").fill(adaEmail);
@@ -273,6 +274,49 @@ describe("the whole story in a browser", () => {
     expect(left).toEqual([{ slug }]);
   });
 
+  it("Ada creates an API key, shown once, that the server accepts", async () => {
+    await page.getByRole("button", { name: "Account menu for Ada Lovelace" }).click();
+    await page.getByRole("menuitem", { name: "API keys" }).click();
+    await page.waitForURL((u) => u.pathname === "/account/api-keys");
+    await page.getByText("No keys yet.").waitFor();
+    await field(page, "Name").fill("shop backend");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByLabel("New API key");
+    await shown.waitFor();
+    const key = (await shown.textContent())?.trim() ?? "";
+    await shots.take(page, "api-key-created");
+    const valid = await server.api<{ valid: boolean }>("verifyApiKey", { body: { key } });
+    expect(valid.valid).toBe(true);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    await page.getByRole("table", { name: "Your API keys" }).getByText("shop backend").waitFor();
+  });
+
+  it("Ada signs in on a second device, then signs that device out from her sessions", async () => {
+    const other = await newContext();
+    const device = await other.newPage();
+    await device.goto(`${server.url}/sign-in`);
+    await field(device, "E-mail or username").fill(adaEmail);
+    await field(device, "Password").fill(adaPassword);
+    await device.getByRole("button", { name: "Sign in" }).click();
+    await device.waitForURL((u) => u.pathname === `/dashboard/${slug}`);
+
+    await page.goto(`${server.url}/account/sessions`);
+    await page.getByText("This device").waitFor();
+    await expect.poll(() => page.getByRole("listitem").count()).toBe(2);
+    await shots.take(page, "sessions");
+    await page.getByRole("button", { name: /^Sign out (?!other)/ }).click();
+    await page
+      .getByRole("dialog", { name: "Sign out this device?" })
+      .getByRole("button", { name: "Sign out" })
+      .click();
+    await page.getByText("The device is signed out.").waitFor();
+    await expect.poll(() => page.getByRole("listitem").count()).toBe(1);
+
+    await device.goto(`${server.url}/dashboard/${slug}`);
+    await device.waitForURL((u) => u.pathname === "/sign-in");
+    await other.close();
+  });
+
   it("Ada resets a forgotten password from the mailed link and signs in with the new one", async () => {
     await ada.clearCookies();
     await page.goto(`${server.url}/forgot-password`);
@@ -314,5 +358,22 @@ describe("the whole story in a browser", () => {
     await p.getByRole("navigation").getByRole("link", { name: "Teams" }).waitFor();
     await shots.take(p, "phone-dark-navigation");
     await phone.close();
+  });
+
+  it("Bob deletes his account with his password; he is signed out and his membership is gone", async () => {
+    await bobPage.goto(`${server.url}/account/delete`);
+    await heading(bobPage, "Delete account").waitFor();
+    await field(bobPage, "Password").fill(bobPassword);
+    await field(bobPage, 'Type "delete my account" to confirm').fill("delete my account");
+    await shots.take(bobPage, "delete-account");
+    await bobPage.getByRole("button", { name: "Delete my account" }).click();
+    await bobPage.waitForURL((u) => u.pathname === "/account-deleted");
+    await heading(bobPage, "Your account is deleted").waitFor();
+    await shots.take(bobPage, "account-deleted");
+    expect(await server.sql('select 1 from "user" where email = $1', bobEmail)).toEqual([]);
+
+    await page.goto(`${server.url}/dashboard/${slug}/settings/members`);
+    await heading(page, "Members").waitFor();
+    await page.getByText("1 person has access to Analytical Engines.").waitFor();
   });
 });

@@ -155,6 +155,12 @@ const errorRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/auth/error"), "ErrorPage"),
 });
 
+const accountDeletedRoute = createRoute({
+  getParentRoute: () => authRoute,
+  path: "/account-deleted",
+  component: lazyRouteComponent(() => import("./routes/auth/account-deleted"), "AccountDeletedPage"),
+});
+
 const devMailboxRoute = createRoute({
   getParentRoute: () => authRoute,
   path: "/dev/mailbox",
@@ -342,6 +348,89 @@ const accessTokensRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/billing/access-tokens"), "AccessTokensPage"),
 });
 
+// --- account: the signed-in person's own account and API keys ------------------------------
+const requireSession = async ({
+  context,
+  location,
+}: {
+  context: RouterContext;
+  location: { href: string };
+}) => {
+  const session = await context.queryClient.fetchQuery(sessionQuery);
+  if (!session) throw redirect({ to: "/sign-in", search: { redirect: location.href }, replace: true });
+};
+
+const accountShellRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/account",
+  beforeLoad: requireSession,
+  component: lazyRouteComponent(() => import("./routes/dashboard/layout"), "DashboardLayout"),
+});
+
+const accountRoute = createRoute({
+  getParentRoute: () => accountShellRoute,
+  id: "account-sections",
+  component: lazyRouteComponent(() => import("./routes/account/layout"), "AccountLayout"),
+});
+
+const accountPage = <P extends string>(path: P, load: () => Promise<Record<string, unknown>>, name: string) =>
+  createRoute({
+    getParentRoute: () => accountRoute,
+    path,
+    // biome-ignore lint/suspicious/noExplicitAny: lazyRouteComponent's module type is generic over the export name.
+    component: lazyRouteComponent(load as () => Promise<any>, name),
+  });
+
+const profileRoute = accountPage("/", () => import("./routes/account/profile"), "ProfilePage");
+const passwordRoute = accountPage("/password", () => import("./routes/account/password"), "PasswordPage");
+const linkedAccountsRoute = createRoute({
+  getParentRoute: () => accountRoute,
+  path: "/linked-accounts",
+  validateSearch: (s: Record<string, unknown>): { error?: string } => opt({ error: text(s.error) }),
+  component: lazyRouteComponent(() => import("./routes/account/linked-accounts"), "LinkedAccountsPage"),
+});
+const sessionsRoute = accountPage("/sessions", () => import("./routes/account/sessions"), "SessionsPage");
+const apiKeysRoute = accountPage("/api-keys", () => import("./routes/account/api-keys"), "ApiKeysPage");
+const deleteAccountRoute = accountPage(
+  "/delete",
+  () => import("./routes/account/delete"),
+  "DeleteAccountPage",
+);
+
+// --- admin: platform admins only (the server refuses everyone else) ------------------------
+const adminShellRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/admin",
+  beforeLoad: requireSession,
+  component: lazyRouteComponent(() => import("./routes/dashboard/layout"), "DashboardLayout"),
+});
+
+const adminRoute = createRoute({
+  getParentRoute: () => adminShellRoute,
+  id: "admin-pages",
+  component: lazyRouteComponent(() => import("./routes/admin/layout"), "AdminLayout"),
+});
+
+const adminUsersRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: "/",
+  validateSearch: (s: Record<string, unknown>): { q?: string; by?: "email" | "name"; page?: number } => {
+    const page = Number(s.page);
+    return opt({
+      q: text(s.q),
+      by: s.by === "name" || s.by === "email" ? s.by : undefined,
+      page: Number.isInteger(page) && page > 1 ? page : undefined,
+    });
+  },
+  component: lazyRouteComponent(() => import("./routes/admin/users"), "AdminUsersPage"),
+});
+
+const adminUserRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: "/users/$userId",
+  component: lazyRouteComponent(() => import("./routes/admin/user"), "AdminUserPage"),
+});
+
 export const routeTree = rootRoute.addChildren([
   indexRoute,
   authRoute.addChildren([
@@ -354,6 +443,7 @@ export const routeTree = rootRoute.addChildren([
     errorRoute,
     devMailboxRoute,
     acceptInvitationRoute,
+    accountDeletedRoute,
   ]),
   dashboardRoute.addChildren([
     dashboardIndexRoute,
@@ -377,6 +467,17 @@ export const routeTree = rootRoute.addChildren([
       ]),
     ]),
   ]),
+  accountShellRoute.addChildren([
+    accountRoute.addChildren([
+      profileRoute,
+      passwordRoute,
+      linkedAccountsRoute,
+      sessionsRoute,
+      apiKeysRoute,
+      deleteAccountRoute,
+    ]),
+  ]),
+  adminShellRoute.addChildren([adminRoute.addChildren([adminUsersRoute, adminUserRoute])]),
 ]);
 
 export function createAppRouter(queryClient: QueryClient) {

@@ -1,4 +1,10 @@
 import { cleanup } from "@testing-library/react";
 import { afterEach } from "vitest";
+import { installFetchDelegate, routeFetchTo } from "./fetch";
 
-afterEach(() => cleanup());
+installFetchDelegate();
+
+afterEach(() => {
+  cleanup();
+  routeFetchTo(null);
+});

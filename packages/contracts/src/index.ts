@@ -1,3 +1,4 @@
+export * from "./account-forms.js";
 export * from "./auth-forms.js";
 export * from "./public-config.js";
 export * from "./redirect-errors.js";

@@ -9,7 +9,7 @@ export const publicConfigSchema = z.object({
   passwordMaxLength: z.int().check(z.positive()),
   usernameMinLength: z.int().check(z.positive()),
   usernameMaxLength: z.int().check(z.positive()),
-  /** `kind` says which call starts the sign-in: `/sign-in/social` or `/sign-in/oauth2` (generic OIDC). */
+  /** `kind`: a built-in social provider or a generic OAuth (OIDC) one; both start at `/sign-in/social`. */
   socialProviders: z.array(
     z.object({ id: z.string(), name: z.string(), kind: z.enum(["social", "oauth2"]) }),
   ),

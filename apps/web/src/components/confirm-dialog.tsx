@@ -4,8 +4,9 @@ import type { ServerError } from "../lib/auth-client";
 import { serverErrorMessage } from "../lib/server-errors";
 
 /**
- * A destructive action, confirmed. The server's refusal stays in the dialog, in its words;
- * success closes it.
+ * Asks before a destructive action. `onConfirm` resolves with what went wrong (an error
+ * message, or the server's refusal, shown in its words) and the dialog stays open; or with
+ * null when it succeeded, and the dialog closes.
  */
 export function ConfirmDialog({
   opened,
@@ -20,38 +21,38 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
-  onConfirm: () => Promise<ServerError | null>;
+  onConfirm: () => Promise<string | ServerError | null>;
 }) {
   const [pending, setPending] = useState(false);
-  const [refusal, setRefusal] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const close = () => {
-    setRefusal(null);
+    setError(null);
     onClose();
   };
   const confirm = async () => {
     setPending(true);
-    setRefusal(null);
-    const error = await onConfirm();
+    setError(null);
+    const failure = await onConfirm();
     setPending(false);
-    if (error) setRefusal(serverErrorMessage(error));
+    if (failure) setError(typeof failure === "string" ? failure : serverErrorMessage(failure));
     else close();
   };
   return (
     <Modal opened={opened} onClose={close} title={title} centered>
       <Stack gap="md">
-        {refusal && (
-          <Alert color="red" role="alert" title="The server refused">
-            {refusal}
-          </Alert>
-        )}
         <Text size="sm" component="div">
           {children}
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close}>
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
+        <Group justify="flex-end" gap="sm">
+          <Button variant="default" onClick={close} disabled={pending}>
             Cancel
           </Button>
-          <Button color="red" loading={pending} onClick={() => void confirm()} data-autofocus>
+          <Button color="red" onClick={() => void confirm()} loading={pending}>
             {confirmLabel}
           </Button>
         </Group>

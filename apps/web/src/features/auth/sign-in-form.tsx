@@ -23,9 +23,11 @@ export interface SignInFormProps {
   /** Shown under the password field (e.g. the forgot-password link). */
   passwordHint?: ReactNode;
   defaultIdentifier?: string;
+  /** Shown above the button (the captcha widget when the server asks for one). */
+  extra?: ReactNode;
 }
 
-export function SignInForm({ onSubmit, passwordHint, defaultIdentifier = "" }: SignInFormProps) {
+export function SignInForm({ onSubmit, passwordHint, defaultIdentifier = "", extra }: SignInFormProps) {
   const {
     register,
     handleSubmit,
@@ -66,6 +68,7 @@ export function SignInForm({ onSubmit, passwordHint, defaultIdentifier = "" }: S
           aria-invalid={errors.password ? true : undefined}
         />
         {passwordHint}
+        {extra}
         <Button type="submit" loading={isSubmitting} fullWidth>
           Sign in
         </Button>

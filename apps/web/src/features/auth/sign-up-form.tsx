@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type LengthRules, type SignUpValues, signUpSchema } from "@kassa/contracts";
 import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
-import { useMemo } from "react";
+import { type ReactNode, useMemo } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
 import { applyServerError } from "../../lib/server-errors";
@@ -25,9 +25,11 @@ export interface SignUpFormProps {
   onSubmit: (values: SignUpValues) => Promise<ServerError | null>;
   /** Prefilled address (e.g. the invited one). */
   defaultEmail?: string;
+  /** Shown above the button (the captcha widget when the server asks for one). */
+  extra?: ReactNode;
 }
 
-export function SignUpForm({ rules, onSubmit, defaultEmail = "" }: SignUpFormProps) {
+export function SignUpForm({ rules, onSubmit, defaultEmail = "", extra }: SignUpFormProps) {
   const schema = useMemo(() => signUpSchema(rules), [rules]);
   const {
     register,
@@ -84,6 +86,7 @@ export function SignUpForm({ rules, onSubmit, defaultEmail = "" }: SignUpFormPro
           // Mantine's PasswordInput marks its input data-invalid only; screen readers need aria-invalid.
           aria-invalid={errors.password ? true : undefined}
         />
+        {extra}
         <Button type="submit" loading={isSubmitting} fullWidth>
           Create account
         </Button>

@@ -17,13 +17,8 @@ export function SocialButtons({ providers }: { providers: PublicConfig["socialPr
     setPending(provider.id);
     setError(null);
     const options = { callbackURL: "/dashboard", errorCallbackURL: "/error" };
-    const res =
-      provider.kind === "social"
-        ? await authClient.signIn.social({ provider: provider.id, ...options })
-        : await authClient.$fetch<{ url?: string }>("/sign-in/oauth2", {
-            method: "POST",
-            body: { providerId: provider.id, ...options },
-          });
+    // Better Auth 1.7 starts generic OAuth (OIDC) providers through /sign-in/social as well.
+    const res = await authClient.signIn.social({ provider: provider.id, ...options });
     if (res.error) {
       setPending(null);
       setError(serverErrorMessage(res.error));

@@ -5,12 +5,16 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { DevMailboxHint } from "../../components/dev-mailbox-hint";
+import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
 import { authClient, refusalOf } from "../../lib/auth-client";
+import { usePublicConfig } from "../../lib/queries";
 import { applyServerError } from "../../lib/server-errors";
 import { AuthPage } from "./layout";
 
 export function ForgotPasswordPage() {
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const config = usePublicConfig();
+  const captcha = useCaptcha(config.data?.captcha);
   const {
     register,
     handleSubmit,
@@ -22,8 +26,18 @@ export function ForgotPasswordPage() {
   });
 
   const submit = handleSubmit(async ({ email }) => {
+    if (!captcha.ready) {
+      applyServerError(CAPTCHA_MISSING, setError, {});
+      return;
+    }
+    const headers = captcha.headers;
+    captcha.reset();
     const refusal = await refusalOf(() =>
-      authClient.requestPasswordReset({ email, redirectTo: "/reset-password" }),
+      authClient.requestPasswordReset({
+        email,
+        redirectTo: "/reset-password",
+        ...(headers ? { fetchOptions: { headers } } : {}),
+      }),
     );
     if (refusal) applyServerError(refusal, setError, { INVALID_EMAIL: "email" });
     else setSentTo(email);
@@ -62,6 +76,7 @@ export function ForgotPasswordPage() {
               {...register("email")}
               error={errors.email?.message}
             />
+            {captcha.widget}
             <Button type="submit" loading={isSubmitting}>
               Send the link
             </Button>

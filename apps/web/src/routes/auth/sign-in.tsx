@@ -5,6 +5,7 @@ import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { AnchorLink } from "../../components/links";
 import { SignInForm } from "../../features/auth/sign-in-form";
 import { SocialButtons } from "../../features/auth/social-buttons";
+import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { sessionQuery, usePublicConfig } from "../../lib/queries";
 import { AuthPage } from "./layout";
@@ -14,6 +15,7 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const config = usePublicConfig();
   const search = useSearch({ strict: false });
+  const captcha = useCaptcha(config.data?.captcha);
 
   return (
     <AuthPage
@@ -37,8 +39,12 @@ export function SignInPage() {
             </Anchor>
           </Group>
         }
+        extra={captcha.widget}
         onSubmit={async ({ identifier, password }) => {
+          if (!captcha.ready) return CAPTCHA_MISSING;
           const byEmail = isEmailIdentifier(identifier);
+          const fetchOptions = captcha.headers ? { fetchOptions: { headers: captcha.headers } } : {};
+          captcha.reset();
           const refusal = await refusalOf(() =>
             byEmail
               ? authClient.signIn.email({
@@ -46,8 +52,9 @@ export function SignInPage() {
                   password,
                   // A verification link mailed because of this attempt leads back to where the person was going.
                   ...(search.redirect ? { callbackURL: search.redirect } : {}),
+                  ...fetchOptions,
                 })
-              : authClient.signIn.username({ username: identifier, password }),
+              : authClient.signIn.username({ username: identifier, password, ...fetchOptions }),
           );
           if (refusal?.code === "EMAIL_NOT_VERIFIED") {
             // The server has just mailed a new verification link.

@@ -5,6 +5,7 @@ import { useMemo } from "react";
 import { AnchorLink } from "../../components/links";
 import { SignUpForm } from "../../features/auth/sign-up-form";
 import { SocialButtons } from "../../features/auth/social-buttons";
+import { CAPTCHA_MISSING, useCaptcha } from "../../features/captcha/captcha";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { usePublicConfig } from "../../lib/queries";
 import { AuthPage } from "./layout";
@@ -14,6 +15,7 @@ export function SignUpPage() {
   const config = usePublicConfig();
   const search = useSearch({ strict: false });
   const rules = useMemo(() => lengthRules(config.data), [config.data]);
+  const captcha = useCaptcha(config.data?.captcha);
 
   return (
     <AuthPage
@@ -37,7 +39,11 @@ export function SignUpPage() {
           <SignUpForm
             rules={rules}
             defaultEmail={search.email ?? ""}
+            extra={captcha.widget}
             onSubmit={async ({ name, email, username, password }) => {
+              if (!captcha.ready) return CAPTCHA_MISSING;
+              const headers = captcha.headers;
+              captcha.reset();
               const refusal = await refusalOf(() =>
                 authClient.signUp.email({
                   name,
@@ -47,6 +53,7 @@ export function SignUpPage() {
                   // The mailed verification link signs the person in and leads on: back to an
                   // invitation, for instance, or to the confirmation page.
                   callbackURL: search.redirect ?? "/verified",
+                  ...(headers ? { fetchOptions: { headers } } : {}),
                 }),
               );
               if (refusal) return refusal;

@@ -13,10 +13,21 @@ import {
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
-import { IconCheck, IconChevronDown, IconLogout, IconPlus, IconSelector } from "@tabler/icons-react";
+import {
+  IconCheck,
+  IconChevronDown,
+  IconKey,
+  IconLogout,
+  IconPlus,
+  IconSelector,
+  IconShieldLock,
+  IconUserCircle,
+} from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useLocation, useNavigate, useParams } from "@tanstack/react-router";
 import { Brand, ThemeToggle } from "../../components/brand";
+import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
+import { isPlatformAdmin } from "../../features/admin/roles";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { type Organization, organizationsQuery } from "../../lib/organization";
 import { sessionQuery } from "../../lib/queries";
@@ -93,6 +104,18 @@ export function DashboardLayout() {
                 </Menu.Target>
                 <Menu.Dropdown>
                   <Menu.Label>{user.email}</Menu.Label>
+                  <Menu.Item component={Link} to="/account" leftSection={<IconUserCircle size={16} />}>
+                    Account
+                  </Menu.Item>
+                  <Menu.Item component={Link} to="/account/api-keys" leftSection={<IconKey size={16} />}>
+                    API keys
+                  </Menu.Item>
+                  {isPlatformAdmin(user) && (
+                    <Menu.Item component={Link} to="/admin" leftSection={<IconShieldLock size={16} />}>
+                      Admin
+                    </Menu.Item>
+                  )}
+                  <Menu.Divider />
                   <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()}>
                     Sign out
                   </Menu.Item>
@@ -110,6 +133,7 @@ export function DashboardLayout() {
         </AppShell.Navbar>
       )}
       <AppShell.Main>
+        <ImpersonationBanner />
         <Outlet />
       </AppShell.Main>
     </AppShell>
