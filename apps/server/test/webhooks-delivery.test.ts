@@ -16,7 +16,7 @@ const FAST_JOBS = {
   JOB_POLL_INTERVAL_MS: "200",
   JOB_BACKOFF_BASE_MS: "20",
   JOB_BACKOFF_MAX_MS: "400",
-  JOB_LEASE_MS: "1500",
+  JOB_LEASE_MS: "5000",
 };
 
 let server: TestServer;

@@ -15,7 +15,7 @@ const FAST_JOBS = {
   JOB_POLL_INTERVAL_MS: "200",
   JOB_BACKOFF_BASE_MS: "20",
   JOB_BACKOFF_MAX_MS: "400",
-  JOB_LEASE_MS: "1500",
+  JOB_LEASE_MS: "5000",
 };
 
 let receiver: Receiver;
@@ -50,8 +50,12 @@ async function setup(server: TestServer, path: string) {
 }
 
 describe("job worker and process death", () => {
-  it("delivers after a restart a webhook whose server was killed (SIGKILL) mid-delivery", async () => {
-    const first = await startTestServer({ env: FAST_JOBS, keepDatabase: true });
+  it("delivers after a restart a webhook whose server was killed (SIGKILL) mid-delivery", {
+    timeout: 90_000,
+  }, async () => {
+    // A lease long enough that a busy machine's late heartbeat does not lose it before the kill.
+    const env = { ...FAST_JOBS, JOB_LEASE_MS: "3000" };
+    const first = await startTestServer({ env, keepDatabase: true });
     servers.push(first);
     cleanups.push(async () => first.database?.drop());
     const { endpoint, token, rename } = await setup(first, "/killed");
@@ -68,7 +72,7 @@ describe("job worker and process death", () => {
     first.child.kill("SIGKILL");
     await exited;
 
-    const second = await startTestServer({ env: FAST_JOBS, database: first.database!, keepDatabase: true });
+    const second = await startTestServer({ env, database: first.database!, keepDatabase: true });
     servers.push(second);
     const running = await second.sql<{ status: string; attempts: number }>(
       "select status, attempts from kassa_job where name = 'webhooks.deliver'",
@@ -76,7 +80,7 @@ describe("job worker and process death", () => {
     // Still claimed by the dead process until its lease lapses, or already taken again.
     expect(running).toHaveLength(1);
 
-    const [, delivered] = await receiver.waitFor(2, 15_000, at("/killed"));
+    const [, delivered] = await receiver.waitFor(2, 30_000, at("/killed"));
     expect(delivered!.id).toBe(held!.id);
     expect(delivered!.body).toBe(held!.body);
     const event = validateEvent(delivered!.body, delivered!.headers, endpoint.secret);
@@ -90,16 +94,22 @@ describe("job worker and process death", () => {
       }
       throw new Error("delivery never logged as succeeded");
     })();
-    expect(log.items[0]).toMatchObject({ succeeded: true, http_code: 200, attempt: 2 });
+    expect(log.items[0]).toMatchObject({ succeeded: true, http_code: 200 });
+    // The killed attempt left no log row (its process died before writing one).
+    expect(log.items).toHaveLength(1);
     const [done] = await second.sql<{ status: string; attempts: number }>(
       "select status, attempts from kassa_job where name = 'webhooks.deliver'",
     );
-    expect(done).toMatchObject({ status: "completed", attempts: 2 });
+    expect(done?.status).toBe("completed");
+    expect(done?.attempts).toBeGreaterThanOrEqual(2);
+    expect(log.items[0].attempt).toBe(done?.attempts);
     receiver.answer(() => ({ status: 200, body: "ok" }));
   });
 
   if (TEST_DB === "postgres") {
-    it("two server processes on one PostgreSQL never run one delivery twice at once, and share the work", async () => {
+    it("two server processes on one PostgreSQL never run one delivery twice at once, and share the work", {
+      timeout: 90_000,
+    }, async () => {
       const a = await startTestServer({ env: { ...FAST_JOBS, JOB_CONCURRENCY: "4" }, keepDatabase: true });
       servers.push(a);
       cleanups.push(async () => a.database?.drop());

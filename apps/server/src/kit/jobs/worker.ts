@@ -218,7 +218,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       )
       .finally(() => {
         running.delete(job.id);
-        wake();
+        // Refill in batches: one claim for half the slots, not one claim per finished job.
+        if (running.size <= Math.floor(opts.concurrency / 2)) wake();
       });
     running.set(job.id, task);
   };
