@@ -252,7 +252,6 @@ function BenefitForm({
           value={str(p.note)}
           onChange={(e) => put({ note: e.currentTarget.value })}
           error={err("note")}
-          autosize
           minRows={3}
         />
       )}

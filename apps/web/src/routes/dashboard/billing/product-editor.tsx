@@ -223,8 +223,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
               <Textarea
                 aria-label="Description"
                 description="Markdown: **bold**, _italic_, lists, links."
-                autosize
-                minRows={3}
+                rows={5}
                 value={description}
                 onChange={(e) => setDescription(e.currentTarget.value)}
                 error={errors.description}
