@@ -327,6 +327,29 @@ const metersRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/billing/meters"), "MetersPage"),
 });
 
+const customFieldsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/custom-fields",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/custom-fields"), "CustomFieldsPage"),
+});
+
+const discountsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/discounts",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/billing/discounts"), "DiscountsPage"),
+});
+
+const billingSettingsRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/billing",
+  component: lazyRouteComponent(
+    () => import("./routes/dashboard/billing/billing-settings"),
+    "BillingSettingsPage",
+  ),
+});
+
 const webhooksRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/webhooks",
@@ -455,12 +478,15 @@ export const routeTree = rootRoute.addChildren([
       productRoute,
       benefitsRoute,
       metersRoute,
+      customFieldsRoute,
+      discountsRoute,
       orgSettingsRoute.addChildren([
         orgGeneralSettingsRoute,
         orgMembersRoute,
         orgInvitationsRoute,
         orgTeamsRoute,
         orgTeamRoute,
+        billingSettingsRoute,
         webhooksRoute,
         webhookEndpointRoute,
         accessTokensRoute,
