@@ -173,4 +173,76 @@ describe("billing dashboard", () => {
     await page.getByText(`webhook-id: ${hook!.id}`).waitFor();
     await shots.take(page, "webhook-deliveries");
   });
+  it("creates a custom field and a discount; a refused code is shown at its field", async () => {
+    await page.getByRole("link", { name: "Custom fields" }).click();
+    await heading("Custom fields").waitFor();
+    await page.getByRole("button", { name: "New field" }).click();
+    await inDialog("Name").fill("Company id");
+    expect(await inDialog("Slug").inputValue()).toBe("company_id");
+    await dialog().getByRole("button", { name: "Create field" }).click();
+    await dialog().waitFor({ state: "detached" });
+    await page.getByRole("row", { name: /Company id/ }).waitFor();
+
+    await page.getByRole("link", { name: "Discounts" }).click();
+    await heading("Discounts").waitFor();
+    await page.getByRole("button", { name: "New discount" }).click();
+    await inDialog("Name").fill("Launch");
+    await inDialog("Code").fill("not a code!");
+    await inDialog("Percent off").fill("20");
+    await dialog().getByRole("button", { name: "Create discount" }).click();
+    // The server's 422 names body.code; the dialog shows it under the field and stores nothing.
+    const code = inDialog("Code");
+    await page.waitForFunction(
+      (el) => (el?.getAttribute("aria-invalid") ?? "") === "true",
+      await code.elementHandle(),
+    );
+    expect(
+      await server.sql(`select id from kassa_discount where organization_id = $1`, merchant.organizationId),
+    ).toEqual([]);
+    await code.fill("LAUNCH20");
+    await dialog().getByRole("button", { name: "Create discount" }).click();
+    await dialog().waitFor({ state: "detached" });
+    const row = page.getByRole("row", { name: /Launch/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("20% off");
+    await shots.take(page, "discounts");
+  });
+
+  it("saves billing settings, and creates an access token shown once, then revokes it", async () => {
+    await page.getByRole("link", { name: "Billing" }).click();
+    await heading("Billing").waitFor();
+    await field(page, "Support e-mail").fill("billing@example.com");
+    await page.getByRole("switch", { name: "Customers may hold several subscriptions at once" }).click();
+    await page.getByRole("button", { name: "Save billing settings" }).click();
+    await page.getByText("Billing settings saved.").waitFor();
+    const org = await merchant.owner.client.get(`/v1/organizations/${merchant.organizationId}`);
+    expect(org.body).toMatchObject({
+      email: "billing@example.com",
+      subscription_settings: { allow_multiple_subscriptions: true },
+    });
+
+    await page.getByRole("link", { name: "Access tokens" }).click();
+    await heading("Access tokens").waitFor();
+    await page.getByRole("button", { name: "New token" }).click();
+    await inDialog("Name").fill("backend");
+    await dialog().getByLabel("Scopes").first().click();
+    await page.getByRole("option", { name: "products:read", exact: true }).click();
+    await page.keyboard.press("Escape");
+    await dialog().getByRole("button", { name: "Create token" }).click();
+    await dialog().waitFor({ state: "detached" });
+    const token = (await page.getByTestId("secret").textContent()) ?? "";
+    expect(token).toMatch(/^polar_oat_/);
+    const listed = await fetch(`${server.url}/v1/products/`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(listed.status).toBe(200);
+    await shots.take(page, "access-token");
+    await page.getByRole("button", { name: "Revoke backend" }).click();
+    await dialog().getByRole("button", { name: "Revoke token" }).click();
+    await page.getByText("No access tokens yet").waitFor();
+    const after = await fetch(`${server.url}/v1/products/`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(after.status).toBe(401);
+  });
 });
