@@ -287,88 +287,81 @@ const orgTeamRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/settings/team"), "TeamPage"),
 });
 
-// --- billing (issue 4): each page its own chunk, calling /v1 with the session cookie ------
+// --- billing (issue 4): the pages call /v1 with the session cookie -------------------------
+/** One chunk for the billing pages (the product editor is its own, see billing/pages.ts). */
+const billingPages = () => import("./routes/dashboard/billing/pages");
 const productsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/products",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/products"), "ProductsPage"),
+  component: lazyRouteComponent(billingPages, "ProductsPage"),
 });
 
 const productNewRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/products/new",
-  component: lazyRouteComponent(
-    () => import("./routes/dashboard/billing/product-editor"),
-    "ProductEditorPage",
-  ),
+  component: lazyRouteComponent(billingPages, "ProductEditorPage"),
 });
 
 const productRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/products/$productId",
-  component: lazyRouteComponent(
-    () => import("./routes/dashboard/billing/product-editor"),
-    "ProductEditorPage",
-  ),
+  component: lazyRouteComponent(billingPages, "ProductEditorPage"),
 });
 
 const benefitsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/benefits",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/benefits"), "BenefitsPage"),
+  component: lazyRouteComponent(billingPages, "BenefitsPage"),
 });
 
 const metersRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/meters",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/meters"), "MetersPage"),
+  component: lazyRouteComponent(billingPages, "MetersPage"),
 });
 
 const customFieldsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/custom-fields",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/custom-fields"), "CustomFieldsPage"),
+  component: lazyRouteComponent(billingPages, "CustomFieldsPage"),
 });
 
 const discountsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/discounts",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/discounts"), "DiscountsPage"),
+  component: lazyRouteComponent(billingPages, "DiscountsPage"),
 });
 
 const billingSettingsRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/billing",
-  component: lazyRouteComponent(
-    () => import("./routes/dashboard/billing/billing-settings"),
-    "BillingSettingsPage",
-  ),
+  component: lazyRouteComponent(billingPages, "BillingSettingsPage"),
 });
 
 const webhooksRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/webhooks",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/webhooks"), "WebhooksPage"),
+  component: lazyRouteComponent(billingPages, "WebhooksPage"),
 });
 
 const webhookEndpointRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/webhooks/$endpointId",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/webhooks"), "WebhookEndpointPage"),
+  component: lazyRouteComponent(billingPages, "WebhookEndpointPage"),
 });
 
 const accessTokensRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/access-tokens",
   validateSearch: validateListSearch,
-  component: lazyRouteComponent(() => import("./routes/dashboard/billing/access-tokens"), "AccessTokensPage"),
+  component: lazyRouteComponent(billingPages, "AccessTokensPage"),
 });
 
 // --- account: the signed-in person's own account and API keys ------------------------------

@@ -302,7 +302,7 @@ describe("billing pages by role", () => {
   it("an owner gets the new-product button; the list shows money in its currency, filters from the address", async () => {
     const { requests } = stubServer(answers("owner"));
     renderApp("/dashboard/acme/products?kind=recurring&sorting=name", { session });
-    await screen.findByRole("link", { name: "Starter" });
+    await screen.findByRole("link", { name: "Starter" }, { timeout: 8000 });
     expect(screen.getByRole("link", { name: "New product" })).toBeTruthy();
     expect(screen.getByText("$19.00 / month")).toBeTruthy();
     const list = requests.find((r) => r.path === "/v1/products/");
@@ -318,13 +318,17 @@ describe("billing pages by role", () => {
       "/v1/meters/": { items: [], pagination: { total_count: 0, max_page: 0 } },
     });
     const { router } = renderApp("/dashboard/acme/products", { session });
-    await screen.findByRole("link", { name: "Starter" });
+    await screen.findByRole("link", { name: "Starter" }, { timeout: 8000 });
     expect(screen.queryByRole("link", { name: "New product" })).toBeNull();
     await router.navigate({
       to: "/dashboard/$slug/products/$productId",
       params: { slug: "acme", productId: "prod-1" },
     });
-    await screen.findByText("Your role lets you see products; an owner or admin changes them.");
+    await screen.findByText(
+      "Your role lets you see products; an owner or admin changes them.",
+      {},
+      { timeout: 8000 },
+    );
     expect(screen.queryByRole("button", { name: "Save product" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Archive" })).toBeNull();
     expect((screen.getByLabelText(/^Name/) as HTMLInputElement).disabled).toBe(true);
@@ -333,14 +337,18 @@ describe("billing pages by role", () => {
   it("empty states say what to do next, by role", async () => {
     stubServer(answers("admin", []));
     renderApp("/dashboard/acme/settings/webhooks", { session });
-    await screen.findByText(/Add the address of your server/);
+    await screen.findByText(/Add the address of your server/, {}, { timeout: 8000 });
     expect(screen.getByRole("button", { name: "Add endpoint" })).toBeTruthy();
   });
 
   it("a member sees no add-endpoint button and is told who adds them", async () => {
     stubServer(answers("member", []));
     renderApp("/dashboard/acme/settings/webhooks", { session });
-    await screen.findByText("An owner or admin of this organization adds webhook endpoints.");
+    await screen.findByText(
+      "An owner or admin of this organization adds webhook endpoints.",
+      {},
+      { timeout: 8000 },
+    );
     await waitFor(() => expect(screen.queryByRole("button", { name: "Add endpoint" })).toBeNull());
   });
 });
