@@ -231,7 +231,7 @@ function BenefitForm({
         onChange={(v) => {
           if (!v) return;
           setType(v as BenefitType);
-          setP({});
+          setP(v === "meter_credit" ? { rollover: false } : {});
         }}
         allowDeselect={false}
         disabled={Boolean(benefit)}

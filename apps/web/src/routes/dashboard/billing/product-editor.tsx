@@ -130,26 +130,9 @@ function ProductForm({ product }: { product: Product | undefined }) {
       notifications.show({ color: "green", message: product ? "Product saved." : "Product created." });
       await navigate({ to: "/dashboard/$slug/products", params: { slug } });
     } catch (e) {
-      if (e instanceof V1Error) {
-        const byField = e.fieldErrors();
-        setErrors(byField);
-        const known = new Set([
-          "name",
-          "description",
-          "recurring_interval",
-          "prices",
-          "metadata",
-          "benefits",
-        ]);
-        const elsewhere = Object.keys(byField).filter(
-          (k) => !known.has(k.split(".")[0] ?? "") && !/^prices\.\d+\./.test(k),
-        );
-        if (e.issues.length === 0 || elsewhere.length > 0) setRefusal(e.message);
-        else if (
-          Object.keys(byField).some((k) => k.startsWith("attached_custom_fields") || k.startsWith("benefits"))
-        )
-          setRefusal(e.message);
-      } else setRefusal(e instanceof Error ? e.message : "Something went wrong.");
+      // The 422's fields show under their inputs; the alert says it in words too.
+      if (e instanceof V1Error && e.issues.length) setErrors(e.fieldErrors());
+      setRefusal(e instanceof Error ? e.message : "Something went wrong.");
     } finally {
       setSaving(false);
     }
