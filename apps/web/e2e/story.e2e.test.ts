@@ -26,9 +26,12 @@ describe("the whole story in a browser", () => {
   const bobPassword = "bob long password";
   const slug = "analytical-engines";
 
+  /** Uncaught errors of any page of the story: there must be none. */
+  const pageErrors: string[] = [];
   const newContext = async () => {
     const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
     context.setDefaultTimeout(15_000);
+    context.on("page", (p) => p.on("pageerror", (e) => pageErrors.push(`${p.url()}: ${e.message}`)));
     return context;
   };
 
@@ -38,6 +41,7 @@ describe("the whole story in a browser", () => {
     browser = await launchBrowser();
     ada = await newContext();
     page = await ada.newPage();
+    page.on("pageerror", (e) => pageErrors.push(`${page.url()}: ${e.message}`));
   });
   afterAll(async () => {
     await browser?.close();
@@ -239,6 +243,8 @@ describe("the whole story in a browser", () => {
     await page.getByRole("button", { name: /^Organization: Analytical Engines/ }).click();
     await page.getByRole("menuitem", { name: "Create organization" }).click();
     await page.waitForURL((u) => u.pathname === "/dashboard/new");
+    // The address changes before the page's lazy module has replaced the settings form.
+    await heading(page, "Create an organization").waitFor();
     await field(page, "Name").fill("Difference Engines");
     await page.getByText("difference-engines is available.").waitFor();
     await page.getByRole("button", { name: "Create organization" }).click();
@@ -375,5 +381,9 @@ describe("the whole story in a browser", () => {
     await page.goto(`${server.url}/dashboard/${slug}/settings/members`);
     await heading(page, "Members").waitFor();
     await page.getByText("1 person has access to Analytical Engines.").waitFor();
+  });
+
+  it("raised no uncaught error in any page", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -28,6 +28,9 @@ describe("the permission table shared with the server", () => {
     expect(rolesCan(" member , owner ", "organization", "delete")).toBe(true);
     expect(rolesCan("unknown", "team", "create")).toBe(false);
     expect(rolesCan("", "team", "create")).toBe(false);
+    expect(rolesCan("member", "billing", "read")).toBe(true);
+    expect(rolesCan("member", "billing", "write")).toBe(false);
+    expect(rolesCan("admin", "billing", "write")).toBe(true);
   });
 });
 

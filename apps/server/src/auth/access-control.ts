@@ -13,16 +13,15 @@ export { organizationStatements };
 
 export const organizationAc = createAccessControl(organizationStatements);
 
-const role = (name: keyof typeof organizationRoleGrants) => {
-  const g = organizationRoleGrants[name];
-  return organizationAc.newRole({
-    organization: [...g.organization],
-    billing: [...g.billing],
-    member: [...g.member],
-    invitation: [...g.invitation],
-    team: [...g.team],
-  });
-};
+type RoleStatements = Parameters<typeof organizationAc.newRole>[0];
+
+/** A role's grants from the shared table, as Better Auth's access control takes them. */
+const role = (name: keyof typeof organizationRoleGrants) =>
+  organizationAc.newRole(
+    Object.fromEntries(
+      Object.entries(organizationRoleGrants[name]).map(([resource, actions]) => [resource, [...actions]]),
+    ) as RoleStatements,
+  );
 
 export const organizationRoles = {
   owner: role("owner"),
