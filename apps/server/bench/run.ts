@@ -2,7 +2,9 @@
  * `npm run bench`: sign-in and get-session throughput and latency of a real Kassa server,
  * each beside a baseline measured in the same run on the same machine:
  *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
- *  - get-session vs a bare Hono route doing one primary-key select on the same database kind.
+ *  - get-session vs a bare Hono route doing one primary-key select on the same database kind;
+ *  - authenticated `GET /v1/products/` (an organization access token, ten products with prices)
+ *    vs the same bare route.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -164,6 +166,46 @@ async function main() {
         return r.status === 200 && !!body?.session;
       },
     });
+    // The billing API: an organization, a token made by its owner, ten products to list.
+    const org = await fetch(`${base}/api/auth/organization/create`, {
+      method: "POST",
+      headers: { ...headers, cookie },
+      body: JSON.stringify({ name: "Bench", slug: `bench-${randomBytes(4).toString("hex")}` }),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+    const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
+      method: "POST",
+      headers: { ...headers, cookie },
+      body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
+    }).then((r) => r.json() as Promise<{ token: string }>);
+    const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${base}/v1/products/`, {
+        method: "POST",
+        headers: bearer,
+        body: JSON.stringify({
+          name: `Product ${i}`,
+          recurring_interval: "month",
+          prices: [{ amount_type: "fixed", price_amount: 1000 + i }],
+        }),
+      });
+      if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
+    }
+    const productsPair = await runPaired({
+      seconds: SECONDS,
+      rounds,
+      concurrency: httpConcurrency,
+      baseline: async () => {
+        const r = await fetch(`http://127.0.0.1:${baseline.port}/baseline`);
+        await r.arrayBuffer();
+        return r.status === 200;
+      },
+      subject: async () => {
+        const r = await fetch(`${base}/v1/products/`, { headers: bearer });
+        const body = (await r.json()) as { items?: unknown[] };
+        return r.status === 200 && body.items?.length === 10;
+      },
+    });
+
     const webhooks = await benchWebhooks({
       base,
       cookie,
@@ -176,16 +218,23 @@ async function main() {
 
     const signInRatio = signInRun.throughput / scryptRun.throughput;
     const sessionRatio = sessionRun.throughput / baselineRun.throughput;
+    const [productsBaselineRun, productsRun] = [productsPair.baseline, productsPair.subject];
+    const productsRatio = productsRun.throughput / productsBaselineRun.throughput;
     console.log("");
     console.log(line(`raw scrypt x${concurrency}`, scryptRun));
     console.log(line(`POST /sign-in/email x${concurrency}`, signInRun));
     console.log(line(`bare Hono + PK select x${httpConcurrency}`, baselineRun));
     console.log(line(`GET /get-session x${httpConcurrency}`, sessionRun));
+    console.log(line(`bare Hono + PK select x${httpConcurrency}`, productsBaselineRun));
+    console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsRun));
     console.log("");
     console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
     console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
     console.log(
       `webhook deliveries:         ${webhooks.kassaPerSecond.toFixed(1)} /s vs signed POST loop ${webhooks.baselinePerSecond.toFixed(1)} /s = ${(webhooks.ratio * 100).toFixed(1)}%  (${webhooks.events} events x ${webhooks.rounds} rounds, ${webhooks.concurrency} in flight)`,
+    );
+    console.log(
+      `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
     );
     if (process.env.BENCH_JSON) {
       console.log(
@@ -196,6 +245,9 @@ async function main() {
           getSession: brief(sessionRun),
           signInRatio,
           sessionRatio,
+          productsBaseline: brief(productsBaselineRun),
+          products: brief(productsRun),
+          productsRatio,
           webhooks,
         }),
       );

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Kysely } from "kysely";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js";
 import { renderErrorPage } from "./auth/error-page.js";
+import type { AuthHandler } from "./auth/handler.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
@@ -23,6 +24,8 @@ export interface AppDeps {
   isReady: () => boolean;
   /** Answers the common get-session case itself, or null to let Better Auth answer. */
   readSession: (headers: Headers) => Promise<Response | null>;
+  /** Better Auth's HTTP handler (see auth/handler.ts). */
+  authHandler: AuthHandler;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -41,6 +44,26 @@ async function bodyAsQuery(req: Request, url: URL): Promise<void> {
   if (!body || typeof body !== "object") return;
   for (const [key, value] of Object.entries(body))
     if (typeof value === "string") url.searchParams.set(key, value);
+}
+
+/** The request Better Auth serves for a path of the spec it names otherwise (see above). */
+async function rewriteAuthRequest(raw: Request, sub: string): Promise<Request> {
+  const url = new URL(raw.url);
+  const alias = AUTH_ALIASES[sub];
+  if (alias) url.pathname = `${AUTH_BASE_PATH}${alias}`;
+  const headers = new Headers(raw.headers);
+  let method = raw.method;
+  if (method === "POST" && POST_AS_GET.has(sub)) {
+    await bodyAsQuery(raw, url);
+    method = "GET";
+    headers.delete("content-type");
+    headers.delete("content-length");
+  }
+  return new Request(url, {
+    method,
+    headers,
+    body: method === "GET" || method === "HEAD" ? null : await raw.arrayBuffer(),
+  });
 }
 
 function clientAddress(req: Request, env: HttpBindings | undefined, trustProxy: boolean): string {
@@ -112,26 +135,15 @@ export function createApp(deps: AppDeps) {
   });
 
   app.on(["GET", "POST"], `${AUTH_BASE_PATH}/*`, async (c) => {
-    const url = new URL(c.req.url);
-    const sub = url.pathname.slice(AUTH_BASE_PATH.length);
-    const alias = AUTH_ALIASES[sub];
-    if (alias) url.pathname = `${AUTH_BASE_PATH}${alias}`;
-    const headers = new Headers(c.req.raw.headers);
+    const raw = c.req.raw;
     // The client's address as this server saw it; a client-sent value is overwritten.
-    headers.set(CLIENT_IP_HEADER, clientAddress(c.req.raw, c.env, config.trustProxy));
-    let method = c.req.method;
-    if (method === "POST" && POST_AS_GET.has(sub)) {
-      await bodyAsQuery(c.req.raw, url);
-      method = "GET";
-      headers.delete("content-type");
-      headers.delete("content-length");
-    }
-    const request = new Request(url, {
-      method,
-      headers,
-      body: method === "GET" || method === "HEAD" ? null : await c.req.raw.arrayBuffer(),
-    });
-    const response = await auth.handler(request);
+    raw.headers.set(CLIENT_IP_HEADER, clientAddress(raw, c.env, config.trustProxy));
+    const sub = c.req.path.slice(AUTH_BASE_PATH.length);
+    // The request goes to Better Auth as it came (the adapter's request reads its body straight
+    // from the socket); only the few spellings Better Auth does not serve are rebuilt.
+    const rewrite = AUTH_ALIASES[sub] !== undefined || (raw.method === "POST" && POST_AS_GET.has(sub));
+    const request = rewrite ? await rewriteAuthRequest(raw, sub) : raw;
+    const response = await deps.authHandler(request);
     if (response.status === 429) {
       const retryAfter = response.headers.get("x-retry-after");
       const patched = new Response(response.body, response);

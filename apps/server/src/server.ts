@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
+import { createAuthHandler } from "./auth/handler.js";
 import { createSessionReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
@@ -85,6 +86,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       clock,
       isReady: () => ready,
       readSession,
+      authHandler: await createAuthHandler(auth),
     });
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -256,3 +256,27 @@ describe("discounts", () => {
     ).toBe(403);
   });
 });
+
+describe("discount codes under concurrency", () => {
+  it("parallel creates with one code: exactly one succeeds, the others are 422 on the code", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call(server, token, "POST", D, {
+          type: "percentage",
+          duration: "once",
+          basis_points: 100,
+          name: `Race ${i}`,
+          code: i % 2 === 0 ? "RACE" : "race",
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 422, 422, 422, 422, 422]);
+    for (const r of results.filter((x) => x.status === 422))
+      expect(r.body.detail[0].loc).toEqual(["body", "code"]);
+    const rows = await server.sql(
+      "select count(*)::int as n from kassa_discount where lower(code) = 'race' and deleted_at is null",
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+});

@@ -178,3 +178,75 @@ describe("organizations", () => {
     expect(res.body.error).toBe("insufficient_scope");
   });
 });
+
+describe("deleting an organization", () => {
+  it("takes its whole catalog with it (Better Auth's delete is not blocked by billing rows)", async () => {
+    const doomed = await createMerchant(server, "Doomed");
+    const token = await createToken(doomed, [
+      "meters:write",
+      "products:write",
+      "benefits:write",
+      "discounts:write",
+      "custom_fields:write",
+      "organizations:write",
+    ]);
+    const meter = await call(server, token, "POST", "/v1/meters/", {
+      name: "Calls",
+      filter: { conjunction: "and", clauses: [] },
+      aggregation: { func: "count" },
+    });
+    const field = await call(server, token, "POST", "/v1/custom-fields/", {
+      type: "checkbox",
+      slug: "tos",
+      name: "ToS",
+      properties: {},
+    });
+    const product = await call(server, token, "POST", "/v1/products/", {
+      name: "Metered",
+      recurring_interval: "month",
+      prices: [{ amount_type: "metered_unit", meter_id: meter.body.id, unit_amount: "1.5" }],
+      attached_custom_fields: [{ custom_field_id: field.body.id, required: true }],
+    });
+    const benefit = await call(server, token, "POST", "/v1/benefits/", {
+      type: "custom",
+      description: "Thanks",
+      properties: {},
+    });
+    await call(server, token, "POST", `/v1/products/${product.body.id}/benefits`, {
+      benefits: [benefit.body.id],
+    });
+    await call(server, token, "POST", "/v1/discounts/", {
+      type: "percentage",
+      duration: "once",
+      basis_points: 100,
+      name: "D",
+      code: "DOOMED",
+      products: [product.body.id],
+    });
+    await call(server, token, "PATCH", `/v1/organizations/${doomed.organizationId}`, {
+      email: "x@doomed.test",
+    });
+
+    const res = await doomed.owner.client.post("/api/auth/organization/delete", {
+      organizationId: doomed.organizationId,
+    });
+    expect(res.status).toBe(200);
+    for (const table of [
+      "kassa_meter",
+      "kassa_product",
+      "kassa_product_price",
+      "kassa_benefit",
+      "kassa_discount",
+      "kassa_custom_field",
+      "kassa_organization_settings",
+      "kassa_organization_access_token",
+    ]) {
+      const rows = await server.sql(
+        `select count(*)::int as n from ${table} where organization_id = $1`,
+        doomed.organizationId,
+      );
+      expect(rows[0]?.n, table).toBe(0);
+    }
+    expect((await call(server, token, "GET", "/v1/products/")).status).toBe(401);
+  });
+});

@@ -364,6 +364,30 @@ describe("products", () => {
     expect(foreign.status).toBe(422);
     expect(foreign.body.detail[0].loc).toEqual(["body", "prices", 0, "meter_id"]);
 
+    // The dashboard may name the organization in the body instead of the query.
+    const inBody = await acme.owner.client.post(P, {
+      organization_id: acme.organizationId,
+      name: "From the dashboard",
+      prices: [{ amount_type: "free" }],
+    });
+    expect(inBody.status).toBe(201);
+    expect(inBody.body.organization_id).toBe(acme.organizationId);
+    const notMine = await acme.owner.client.post(P, {
+      organization_id: other.organizationId,
+      name: "Into theirs",
+      prices: [{ amount_type: "free" }],
+    });
+    expect(notMine.status).toBe(422);
+    expect(notMine.body.detail[0].loc).toEqual(["body", "organization_id"]);
+    // A token naming another organization in the body is refused the same way.
+    const viaToken = await call(server, token, "POST", P, {
+      organization_id: other.organizationId,
+      name: "Into theirs",
+      prices: [{ amount_type: "free" }],
+    });
+    expect(viaToken.status).toBe(422);
+    expect(await server.sql("select id from kassa_product where name = 'Into theirs'")).toEqual([]);
+
     const member = await addMember(server, acme, "member");
     expect((await member.client.get(`${P}${q}`)).status).toBe(200);
     const refused = await member.client.post(`${P}${q}`, {

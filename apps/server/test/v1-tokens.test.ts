@@ -1,3 +1,4 @@
+import http from "node:http";
 import { SCOPES } from "@kassa/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -65,7 +66,10 @@ describe("organization access tokens", () => {
   });
 
   it("creates, updates and deletes through the SDK", async () => {
-    const polar = sdk(server, await createToken(acme, ["organization_access_tokens:write"]));
+    const polar = sdk(
+      server,
+      await createToken(acme, ["organization_access_tokens:write", "products:read", "products:write"]),
+    );
     const created = await polar.organizationAccessTokens.create({
       comment: "made by sdk",
       scopes: ["products:read"],
@@ -90,6 +94,27 @@ describe("organization access tokens", () => {
     );
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: "ResourceNotFound", detail: "Organization access token not found." });
+  });
+
+  it("a token cannot grant scopes it does not hold", async () => {
+    const token = await createToken(acme, ["organization_access_tokens:write", "products:read"]);
+    const res = await call(server, token, "POST", TOKENS, {
+      comment: "escalate",
+      scopes: ["products:read", "products:write"],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ["body", "scopes", 1], input: "products:write" }),
+    ]);
+    const mine = await call(server, token, "POST", TOKENS, { comment: "narrow", scopes: ["products:read"] });
+    expect(mine.status).toBe(201);
+    const widen = await call(server, token, "PATCH", `${TOKENS}${mine.body.organization_access_token.id}`, {
+      scopes: ["organizations:write"],
+    });
+    expect(widen.status).toBe(422);
+    expect(
+      await server.sql("select id from kassa_organization_access_token where comment = 'escalate'"),
+    ).toEqual([]);
   });
 
   it("bad input is a 422 naming the field, and nothing is stored", async () => {
@@ -248,6 +273,49 @@ describe("conventions", () => {
       expect.arrayContaining(["/v1/organization-access-tokens/", "/v1/organization-access-tokens/{id}"]),
     );
     expect(res.body.paths["/v1/organization-access-tokens/"].post.security).toEqual([{ access_token: [] }]);
+  });
+
+  it("oversized and absurdly nested bodies are refused, not a crash", async () => {
+    const token = await createToken(acme, ["organization_access_tokens:write"]);
+    // The server answers before reading the whole body, so a raw client that tolerates the
+    // connection closing under its upload reads the answer (fetch would report the close).
+    const big = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const payload = JSON.stringify({ comment: "x".repeat(1024 * 1024 + 10), scopes: [] });
+      const req = http.request(`${server.url}${TOKENS}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+      });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE" && e.code !== "ECONNRESET") reject(e);
+      });
+      req.end(payload);
+    });
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body).error).toBe("PayloadTooLarge");
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const nested = await call(server, token, "POST", TOKENS, `{"comment":"x","scopes":[],"n":${deep}}`);
+    expect(nested.status).toBe(422);
+    expect(nested.body.detail[0]).toMatchObject({ type: "json_invalid", loc: ["body"] });
+    const meterToken = await createToken(acme, ["meters:write"]);
+    let filter: unknown = { property: "a", operator: "eq", value: 1 };
+    for (let i = 0; i < 40; i++) filter = { conjunction: "and", clauses: [filter] };
+    const meter = await call(server, meterToken, "POST", "/v1/meters/", {
+      name: "Deep",
+      filter,
+      aggregation: { func: "count" },
+    });
+    expect(meter.status).toBe(422);
   });
 
   it("unknown /v1 paths answer Polar's 404", async () => {

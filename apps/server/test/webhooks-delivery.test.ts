@@ -274,5 +274,21 @@ describe("webhook delivery", () => {
     await rename(s, "Failing 11");
     await new Promise((r) => setTimeout(r, 800));
     expect(receiver.received.filter(at("/failing")).length).toBe(before);
+
+    // Enabled again, it starts with a clean slate: one more failed event does not disable it.
+    await call(server, s.token, "PATCH", `/v1/webhooks/endpoints/${ep.id}`, { enabled: true });
+    await rename(s, "Failing 12");
+    await receiver.waitFor(before + 10, 30_000, at("/failing"));
+    await until(async () => {
+      const [send] = await server.sql<{ status: string }>(
+        "select s.status from kassa_webhook_send s join kassa_webhook_event e on e.id = s.event_id where s.endpoint_id = $1 and e.payload like $2",
+        ep.id,
+        "%Failing 12%",
+      );
+      return send?.status === "failed";
+    });
+    const res = await call(server, s.token, "GET", `/v1/webhooks/endpoints/${ep.id}`);
+    expect(res.body.enabled).toBe(true);
+    receiver.answer(() => ({ status: 200, body: "ok" }));
   });
 });

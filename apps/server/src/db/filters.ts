@@ -1,5 +1,21 @@
 import { type RawBuilder, sql } from "kysely";
 
+/** Selected beside a page's rows: the count of all rows matching, in the same query. */
+export const totalOver = sql<string>`count(*) over ()`.as("__total");
+
+/**
+ * A page and its total from one query (`totalOver`). A page past the end has no row to carry
+ * the total, so then (only) the count is asked separately.
+ */
+export async function pageWithTotal<T extends { __total: string | number }>(
+  rows: T[],
+  count: () => Promise<string | number | bigint>,
+): Promise<{ rows: Omit<T, "__total">[]; total: number }> {
+  const first = rows[0];
+  const total = first ? Number(first.__total) : Number(await count());
+  return { rows: rows.map(({ __total: _, ...row }) => row), total };
+}
+
 /**
  * `metadata[key]=value` filters as one SQL condition: every key must match, any of its values
  * will do. Values compare as text (`->>`), so `?metadata[n]=3` finds `{"n": 3}` and `{"n": "3"}`.

@@ -3,7 +3,7 @@ import { listResource, metadataFilter, pageParams, repeatable, sortingParam } fr
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
 import type { V1App } from "../../v1/env.js";
 import { errorResponses, route } from "../../v1/openapi.js";
-import { Meter, MeterCreate, MeterUpdate } from "./schemas.js";
+import { FilterClause, Meter, MeterCreate, MeterUpdate } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "meters";
@@ -69,6 +69,8 @@ const update = route({
 });
 
 export function registerMeterRoutes(app: V1App) {
+  // The recursive Filter schema names FilterClause by reference; the component must exist.
+  app.openAPIRegistry.register("FilterClause", FilterClause);
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listMeters({ ctx: c.var.ctx, input }), 200);

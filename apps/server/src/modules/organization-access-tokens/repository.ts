@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from "kysely";
+import { pageWithTotal, totalOver } from "../../db/filters.js";
 import type { OrganizationAccessTokenTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -23,11 +24,11 @@ export async function listTokens(
   let query = base.selectAll();
   for (const s of sorting)
     query = query.orderBy(s.field, (o) => (s.direction === "asc" ? o.asc() : o.desc()).nullsLast());
-  const [rows, count] = await Promise.all([
-    query.orderBy("id").limit(page.limit).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  const rows = await query.select(totalOver).orderBy("id").limit(page.limit).offset(offsetOf(page)).execute();
+  return pageWithTotal(
+    rows,
+    async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
+  );
 }
 
 export function findToken(db: Db, organizationId: string, id: string) {

@@ -46,6 +46,28 @@ export function parseExpiresIn(value: string | number): number | undefined {
   return seconds > 0 ? seconds : undefined;
 }
 
+/**
+ * A token managing tokens cannot hand out more than it holds: every scope it grants must be
+ * one of its own (a signed-in owner or admin may grant any).
+ */
+function checkGrantable(ctx: Ctx, scopes: readonly string[]) {
+  const { actor } = ctx;
+  if (actor.kind !== "token") return;
+  const issues = scopes.flatMap((scope, i) =>
+    actor.scopes.includes(scope)
+      ? []
+      : [
+          {
+            type: "value_error",
+            loc: ["body", "scopes", i],
+            msg: "A token cannot grant a scope it does not have itself.",
+            input: scope,
+          },
+        ],
+  );
+  if (issues.length > 0) throw new RequestValidationError(issues);
+}
+
 export async function listTokens({
   ctx,
   input,
@@ -64,6 +86,7 @@ export async function listTokens({
 
 /** Creates a token; the answer is the only time the token itself is ever shown. */
 export async function createToken({ ctx, input }: { ctx: Ctx; input: OrganizationAccessTokenCreateInput }) {
+  checkGrantable(ctx, input.scopes);
   const now = ctx.clock.now();
   let expiresAt: Date | null = null;
   if (input.expires_in !== undefined && input.expires_in !== null) {
@@ -102,6 +125,7 @@ export async function updateToken({
 }) {
   if (!isUuid(input.id)) throw new OrganizationAccessTokenNotFound();
   const { comment, scopes } = input.patch;
+  if (scopes) checkGrantable(ctx, scopes);
   return inTransaction(ctx, async (trx) => {
     const row = await repo.updateToken(trx, ctx.organizationId, input.id, {
       ...(comment !== undefined && comment !== null ? { comment } : {}),
@@ -139,6 +163,8 @@ export async function authenticateToken(
   const row = await repo.findTokenByHash(db, hashToken(presented));
   const now = clock.now();
   if (!row || (row.expires_at && row.expires_at.getTime() <= now.getTime())) return null;
-  await repo.touchToken(db, row.id, now);
+  // Use is recorded at most once a minute: a busy token costs no write per request.
+  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 60_000)
+    await repo.touchToken(db, row.id, now);
   return { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes };
 }

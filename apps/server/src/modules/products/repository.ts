@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
-import { containsText, metadataCondition } from "../../db/filters.js";
+import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
 import type { ProductCustomFieldTable, ProductPriceTable, ProductTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -54,11 +54,16 @@ export async function listProducts(
   if (metadata) base = base.where(metadata);
   let query = base.selectAll("p");
   for (const s of sorting) query = query.orderBy(`p.${s.field}`, s.direction);
-  const [rows, count] = await Promise.all([
-    query.orderBy("p.id").limit(page.limit).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  const rows = await query
+    .select(totalOver)
+    .orderBy("p.id")
+    .limit(page.limit)
+    .offset(offsetOf(page))
+    .execute();
+  return pageWithTotal(
+    rows,
+    async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
+  );
 }
 
 export function findProduct(db: Db, organizationId: string, id: string, opts: { forUpdate?: boolean } = {}) {

@@ -230,14 +230,19 @@ export async function finishSend(db: Db, sendId: string, status: WebhookSendStat
     .execute();
 }
 
-/** Outcomes of the endpoint's last `n` finished sends, newest first. */
+/**
+ * Outcomes of the endpoint's last `n` sends finished since it was last changed (created,
+ * re-enabled, its URL fixed), newest first: a re-enabled endpoint starts with a clean slate.
+ */
 export async function lastOutcomes(db: Db, endpointId: string, n: number): Promise<WebhookSendStatus[]> {
   const rows = await db
-    .selectFrom("kassa_webhook_send")
-    .select("status")
-    .where("endpoint_id", "=", endpointId)
-    .where("status", "in", ["succeeded", "failed"])
-    .orderBy("finished_at", "desc")
+    .selectFrom("kassa_webhook_send as s")
+    .innerJoin("kassa_webhook_endpoint as e", "e.id", "s.endpoint_id")
+    .select("s.status")
+    .where("s.endpoint_id", "=", endpointId)
+    .where("s.status", "in", ["succeeded", "failed"])
+    .where((eb) => eb("s.finished_at", ">", eb.fn.coalesce("e.modified_at", "e.created_at")))
+    .orderBy("s.finished_at", "desc")
     .limit(n)
     .execute();
   return rows.map((r) => r.status);
