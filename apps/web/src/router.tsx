@@ -11,6 +11,7 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import { authClient } from "./lib/auth-client";
+import { validateListSearch } from "./lib/list-search";
 import { sessionQuery } from "./lib/queries";
 
 /** The organization queries, loaded with the dashboard (not with the sign-in pages). */
@@ -286,6 +287,83 @@ const orgTeamRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/settings/team"), "TeamPage"),
 });
 
+// --- billing (issue 4): the pages call /v1 with the session cookie -------------------------
+/** One chunk for the billing pages (the product editor is its own, see billing/pages.ts). */
+const billingPages = () => import("./routes/dashboard/billing/pages");
+const productsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "ProductsPage"),
+});
+
+const productNewRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products/new",
+  component: lazyRouteComponent(billingPages, "ProductEditorPage"),
+});
+
+const productRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/products/$productId",
+  component: lazyRouteComponent(billingPages, "ProductEditorPage"),
+});
+
+const benefitsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/benefits",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "BenefitsPage"),
+});
+
+const metersRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/meters",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "MetersPage"),
+});
+
+const customFieldsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/custom-fields",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "CustomFieldsPage"),
+});
+
+const discountsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/discounts",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "DiscountsPage"),
+});
+
+const billingSettingsRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/billing",
+  component: lazyRouteComponent(billingPages, "BillingSettingsPage"),
+});
+
+const webhooksRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/webhooks",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "WebhooksPage"),
+});
+
+const webhookEndpointRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/webhooks/$endpointId",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "WebhookEndpointPage"),
+});
+
+const accessTokensRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/access-tokens",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "AccessTokensPage"),
+});
+
 // --- account: the signed-in person's own account and API keys ------------------------------
 const requireSession = async ({
   context,
@@ -388,12 +466,23 @@ export const routeTree = rootRoute.addChildren([
     newOrganizationRoute,
     orgRoute.addChildren([
       orgHomeRoute,
+      productsRoute,
+      productNewRoute,
+      productRoute,
+      benefitsRoute,
+      metersRoute,
+      customFieldsRoute,
+      discountsRoute,
       orgSettingsRoute.addChildren([
         orgGeneralSettingsRoute,
         orgMembersRoute,
         orgInvitationsRoute,
         orgTeamsRoute,
         orgTeamRoute,
+        billingSettingsRoute,
+        webhooksRoute,
+        webhookEndpointRoute,
+        accessTokensRoute,
       ]),
     ]),
   ]),

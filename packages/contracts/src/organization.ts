@@ -7,7 +7,7 @@ import { z } from "zod/mini";
  */
 export const organizationStatements = {
   organization: ["update", "delete"],
-  /** The billing API (`/v1`) for members signed in to the dashboard. */
+  /** The billing API (`/v1`) for members signed in to the dashboard; tokens use scopes. */
   billing: ["read", "write"],
   member: ["create", "update", "delete"],
   invitation: ["create", "cancel"],

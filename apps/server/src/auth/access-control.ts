@@ -5,8 +5,9 @@ import { createAccessControl } from "better-auth/plugins/access";
  * Organization roles, exactly as spec section 6, from the permission table the web app also
  * reads (`@kassa/contracts`), so the pages offer what the server allows. A member may hold
  * several roles separated by commas; Better Auth grants an action when any one of them
- * allows it. `billing` gates the billing API (`/v1`) for members signed in to the
- * dashboard: owners and admins read and write, members only read.
+ * allows it. `billing` gates the billing API (`/v1`) for members signed in to the dashboard:
+ * owners and admins read and write, members only read. Organization access tokens are gated
+ * by their scopes instead.
  */
 export { organizationStatements };
 

@@ -1,4 +1,18 @@
-import { IconHome, IconMailForward, IconSettings, IconUsers, IconUsersGroup } from "@tabler/icons-react";
+import {
+  IconDiscount,
+  IconForms,
+  IconGauge,
+  IconGift,
+  IconHome,
+  IconKey,
+  IconMailForward,
+  IconPackage,
+  IconReceipt,
+  IconSettings,
+  IconUsers,
+  IconUsersGroup,
+  IconWebhook,
+} from "@tabler/icons-react";
 
 /**
  * The organization navigation of the dashboard shell, in sections. Paths are relative to
@@ -22,12 +36,25 @@ export interface NavSection {
 export const organizationNavigation: NavSection[] = [
   { items: [{ label: "Home", path: "", icon: IconHome, exact: true }] },
   {
+    label: "Products",
+    items: [
+      { label: "Catalogue", path: "/products", icon: IconPackage },
+      { label: "Benefits", path: "/benefits", icon: IconGift },
+      { label: "Meters", path: "/meters", icon: IconGauge },
+      { label: "Custom fields", path: "/custom-fields", icon: IconForms },
+      { label: "Discounts", path: "/discounts", icon: IconDiscount },
+    ],
+  },
+  {
     label: "Settings",
     items: [
       { label: "Organization", path: "/settings", icon: IconSettings, exact: true },
       { label: "Members", path: "/settings/members", icon: IconUsers },
       { label: "Invitations", path: "/settings/invitations", icon: IconMailForward },
       { label: "Teams", path: "/settings/teams", icon: IconUsersGroup },
+      { label: "Billing", path: "/settings/billing", icon: IconReceipt },
+      { label: "Webhooks", path: "/settings/webhooks", icon: IconWebhook },
+      { label: "Access tokens", path: "/settings/access-tokens", icon: IconKey },
     ],
   },
 ];

@@ -1,0 +1,119 @@
+import { Group, Pagination, ScrollArea, Table, Text, UnstyledButton } from "@mantine/core";
+import { IconArrowDown, IconArrowUp, IconSelector } from "@tabler/icons-react";
+import { useNavigate, useSearch } from "@tanstack/react-router";
+import type { ReactNode } from "react";
+import type { ListSearch } from "../../lib/list-search";
+import type { Page } from "../../lib/v1";
+import { useCurrentOrganization } from "../organization/viewer";
+
+/** The organization of the page for `/v1` calls, and whether the viewer may write (owners, admins). */
+export function useBilling() {
+  const { organization, viewer, slug, query } = useCurrentOrganization();
+  return {
+    slug,
+    query,
+    organizationId: organization?.id ?? "",
+    canWrite: viewer?.can("billing", "write") ?? false,
+  };
+}
+
+/** The list's params from the address; `set` changes them (a filter change goes back to page 1). */
+export function useListParams() {
+  const search = useSearch({ strict: false }) as ListSearch;
+  const navigate = useNavigate();
+  const set = (patch: Partial<Record<keyof ListSearch, string | number | undefined>>) =>
+    void navigate({
+      to: ".",
+      // The search of whichever billing list route is current: its validator keeps these keys.
+      search: ((prev: ListSearch) => {
+        const next: Record<string, unknown> = {
+          ...prev,
+          ...("page" in patch ? {} : { page: undefined }),
+          ...patch,
+        };
+        for (const k of Object.keys(next)) if (next[k] === undefined || next[k] === "") delete next[k];
+        return next;
+      }) as never,
+      replace: true,
+    });
+  const page = typeof search.page === "number" ? search.page : 1;
+  return { search, set, page, limit: 20 };
+}
+
+export interface Column<T> {
+  label: string;
+  /** The API's `sorting` name, when the column sorts. */
+  sort?: string;
+  render: (row: T) => ReactNode;
+}
+
+/** A table of a `/v1` list page: headers sort through the address, pages below. */
+export function ListTable<T extends { id: string }>({
+  data,
+  columns,
+  caption,
+}: {
+  data: Page<T>;
+  columns: Column<T>[];
+  caption: string;
+}) {
+  const { search, set, page } = useListParams();
+  const sorting = typeof search.sorting === "string" ? search.sorting : "-created_at";
+  return (
+    <>
+      <ScrollArea>
+        <Table striped highlightOnHover verticalSpacing="sm" miw={600}>
+          <Table.Caption>{caption}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              {columns.map((c) => {
+                if (!c.sort) return <Table.Th key={c.label}>{c.label}</Table.Th>;
+                const dir =
+                  sorting === c.sort ? "ascending" : sorting === `-${c.sort}` ? "descending" : "none";
+                const Icon =
+                  dir === "ascending" ? IconArrowUp : dir === "descending" ? IconArrowDown : IconSelector;
+                return (
+                  <Table.Th key={c.label} aria-sort={dir}>
+                    <UnstyledButton
+                      onClick={() => set({ sorting: dir === "ascending" ? `-${c.sort}` : c.sort })}
+                      aria-label={`Sort by ${c.label.toLowerCase()}`}
+                    >
+                      <Group gap={4} wrap="nowrap">
+                        <Text fw={600} size="sm">
+                          {c.label}
+                        </Text>
+                        <Icon size={14} aria-hidden />
+                      </Group>
+                    </UnstyledButton>
+                  </Table.Th>
+                );
+              })}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {data.items.map((row) => (
+              <Table.Tr key={row.id}>
+                {columns.map((c) => (
+                  <Table.Td key={c.label}>{c.render(row)}</Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+      {data.pagination.max_page > 1 && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">
+            {data.pagination.total_count} in all
+          </Text>
+          <Pagination
+            total={data.pagination.max_page}
+            value={page}
+            onChange={(p) => set({ page: p === 1 ? undefined : p })}
+            getControlProps={(control) => ({ "aria-label": `${control} page` })}
+          />
+        </Group>
+      )}
+    </>
+  );
+}

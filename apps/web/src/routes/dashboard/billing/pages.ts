@@ -1,0 +1,19 @@
+import { lazy } from "react";
+
+/**
+ * The billing pages, one chunk for the router to load (one dynamic import keeps the sign-in
+ * entry small: each import site carries its own list of chunks to preload). The product
+ * editor (Markdown, the price editor) stays a chunk of its own, loaded when it is opened.
+ */
+export { AccessTokensPage } from "./access-tokens";
+export { BenefitsPage } from "./benefits";
+export { BillingSettingsPage } from "./billing-settings";
+export { CustomFieldsPage } from "./custom-fields";
+export { DiscountsPage } from "./discounts";
+export { MetersPage } from "./meters";
+export { ProductsPage } from "./products";
+export { WebhookEndpointPage, WebhooksPage } from "./webhooks";
+
+export const ProductEditorPage = lazy(() =>
+  import("./product-editor").then((m) => ({ default: m.ProductEditorPage })),
+);

@@ -1,0 +1,146 @@
+import { Badge, Group, SegmentedControl, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { useDebouncedCallback } from "@mantine/hooks";
+import { IconPackage, IconPlus, IconSearch } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import { AnchorLink, ButtonLink } from "../../../components/links";
+import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { formatDate, formatMoney, formatUnitAmount } from "../../../features/billing/format";
+import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { listQuery, type Price, type Product } from "../../../lib/v1";
+
+export function priceSummary(p: Price): string {
+  const per = p.recurring_interval ? ` / ${p.recurring_interval}` : "";
+  switch (p.amount_type) {
+    case "free":
+      return "Free";
+    case "fixed":
+      return `${formatMoney(p.price_amount, p.price_currency)}${per}`;
+    case "custom":
+      return `Pay what you want (from ${formatMoney(p.minimum_amount, p.price_currency)})`;
+    case "metered_unit":
+      return `${formatUnitAmount(p.unit_amount, p.price_currency)} per unit of ${p.meter.name}`;
+  }
+}
+
+/** `/dashboard/{slug}/products`: the catalogue, filtered and sorted from the address. */
+export function ProductsPage() {
+  const { organizationId, canWrite, slug } = useBilling();
+  const { search, set, page, limit } = useListParams();
+  const kind = typeof search.kind === "string" ? search.kind : "all";
+  const archived = search.archived === "true";
+  const query = typeof search.query === "string" ? search.query : "";
+  const products = useQuery(
+    listQuery<Product>(organizationId, "products", {
+      page,
+      limit,
+      sorting: search.sorting,
+      query: query || undefined,
+      is_recurring: kind === "recurring" ? true : kind === "one_time" ? false : undefined,
+      is_archived: archived ? undefined : false,
+    }),
+  );
+  const setQuery = useDebouncedCallback((q: string) => set({ query: q }), 300);
+  const filtered = kind !== "all" || archived || query !== "";
+
+  return (
+    <Stack gap="lg" maw={1100}>
+      <PageHeader
+        title="Products"
+        description="What you sell: one-time or recurring, with their prices and benefits."
+        actions={
+          canWrite && (
+            <ButtonLink
+              to="/dashboard/$slug/products/new"
+              params={{ slug }}
+              leftSection={<IconPlus size={16} />}
+            >
+              New product
+            </ButtonLink>
+          )
+        }
+      />
+      <Group gap="md" align="flex-end">
+        <TextInput
+          label="Search"
+          placeholder="Name or description"
+          leftSection={<IconSearch size={16} />}
+          defaultValue={query}
+          onChange={(e) => setQuery(e.currentTarget.value)}
+          w={260}
+        />
+        <SegmentedControl
+          aria-label="Billing"
+          value={kind}
+          onChange={(v) => set({ kind: v === "all" ? undefined : v })}
+          data={[
+            { value: "all", label: "All" },
+            { value: "one_time", label: "One-time" },
+            { value: "recurring", label: "Recurring" },
+          ]}
+        />
+        <Switch
+          label="Show archived"
+          checked={archived}
+          onChange={(e) => set({ archived: e.currentTarget.checked ? "true" : undefined })}
+          mb={6}
+        />
+      </Group>
+      {products.isPending ? (
+        <LoadingState label="Loading products" />
+      ) : products.isError ? (
+        <ErrorState error={products.error} onRetry={() => void products.refetch()} />
+      ) : products.data.items.length === 0 ? (
+        <EmptyState icon={IconPackage} title={filtered ? "No product matches" : "No products yet"}>
+          {filtered
+            ? "Change the search or the filters to see more."
+            : canWrite
+              ? "Create your first product: give it a price (free, fixed, pay what you want or metered) and the benefits buyers get."
+              : "An owner or admin of this organization creates products."}
+        </EmptyState>
+      ) : (
+        <ListTable
+          caption="Products"
+          data={products.data}
+          columns={[
+            {
+              label: "Name",
+              sort: "name",
+              render: (p) => (
+                <AnchorLink to="/dashboard/$slug/products/$productId" params={{ slug, productId: p.id }}>
+                  {p.name}
+                </AnchorLink>
+              ),
+            },
+            {
+              label: "Prices",
+              render: (p) => (
+                <Stack gap={0}>
+                  {p.prices
+                    .filter((x) => !x.is_archived)
+                    .map((x) => (
+                      <Text key={x.id} size="sm">
+                        {priceSummary(x)}
+                      </Text>
+                    ))}
+                </Stack>
+              ),
+            },
+            {
+              label: "Billing",
+              render: (p) => (
+                <Group gap={4}>
+                  <Badge variant="light" color={p.is_recurring ? "blue" : "gray"}>
+                    {p.is_recurring ? `Every ${p.recurring_interval}` : "One-time"}
+                  </Badge>
+                  {p.is_archived && <Badge color="orange">Archived</Badge>}
+                </Group>
+              ),
+            },
+            { label: "Benefits", render: (p) => p.benefits.length },
+            { label: "Created", sort: "created_at", render: (p) => formatDate(p.created_at) },
+          ]}
+        />
+      )}
+    </Stack>
+  );
+}
