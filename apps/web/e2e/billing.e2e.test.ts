@@ -245,4 +245,17 @@ describe("billing dashboard", () => {
     });
     expect(after.status).toBe(401);
   });
+  it("archives the meter after confirming; it leaves the list until archived ones are shown", async () => {
+    await page.getByRole("link", { name: "Meters" }).click();
+    await page.getByRole("button", { name: "API requests" }).click();
+    await page.getByRole("button", { name: "Archive meter" }).click();
+    const confirm = page.getByRole("dialog", { name: "Archive this meter?" });
+    await confirm.getByRole("button", { name: "Archive meter" }).click();
+    await page.getByRole("heading", { name: "No meters yet" }).waitFor();
+    await page.getByRole("switch", { name: "Show archived" }).click();
+    expect(new URL(page.url()).searchParams.get("archived")).toBe("true");
+    const row = page.getByRole("row", { name: /API requests/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("Archived");
+  });
 });

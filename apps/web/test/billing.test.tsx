@@ -351,4 +351,62 @@ describe("billing pages by role", () => {
     );
     await waitFor(() => expect(screen.queryByRole("button", { name: "Add endpoint" })).toBeNull());
   });
+
+  const empty = { items: [], pagination: { total_count: 0, max_page: 0 } };
+  const billingOrg = {
+    id: "org-1",
+    created_at: "2026-01-01T10:00:00Z",
+    modified_at: null,
+    name: "Acme",
+    slug: "acme",
+    email: "hello@acme.test",
+    website: null,
+    socials: [],
+    feature_settings: { issue_funding_enabled: false, usage_based_billing_enabled: false },
+    subscription_settings: {
+      allow_multiple_subscriptions: false,
+      allow_customer_updates: true,
+      proration_behavior: "prorate",
+    },
+  };
+
+  it("meters and benefits: owners create, members are told who does", async () => {
+    stubServer({ ...answers("owner"), "/v1/meters/": empty });
+    const first = renderApp("/dashboard/acme/meters", { session });
+    await screen.findByText(/Create a meter to charge for usage/, {}, { timeout: 8000 });
+    expect(screen.getByRole("button", { name: "New meter" })).toBeTruthy();
+    first.unmount();
+    stubServer({ ...answers("member"), "/v1/benefits/": empty });
+    renderApp("/dashboard/acme/benefits", { session });
+    await screen.findByText(
+      "An owner or admin of this organization creates benefits.",
+      {},
+      { timeout: 8000 },
+    );
+    expect(screen.queryByRole("button", { name: "New benefit" })).toBeNull();
+  });
+
+  it("billing settings are read-only for a member and editable for an admin", async () => {
+    stubServer({ ...answers("member"), "/v1/organizations/org-1": billingOrg });
+    const first = renderApp("/dashboard/acme/settings/billing", { session });
+    await screen.findByText("Only owners and admins can change these settings.", {}, { timeout: 8000 });
+    expect((screen.getByLabelText("Support e-mail") as HTMLInputElement).disabled).toBe(true);
+    expect(screen.queryByRole("button", { name: "Save billing settings" })).toBeNull();
+    first.unmount();
+    const { requests } = stubServer({ ...answers("admin"), "/v1/organizations/org-1": billingOrg });
+    const { user } = renderApp("/dashboard/acme/settings/billing", { session });
+    const email = (await screen.findByLabelText("Support e-mail", {}, { timeout: 8000 })) as HTMLInputElement;
+    expect(email.value).toBe("hello@acme.test");
+    await user.clear(email);
+    await user.type(email, "billing@acme.test");
+    await user.click(screen.getByRole("button", { name: "Save billing settings" }));
+    await waitFor(() => expect(requests.some((r) => r.method === "PATCH")).toBe(true));
+    const patch = requests.find((r) => r.method === "PATCH");
+    expect(patch?.path).toBe("/v1/organizations/org-1");
+    expect(patch?.query.get("organization_id")).toBe("org-1");
+    expect(patch?.body).toMatchObject({
+      email: "billing@acme.test",
+      subscription_settings: { proration_behavior: "prorate" },
+    });
+  });
 });

@@ -9,15 +9,16 @@ export interface ListSearch {
   query?: string;
   /** Products: `one_time` or `recurring`. */
   kind?: string;
-  /** Products, meters: `true` shows archived ones too. */
-  archived?: string;
+  /** Products, meters: true shows archived ones too. */
+  archived?: boolean;
   /** Benefits: a benefit type. */
   type?: string;
-  /** Deliveries: `false` shows failed ones only. */
-  succeeded?: string;
+  /** Deliveries: false shows failed ones only, true succeeded ones only. */
+  succeeded?: boolean;
 }
 
-const KEYS = ["sorting", "query", "kind", "archived", "type", "succeeded"] as const;
+const KEYS = ["sorting", "query", "kind", "type"] as const;
+const FLAGS = ["archived", "succeeded"] as const;
 
 export function validateListSearch(s: Record<string, unknown>): ListSearch {
   const out: ListSearch = {};
@@ -27,6 +28,11 @@ export function validateListSearch(s: Record<string, unknown>): ListSearch {
     const v = s[k];
     if (typeof v === "string" && v !== "") out[k] = v;
     else if (typeof v === "number" || typeof v === "boolean") out[k] = String(v);
+  }
+  for (const k of FLAGS) {
+    const v = s[k];
+    if (v === true || v === "true") out[k] = true;
+    else if (v === false || v === "false") out[k] = false;
   }
   return out;
 }

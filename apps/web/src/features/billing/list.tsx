@@ -21,7 +21,7 @@ export function useBilling() {
 export function useListParams() {
   const search = useSearch({ strict: false }) as ListSearch;
   const navigate = useNavigate();
-  const set = (patch: Partial<Record<keyof ListSearch, string | number | undefined>>) =>
+  const set = (patch: Partial<Record<keyof ListSearch, string | number | boolean | undefined>>) =>
     void navigate({
       to: ".",
       // The search of whichever billing list route is current: its validator keeps these keys.

@@ -15,6 +15,7 @@ import { notifications } from "@mantine/notifications";
 import { IconGauge, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { FilterBuilder, validateFilter } from "../../../features/billing/filter-builder";
 import { formatDate } from "../../../features/billing/format";
@@ -46,7 +47,7 @@ export const describeAggregation = (a: Aggregation) =>
 export function MetersPage() {
   const { organizationId, canWrite } = useBilling();
   const { search, set, page, limit } = useListParams();
-  const archived = search.archived === "true";
+  const archived = search.archived === true;
   const meters = useQuery(
     listQuery<Meter>(organizationId, "meters", {
       page,
@@ -74,7 +75,7 @@ export function MetersPage() {
       <Switch
         label="Show archived"
         checked={archived}
-        onChange={(e) => set({ archived: e.currentTarget.checked ? "true" : undefined })}
+        onChange={(e) => set({ archived: e.currentTarget.checked ? true : undefined })}
       />
       {meters.isPending ? (
         <LoadingState label="Loading meters" />
@@ -162,6 +163,19 @@ function MeterForm({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [refusal, setRefusal] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [archiving, setArchiving] = useState(false);
+
+  const archive = async () => {
+    if (!meter) return null;
+    try {
+      await v1(organizationId, `/meters/${meter.id}`, { method: "PATCH", body: { is_archived: true } });
+      await invalidate(queryClient, organizationId, "meters");
+      onDone();
+      return null;
+    } catch (e) {
+      return e instanceof V1Error ? e : new V1Error(0, undefined, "Could not archive.");
+    }
+  };
 
   const save = async (extra: Record<string, unknown> = {}) => {
     const local = validateFilter(filter);
@@ -233,7 +247,7 @@ function MeterForm({
       </Group>
       <Group justify="space-between">
         {meter && !meter.archived_at ? (
-          <Button variant="subtle" color="orange" onClick={() => void save({ is_archived: true })}>
+          <Button variant="subtle" color="orange" onClick={() => setArchiving(true)}>
             Archive meter
           </Button>
         ) : (
@@ -248,6 +262,15 @@ function MeterForm({
           </Button>
         </Group>
       </Group>
+      <ConfirmDialog
+        opened={archiving}
+        onClose={() => setArchiving(false)}
+        title="Archive this meter?"
+        confirmLabel="Archive meter"
+        onConfirm={archive}
+      >
+        {meter?.name} stops being offered for new prices; prices that use it keep counting.
+      </ConfirmDialog>
     </Stack>
   );
 }

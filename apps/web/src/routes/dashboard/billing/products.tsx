@@ -27,7 +27,7 @@ export function ProductsPage() {
   const { organizationId, canWrite, slug } = useBilling();
   const { search, set, page, limit } = useListParams();
   const kind = typeof search.kind === "string" ? search.kind : "all";
-  const archived = search.archived === "true";
+  const archived = search.archived === true;
   const query = typeof search.query === "string" ? search.query : "";
   const products = useQuery(
     listQuery<Product>(organizationId, "products", {
@@ -81,7 +81,7 @@ export function ProductsPage() {
         <Switch
           label="Show archived"
           checked={archived}
-          onChange={(e) => set({ archived: e.currentTarget.checked ? "true" : undefined })}
+          onChange={(e) => set({ archived: e.currentTarget.checked ? true : undefined })}
           mb={6}
         />
       </Group>

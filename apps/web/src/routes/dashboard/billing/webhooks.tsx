@@ -414,8 +414,8 @@ export function WebhookEndpointPage() {
         </Title>
         <Checkbox
           label="Failed only"
-          checked={search.succeeded === "false"}
-          onChange={(ev) => set({ succeeded: ev.currentTarget.checked ? "false" : undefined })}
+          checked={search.succeeded === false}
+          onChange={(ev) => set({ succeeded: ev.currentTarget.checked ? false : undefined })}
         />
       </Group>
       {deliveries.isPending ? (
