@@ -14,7 +14,7 @@ import type {
   FileUploadWire,
 } from "./schemas.js";
 import type { UrlSigner } from "./signing.js";
-import type { FileStorage } from "./storage.js";
+import type { Assembled, FileStorage } from "./storage.js";
 import { fileCommonToWire, fileToWire } from "./wire.js";
 
 /** What the files use cases need beside ctx: where bytes go and how storage URLs are made. */
@@ -182,7 +182,15 @@ export async function completeUpload({
   }
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const assembled = await env.storage.assemble(file.organization_id, file.id, declared);
+  let assembled: Assembled;
+  try {
+    assembled = await env.storage.assemble(file.organization_id, file.id, declared);
+  } catch (error) {
+    // A completion running at the same time may have joined the parts (and removed them) first.
+    const now = await repo.findFile(ctx.db, ctx.organizationId, file.id);
+    if (now?.is_uploaded) return fileToWire(now);
+    throw error;
+  }
   const sha256Base64 = assembled.sha256.toString("base64");
   if (assembled.size !== file.size)
     at(["parts"], `The parts add up to ${assembled.size} bytes; ${file.size} were declared.`, given);
