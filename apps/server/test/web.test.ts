@@ -80,13 +80,17 @@ describe("the web app and its configuration", () => {
     expect(res.text).not.toContain("<div id=root>");
   });
 
-  it("leaves /api/* and /v1/* to their own 404s", async () => {
+  it("leaves /api/* and /v1/* to their own answers", async () => {
     const client = new Client(server.url);
-    for (const p of ["/api", "/api/nothing-here", "/v1", "/v1/products/"]) {
+    for (const p of ["/api", "/api/nothing-here", "/v1", "/v1/nothing-here/"]) {
       const res = await client.get(p);
       expect(res.status, p).toBe(404);
       expect(res.text, p).not.toContain("<div id=root>");
     }
+    // A billing endpoint asks for credentials; the app's index.html is never the answer.
+    const products = await client.get("/v1/products/");
+    expect(products.status).toBe(401);
+    expect(products.text).not.toContain("<div id=root>");
   });
 
   it("never serves a file outside the build", async () => {

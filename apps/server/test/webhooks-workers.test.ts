@@ -104,7 +104,8 @@ describe("job worker and process death", () => {
     expect(done?.attempts).toBeGreaterThanOrEqual(2);
     expect(log.items[0].attempt).toBe(done?.attempts);
     receiver.answer(() => ({ status: 200, body: "ok" }));
-  });
+    // Two server starts, a kill and a lapsed lease: more than the default 30 s on a busy machine.
+  }, 120_000);
 
   if (TEST_DB === "postgres") {
     it("two server processes on one PostgreSQL never run one delivery twice at once, and share the work", {
