@@ -1,3 +1,4 @@
+import http from "node:http";
 import { SCOPES } from "@kassa/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -272,6 +273,49 @@ describe("conventions", () => {
       expect.arrayContaining(["/v1/organization-access-tokens/", "/v1/organization-access-tokens/{id}"]),
     );
     expect(res.body.paths["/v1/organization-access-tokens/"].post.security).toEqual([{ access_token: [] }]);
+  });
+
+  it("oversized and absurdly nested bodies are refused, not a crash", async () => {
+    const token = await createToken(acme, ["organization_access_tokens:write"]);
+    // The server answers before reading the whole body, so a raw client that tolerates the
+    // connection closing under its upload reads the answer (fetch would report the close).
+    const big = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const payload = JSON.stringify({ comment: "x".repeat(1024 * 1024 + 10), scopes: [] });
+      const req = http.request(`${server.url}${TOKENS}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+      });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE" && e.code !== "ECONNRESET") reject(e);
+      });
+      req.end(payload);
+    });
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body).error).toBe("PayloadTooLarge");
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const nested = await call(server, token, "POST", TOKENS, `{"comment":"x","scopes":[],"n":${deep}}`);
+    expect(nested.status).toBe(422);
+    expect(nested.body.detail[0]).toMatchObject({ type: "json_invalid", loc: ["body"] });
+    const meterToken = await createToken(acme, ["meters:write"]);
+    let filter: unknown = { property: "a", operator: "eq", value: 1 };
+    for (let i = 0; i < 40; i++) filter = { conjunction: "and", clauses: [filter] };
+    const meter = await call(server, meterToken, "POST", "/v1/meters/", {
+      name: "Deep",
+      filter,
+      aggregation: { func: "count" },
+    });
+    expect(meter.status).toBe(422);
   });
 
   it("unknown /v1 paths answer Polar's 404", async () => {

@@ -65,22 +65,79 @@ function renderError(logger: Logger) {
   };
 }
 
+/** The largest request body `/v1` reads, and the deepest nesting of JSON it accepts. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 32;
+
+class PayloadTooLarge extends ApiError {
+  constructor() {
+    super("PayloadTooLarge", 413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+}
+
+/** Reads a body up to the limit; a longer one is refused before it is all in memory. */
+async function readBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge();
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new PayloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Nesting depth of parsed JSON, measured without recursion (a hostile body cannot blow the stack). */
+function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const inner of Object.values(node)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
 /**
  * Request bodies and query names in snake_case before anything reads them: Kassa accepts the
  * camelCase spellings too. A body that is not JSON is passed on untouched (the validator then
- * answers 422 `json_invalid`).
+ * answers 422 `json_invalid`); one nested deeper than any resource needs is refused.
  */
 async function normalizeRequest(req: Request): Promise<Request> {
   const url = new URL(req.url);
   const query = snakeCaseQuery(url.searchParams).toString();
   url.search = query ? `?${query}` : "";
   if (req.method === "GET" || req.method === "HEAD" || !req.body) return new Request(url, req);
-  let text = await req.text();
+  let text = await readBody(req);
   if (/json/i.test(req.headers.get("content-type") ?? "")) {
+    let parsed: unknown;
+    let valid = true;
     try {
-      text = JSON.stringify(snakeCaseKeys(JSON.parse(text)));
+      parsed = JSON.parse(text);
     } catch {
-      // left as sent: the validator reports the malformed body
+      valid = false; // left as sent: the validator reports the malformed body
+    }
+    if (valid) {
+      if (jsonDepth(parsed) > MAX_JSON_DEPTH)
+        throw RequestValidationError.field(
+          ["body"],
+          `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+          null,
+          "json_invalid",
+        );
+      text = JSON.stringify(snakeCaseKeys(parsed));
     }
   }
   const headers = new Headers(req.headers);
@@ -173,7 +230,14 @@ export function createV1Api(deps: V1Deps) {
   return {
     api,
     async fetch(req: Request, env: V1Env["Bindings"]) {
-      return api.fetch(await normalizeRequest(req), env);
+      let normalized: Request;
+      try {
+        normalized = await normalizeRequest(req);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return Response.json(error.body(), { status: error.status, headers: error.headers() });
+      }
+      return api.fetch(normalized, env);
     },
   };
 }
