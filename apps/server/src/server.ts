@@ -42,7 +42,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, logger);
   let ready = false;
   let jobs: JobWorker | undefined;
   try {

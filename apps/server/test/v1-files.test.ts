@@ -267,6 +267,35 @@ describe("upload flow", () => {
     expect(wrong.body.detail[0].loc).toEqual(["body", "parts", 1, "checksum_etag"]);
   });
 
+  it("completions sent at the same time all answer the uploaded file", async () => {
+    const bytes = randomBytes(300_000);
+    const created = await polar.files.create({
+      name: "twice.bin",
+      mimeType: "application/octet-stream",
+      size: bytes.length,
+      upload: { parts: partsOf(bytes, 100_000) },
+      service: "downloadable",
+    });
+    const parts = [];
+    for (const part of created.upload.parts) {
+      const res = await put(part.url, bytes.subarray(part.chunkStart, part.chunkEnd));
+      parts.push({
+        number: part.number,
+        checksum_etag: res.headers.get("etag"),
+        checksum_sha256_base64: null,
+      });
+    }
+    const body = { id: created.upload.id, path: created.upload.path, parts };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(server, token, "POST", `${F}${created.id}/uploaded`, body)),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    for (const a of answers)
+      expect(a.body).toMatchObject({ is_uploaded: true, checksum_sha256_base64: sha256(bytes) });
+    const stored = path.join(dataDir(), "files", "objects", acme.organizationId, created.id);
+    expect(readFileSync(stored).equals(bytes)).toBe(true);
+  });
+
   it("a PUT larger or smaller than its part is refused", async () => {
     const created = await polar.files.create({
       name: "c.bin",

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 import type { KassaConfig } from "../config.js";
+import { createLogger, type Logger } from "../kit/logger.js";
 import type { KassaDatabase } from "./schema.js";
 
 export interface Database {
@@ -31,10 +32,17 @@ export class EmbeddedDatabaseRefused extends Error {
  * with fsync off and no way to turn it on (see docs/decisions.md), so a crash can lose the
  * last committed transactions: in production it is refused unless explicitly allowed.
  */
-export async function openDatabase(config: KassaConfig): Promise<Database> {
+export async function openDatabase(
+  config: KassaConfig,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<Database> {
   if (config.database.kind === "postgres") {
     const connectionString = config.database.url;
     const pool = new pg.Pool({ connectionString, max: config.database.poolSize });
+    // An idle connection the server ends (a restart, an administrator, a dropped database) is
+    // an 'error' event of the pool; unheard, it would kill the process. The pool has already
+    // discarded that connection and opens another when one is needed.
+    pool.on("error", (error) => logger.warn("database connection lost", { error: error.message }));
     const db = new Kysely<KassaDatabase>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
     const url = new URL(config.database.url);

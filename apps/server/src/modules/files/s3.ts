@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -95,37 +96,43 @@ export function s3Storage(opts: S3Options): FileStorage {
     },
 
     async assemble(organizationId, fileId, numbers) {
-      await mkdir(staging.partsDir(fileId), { recursive: true });
-      for (const n of numbers) {
-        const got = await client.send(new GetObjectCommand({ Bucket, Key: partKey(fileId, n) }));
-        await pipeline(got.Body as Readable, createWriteStream(staging.partFile(fileId, n)));
+      // A directory of its own per join, so two completions of one file never share files.
+      const dir = path.join(opts.stagingDir, "joins", randomUUID());
+      const join = diskLayout(dir);
+      const cleanup = () => rm(dir, { recursive: true, force: true });
+      try {
+        await mkdir(join.partsDir(fileId), { recursive: true });
+        for (const n of numbers) {
+          const got = await client.send(new GetObjectCommand({ Bucket, Key: partKey(fileId, n) }));
+          await pipeline(got.Body as Readable, createWriteStream(join.partFile(fileId, n)));
+        }
+        const joined = await join.storage.assemble(organizationId, fileId, numbers);
+        return {
+          size: joined.size,
+          sha256: joined.sha256,
+          head: joined.head,
+          async commit() {
+            try {
+              await joined.commit();
+              await upload(objectKey(organizationId, fileId), join.objectFile(organizationId, fileId));
+            } finally {
+              await cleanup();
+            }
+          },
+          discard: cleanup,
+        };
+      } catch (error) {
+        await cleanup();
+        throw error;
       }
-      const joined = await staging.storage.assemble(organizationId, fileId, numbers);
-      const local = staging.objectFile(organizationId, fileId);
-      return {
-        size: joined.size,
-        sha256: joined.sha256,
-        head: joined.head,
-        async commit() {
-          await joined.commit();
-          try {
-            await upload(objectKey(organizationId, fileId), local);
-          } finally {
-            await rm(local, { force: true });
-          }
-          await removeParts(fileId);
-        },
-        async discard() {
-          await joined.discard();
-          await rm(staging.partsDir(fileId), { recursive: true, force: true });
-        },
-      };
     },
 
     async open(organizationId, fileId) {
       const got = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(organizationId, fileId) }));
       return got.Body instanceof Readable ? got.Body : Readable.from([]);
     },
+
+    removeParts,
 
     async remove(organizationId, fileId) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(organizationId, fileId) }));

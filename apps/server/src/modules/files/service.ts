@@ -161,58 +161,71 @@ export async function completeUpload({
     at(["parts"], `List every part once, in order: ${declared.join(", ")}.`, given);
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  for (const [i, part] of body.parts.entries()) {
-    const stored = await env.storage.readPart(file.id, part.number);
-    if (!stored) {
-      at(["parts", i, "number"], `Part ${part.number} has not been uploaded.`, part.number);
-      continue;
+  const joinAndCheck = async (): Promise<FileReadWire> => {
+    for (const [i, part] of body.parts.entries()) {
+      const stored = await env.storage.readPart(file.id, part.number);
+      if (!stored) {
+        at(["parts", i, "number"], `Part ${part.number} has not been uploaded.`, part.number);
+        continue;
+      }
+      if (unquote(part.checksum_etag) !== etagOf(stored.sha256))
+        at(
+          ["parts", i, "checksum_etag"],
+          "Does not match the ETag the part's upload answered.",
+          part.checksum_etag,
+        );
+      if (part.checksum_sha256_base64 && part.checksum_sha256_base64 !== stored.sha256.toString("base64"))
+        at(
+          ["parts", i, "checksum_sha256_base64"],
+          "Does not match the SHA-256 of the uploaded part.",
+          part.checksum_sha256_base64,
+        );
     }
-    if (unquote(part.checksum_etag) !== etagOf(stored.sha256))
-      at(
-        ["parts", i, "checksum_etag"],
-        "Does not match the ETag the part's upload answered.",
-        part.checksum_etag,
-      );
-    if (part.checksum_sha256_base64 && part.checksum_sha256_base64 !== stored.sha256.toString("base64"))
-      at(
-        ["parts", i, "checksum_sha256_base64"],
-        "Does not match the SHA-256 of the uploaded part.",
-        part.checksum_sha256_base64,
-      );
-  }
-  if (issues.length > 0) throw new RequestValidationError(issues);
+    if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const assembled = await env.storage.assemble(file.organization_id, file.id, declared);
-  const sha256Base64 = assembled.sha256.toString("base64");
-  if (assembled.size !== file.size)
-    at(["parts"], `The parts add up to ${assembled.size} bytes; ${file.size} were declared.`, given);
-  else if (file.checksum_sha256_base64 && file.checksum_sha256_base64 !== sha256Base64)
-    at(
-      ["parts"],
-      "The uploaded file's SHA-256 does not match the checksum_sha256_base64 declared at creation.",
-      given,
-    );
-  else if (
-    isPublicService(file.service) &&
-    !looksLike(file.mime_type.split(";")[0]?.trim() ?? "", assembled.head)
-  )
-    at(["parts"], `The uploaded bytes are not a ${file.mime_type} image.`, given);
-  if (issues.length > 0) {
-    await assembled.discard();
-    throw new RequestValidationError(issues);
+    const assembled = await env.storage.assemble(file.organization_id, file.id, declared);
+    const sha256Base64 = assembled.sha256.toString("base64");
+    if (assembled.size !== file.size)
+      at(["parts"], `The parts add up to ${assembled.size} bytes; ${file.size} were declared.`, given);
+    else if (file.checksum_sha256_base64 && file.checksum_sha256_base64 !== sha256Base64)
+      at(
+        ["parts"],
+        "The uploaded file's SHA-256 does not match the checksum_sha256_base64 declared at creation.",
+        given,
+      );
+    else if (
+      isPublicService(file.service) &&
+      !looksLike(file.mime_type.split(";")[0]?.trim() ?? "", assembled.head)
+    )
+      at(["parts"], `The uploaded bytes are not a ${file.mime_type} image.`, given);
+    if (issues.length > 0) {
+      await assembled.discard();
+      throw new RequestValidationError(issues);
+    }
+    await assembled.commit();
+    const now = ctx.clock.now();
+    await repo.markUploaded(ctx.db, ctx.organizationId, file.id, {
+      checksum_sha256_base64: sha256Base64,
+      checksum_sha256_hex: assembled.sha256.toString("hex"),
+      checksum_etag: etagOf(assembled.sha256),
+      last_modified_at: now,
+      modified_at: now,
+    });
+    // Only now: a completion running beside this one finds the file uploaded if the parts are gone.
+    await env.storage.removeParts(file.id);
+    const done = await repo.findFile(ctx.db, ctx.organizationId, file.id);
+    if (!done) throw new FileNotFound();
+    return fileToWire(done);
+  };
+  try {
+    return await joinAndCheck();
+  } catch (error) {
+    // A completion running at the same time (here or in another process) may have joined the
+    // parts and removed them first: then the file is uploaded, and that is the answer.
+    const now = await repo.findFile(ctx.db, ctx.organizationId, file.id);
+    if (now?.is_uploaded) return fileToWire(now);
+    throw error;
   }
-  await assembled.commit();
-  const now = ctx.clock.now();
-  await repo.markUploaded(ctx.db, ctx.organizationId, file.id, {
-    checksum_sha256_base64: sha256Base64,
-    checksum_sha256_hex: assembled.sha256.toString("hex"),
-    checksum_etag: etagOf(assembled.sha256),
-    last_modified_at: now,
-    modified_at: now,
-  });
-  const done = await repo.findFile(ctx.db, ctx.organizationId, file.id);
-  if (!done) throw new FileNotFound();
-  return fileToWire(done);
 }
 
 export async function listFiles({ ctx, input }: { ctx: Ctx; input: Page & { ids?: string[] | undefined } }) {

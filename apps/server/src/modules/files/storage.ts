@@ -47,6 +47,8 @@ export interface FileStorage {
   /** Joins the parts, in order, into the file's object (kept aside until `commit`). */
   assemble(organizationId: string, fileId: string, numbers: number[]): Promise<Assembled>;
   open(organizationId: string, fileId: string): Promise<Readable>;
+  /** Removes an upload's parts (once its file is committed and marked uploaded). */
+  removeParts(fileId: string): Promise<void>;
   /** Removes the object and any parts left. */
   remove(organizationId: string, fileId: string): Promise<void>;
 }
@@ -143,15 +145,14 @@ export function diskLayout(root: string) {
       const result = m.result();
       return {
         ...result,
-        async commit() {
-          await rename(tmp, target);
-          await rm(partsDir(fileId), { recursive: true, force: true });
-        },
+        commit: () => rename(tmp, target),
         discard: () => rm(tmp, { force: true }),
       };
     },
 
     open: async (organizationId, fileId) => createReadStream(objectFile(organizationId, fileId)),
+
+    removeParts: (fileId) => rm(partsDir(fileId), { recursive: true, force: true }),
 
     async remove(organizationId, fileId) {
       await rm(objectFile(organizationId, fileId), { force: true });
