@@ -173,7 +173,7 @@ describe("billing dashboard", () => {
     await page.getByText(`webhook-id: ${hook!.id}`).waitFor();
     await shots.take(page, "webhook-deliveries");
   });
-  it("uploads a product image, refuses bytes that are not one in words, and shows it after a reload", async () => {
+  it("uploads a product image, refuses bytes that are not one in words, shows it after a reload, reorders and removes", async () => {
     // A 1x1 PNG, and a "PNG" that is text: the server checks the bytes and answers 422 naming `parts`.
     const png = Buffer.from(
       "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
@@ -232,6 +232,25 @@ describe("billing dashboard", () => {
     );
     expect(Buffer.from(await served.body()).equals(png)).toBe(true);
     await shots.take(page, "product-media");
+
+    // Two more at once, the last moved up, the first removed: the product keeps that order.
+    await input.setInputFiles([
+      { name: "back.png", mimeType: "image/png", buffer: png },
+      { name: "extra.png", mimeType: "image/png", buffer: png },
+    ]);
+    await media.getByRole("group", { name: "Image 3: extra.png" }).waitFor();
+    await media.getByRole("button", { name: "Move extra.png earlier" }).click();
+    await media.getByRole("button", { name: "Remove cover.png" }).click();
+    await media.getByRole("group", { name: "Image 1: extra.png" }).waitFor();
+    await media.getByRole("group", { name: "Image 2: back.png" }).waitFor();
+    await page.getByRole("button", { name: "Save product" }).click();
+    await page.getByRole("row", { name: /Pro API v2/ }).waitFor();
+    const reordered = await server.sql<{ name: string }>(
+      `select f.name from kassa_product_media m join kassa_file f on f.id = m.file_id
+         where m.product_id = $1 order by m."order"`,
+      product!.id,
+    );
+    expect(reordered.map((r) => r.name)).toEqual(["extra.png", "back.png"]);
   });
 
   it("creates a custom field and a discount; a refused code is shown at its field", async () => {

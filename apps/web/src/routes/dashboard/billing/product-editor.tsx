@@ -163,7 +163,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
           product?.is_archived ? (
             <Badge color="orange">Archived</Badge>
           ) : (
-            "Name, prices, benefits and checkout fields."
+            "Name, prices, benefits, checkout fields and media."
           )
         }
         actions={
