@@ -173,6 +173,86 @@ describe("billing dashboard", () => {
     await page.getByText(`webhook-id: ${hook!.id}`).waitFor();
     await shots.take(page, "webhook-deliveries");
   });
+  it("uploads a product image, refuses bytes that are not one in words, shows it after a reload, reorders and removes", async () => {
+    // A 1x1 PNG, and a "PNG" that is text: the server checks the bytes and answers 422 naming `parts`.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    await page.getByRole("link", { name: "Catalogue" }).click();
+    await page.getByRole("link", { name: "Pro API v2" }).click();
+    await heading("Pro API v2").waitFor();
+    const media = page.getByRole("region", { name: "Media" });
+    const input = media.locator('input[type="file"]');
+    await input.setInputFiles({
+      name: "notes.png",
+      mimeType: "image/png",
+      buffer: Buffer.from("not an image"),
+    });
+    await media
+      .getByRole("alert")
+      .getByText(/notes\.png: parts: The uploaded bytes are not a image\/png image/)
+      .waitFor();
+    await input.setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: png });
+    await media.getByRole("group", { name: "Image 1: cover.png" }).waitFor();
+    await page.getByRole("button", { name: "Save product" }).click();
+    await page.getByRole("row", { name: /Pro API v2/ }).waitFor();
+
+    const [product] = await server.sql<{ id: string }>(
+      `select id from kassa_product where organization_id = $1 and name = 'Pro API v2'`,
+      merchant.organizationId,
+    );
+    const rows = await server.sql<{ name: string; mime_type: string; is_uploaded: boolean; order: number }>(
+      `select f.name, f.mime_type, f.is_uploaded, m."order" from kassa_product_media m
+         join kassa_file f on f.id = m.file_id where m.product_id = $1`,
+      product!.id,
+    );
+    expect(rows).toEqual([{ name: "cover.png", mime_type: "image/png", is_uploaded: true, order: 0 }]);
+    const answer = await merchant.owner.client.get(
+      `/v1/products/${product!.id}?organization_id=${merchant.organizationId}`,
+    );
+    const medias = (answer.body as { medias: { name: string; public_url: string }[] }).medias;
+    expect(medias.map((m) => m.name)).toEqual(["cover.png"]);
+
+    // After a reload the editor shows the stored image, served as a PNG from its public URL.
+    await page.getByRole("link", { name: "Pro API v2" }).click();
+    await heading("Pro API v2").waitFor();
+    // The thumbnail was fetched while editing: empty the cache so the reload fetches it anew.
+    await (await context.newCDPSession(page)).send("Network.clearBrowserCache");
+    const image = page.waitForResponse((r) => r.url() === medias[0]!.public_url);
+    await page.reload();
+    await heading("Pro API v2").waitFor();
+    const served = await image;
+    expect(served.status()).toBe(200);
+    expect(served.headers()["content-type"]).toBe("image/png");
+    const thumbnail = page.getByRole("img", { name: "cover.png" });
+    await page.waitForFunction(
+      (el) => el instanceof HTMLImageElement && el.complete && el.naturalWidth === 1,
+      await thumbnail.elementHandle(),
+    );
+    expect(Buffer.from(await served.body()).equals(png)).toBe(true);
+    await shots.take(page, "product-media");
+
+    // Two more at once, the last moved up, the first removed: the product keeps that order.
+    await input.setInputFiles([
+      { name: "back.png", mimeType: "image/png", buffer: png },
+      { name: "extra.png", mimeType: "image/png", buffer: png },
+    ]);
+    await media.getByRole("group", { name: "Image 3: extra.png" }).waitFor();
+    await media.getByRole("button", { name: "Move extra.png earlier" }).click();
+    await media.getByRole("button", { name: "Remove cover.png" }).click();
+    await media.getByRole("group", { name: "Image 1: extra.png" }).waitFor();
+    await media.getByRole("group", { name: "Image 2: back.png" }).waitFor();
+    await page.getByRole("button", { name: "Save product" }).click();
+    await page.getByRole("row", { name: /Pro API v2/ }).waitFor();
+    const reordered = await server.sql<{ name: string }>(
+      `select f.name from kassa_product_media m join kassa_file f on f.id = m.file_id
+         where m.product_id = $1 order by m."order"`,
+      product!.id,
+    );
+    expect(reordered.map((r) => r.name)).toEqual(["extra.png", "back.png"]);
+  });
+
   it("creates a custom field and a discount; a refused code is shown at its field", async () => {
     await page.getByRole("link", { name: "Custom fields" }).click();
     await heading("Custom fields").waitFor();

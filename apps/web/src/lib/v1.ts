@@ -188,6 +188,18 @@ export interface Product extends Timestamps {
     order: number;
     required: boolean;
   }[];
+  medias: ProductMedia[];
+}
+
+/** An uploaded `product_media` file as a product embeds it (and `POST /v1/files/{id}/uploaded` answers it). */
+export interface ProductMedia {
+  id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  is_uploaded: boolean;
+  service: "product_media";
+  public_url: string;
 }
 
 export const BENEFIT_TYPES = [

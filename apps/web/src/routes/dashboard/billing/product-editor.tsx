@@ -26,6 +26,7 @@ import Markdown from "react-markdown";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
+import { MediaEditor } from "../../../features/billing/media-editor";
 import {
   MetadataEditor,
   type MetadataRow,
@@ -48,6 +49,7 @@ import {
   listQuery,
   type Meter,
   type Product,
+  type ProductMedia,
   type RecurringInterval,
   V1Error,
   v1,
@@ -90,6 +92,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
       required: a.required,
     })) ?? [],
   );
+  const [medias, setMedias] = useState<ProductMedia[]>(product?.medias ?? []);
   const [metadata, setMetadata] = useState<MetadataRow[]>(rowsOf(product?.metadata));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -115,6 +118,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
         recurring_interval: interval,
         prices: pricesPayload(prices, currency, product?.prices),
         attached_custom_fields: attached,
+        medias: medias.map((m) => m.id),
         metadata: metadataOf(metadata),
       };
       const saved = product
@@ -159,7 +163,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
           product?.is_archived ? (
             <Badge color="orange">Archived</Badge>
           ) : (
-            "Name, prices, benefits and checkout fields."
+            "Name, prices, benefits, checkout fields and media."
           )
         }
         actions={
@@ -343,9 +347,21 @@ function ProductForm({ product }: { product: Product | undefined }) {
               {errors.attached_custom_fields}
             </Text>
           )}
-          <Text size="xs" c="dimmed">
-            Media: product images come with the files API; this editor does not upload them yet.
-          </Text>
+        </Stack>
+      </Paper>
+
+      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="media">
+        <Stack gap="sm">
+          <Title order={2} size="h4" id="media">
+            Media
+          </Title>
+          <MediaEditor
+            organizationId={organizationId}
+            medias={medias}
+            onChange={setMedias}
+            error={errors.medias ?? Object.entries(errors).find(([k]) => k.startsWith("medias."))?.[1]}
+            disabled={disabled}
+          />
         </Stack>
       </Paper>
 
