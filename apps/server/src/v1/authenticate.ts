@@ -1,3 +1,4 @@
+import { parseRoles } from "@kassa/contracts/organization";
 import type { Context } from "hono";
 import type { Kysely } from "kysely";
 import type { KassaAuth } from "../auth/auth.js";
@@ -13,6 +14,7 @@ import {
 import type { Clock } from "../kit/clock.js";
 import type { Ctx, EventSink } from "../kit/context.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
+import { findMemberRole } from "../modules/organizations/index.js";
 import type { V1Env } from "./env.js";
 
 export interface AuthenticateDeps {
@@ -90,20 +92,15 @@ export function authenticator(deps: AuthenticateDeps) {
     const organizationId = named?.id ?? activeOrganizationId ?? undefined;
     if (!organizationId)
       throw RequestValidationError.field(["query", "organization_id"], "Field required", null, "missing");
-    const member = await db
-      .selectFrom("member")
-      .select("role")
-      .where("organizationId", "=", organizationId)
-      .where("userId", "=", session.user.id)
-      .executeTakeFirst();
-    if (!member) throw organizationMismatch(named?.in ?? "query", organizationId);
+    const role = await findMemberRole(db, organizationId, session.user.id);
+    if (role === undefined) throw organizationMismatch(named?.in ?? "query", organizationId);
     return {
       organizationId,
       actor: {
         kind: "user",
         userId: session.user.id,
-        roles: member.role.split(",").map((r) => r.trim()),
-        canWrite: rolesAllow(member.role, { billing: ["write"] }),
+        roles: parseRoles(role),
+        canWrite: rolesAllow(role, { billing: ["write"] }),
       },
       db,
       clock,

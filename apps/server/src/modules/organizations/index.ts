@@ -1,1 +1,2 @@
+export { findMemberRole } from "./repository.js";
 export { registerOrganizationRoutes } from "./routes.js";

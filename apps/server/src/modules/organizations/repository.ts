@@ -32,6 +32,17 @@ export function findOrganization(db: Db, organizationId: string) {
   return selectOrganization(db).where("o.id", "=", organizationId).executeTakeFirst();
 }
 
+/** A user's roles in an organization (comma-separated, as Better Auth stores them), if a member. */
+export async function findMemberRole(db: Db, organizationId: string, userId: string) {
+  const row = await db
+    .selectFrom("member")
+    .select("role")
+    .where("organizationId", "=", organizationId)
+    .where("userId", "=", userId)
+    .executeTakeFirst();
+  return row?.role;
+}
+
 /** The caller's organization, if it matches the filters (a caller only ever sees its own). */
 export async function listOrganizations(
   db: Db,
