@@ -396,7 +396,128 @@ export interface ProductMediaTable {
   order: number;
 }
 
+/** An address as Polar answers it (`country` ISO 3166-1 alpha-2; the rest optional). */
+export interface AddressValue {
+  line1?: string | null;
+  line2?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country: string;
+}
+
+type MetadataValue = Record<string, string | number | boolean>;
+
+/** A buyer of an organization (migration 0500). Soft-deleted with `deleted_at`. */
+export interface CustomerTable {
+  id: string;
+  organization_id: string;
+  external_id: string | null;
+  email: string;
+  email_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  name: string | null;
+  billing_address: Json<AddressValue | null>;
+  /** `[value, format]` as Polar answers it (e.g. `["FR61954506077", "eu_vat"]`), or null. */
+  tax_id: Json<[string, string | null] | null>;
+  locale: string | null;
+  avatar_url: string | null;
+  /** The payment processor's customer (sandbox or Stripe), created on first payment. */
+  processor_customer_id: string | null;
+  metadata: Json<MetadataValue>;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface SubscriptionTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  product_id: string;
+  price_ids: Json<string[]>;
+  discount_id: string | null;
+  checkout_id: string | null;
+  status: string;
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  recurring_interval_count: ColumnType<number, number | undefined, number>;
+  current_period_start: Date;
+  current_period_end: Date;
+  trial_start: Date | null;
+  trial_end: Date | null;
+  cancel_at_period_end: ColumnType<boolean, boolean | undefined, boolean>;
+  canceled_at: Date | null;
+  started_at: Date | null;
+  ends_at: Date | null;
+  ended_at: Date | null;
+  customer_cancellation_reason: string | null;
+  customer_cancellation_comment: string | null;
+  /** The saved payment method renewals charge off-session. */
+  payment_method_id: string | null;
+  metadata: Json<MetadataValue>;
+  custom_field_data: Json<Record<string, string | number | boolean | null>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface OrderTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  product_id: string | null;
+  discount_id: string | null;
+  subscription_id: string | null;
+  checkout_id: string | null;
+  /** pending, paid, refunded, partially_refunded */
+  status: string;
+  /** purchase, subscription_create, subscription_cycle, subscription_update */
+  billing_reason: string;
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  refunded_amount: ColumnType<number, number | undefined, number>;
+  refunded_tax_amount: ColumnType<number, number | undefined, number>;
+  currency: string;
+  billing_name: string | null;
+  billing_address: Json<AddressValue | null>;
+  invoice_number: string;
+  /** `sandbox` or `stripe`; null for a free order. */
+  processor: string | null;
+  /** The processor's charge refunds go against; null for a free order. */
+  charge_id: string | null;
+  metadata: Json<MetadataValue>;
+  custom_field_data: Json<Record<string, string | number | boolean | null>>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface OrderItemTable {
+  id: string;
+  order_id: string;
+  label: string;
+  amount: number;
+  tax_amount: number;
+  proration: ColumnType<boolean, boolean | undefined, boolean>;
+  product_price_id: string | null;
+  position: number;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface InvoiceCounterTable {
+  organization_id: string;
+  last_number: number;
+}
+
 export interface KassaDatabase {
+  kassa_customer: CustomerTable;
+  kassa_subscription: SubscriptionTable;
+  kassa_order: OrderTable;
+  kassa_order_item: OrderItemTable;
+  kassa_invoice_counter: InvoiceCounterTable;
   kassa_file: FileTable;
   kassa_product_media: ProductMediaTable;
   kassa_mail: MailTable;
