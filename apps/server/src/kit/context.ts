@@ -2,10 +2,17 @@ import type { Kysely, Transaction } from "kysely";
 import type { KassaDatabase } from "../db/schema.js";
 import type { Clock } from "./clock.js";
 
-/** Who is calling: a member signed in to the dashboard, or an organization access token. */
+/**
+ * Who is calling: a member signed in to the dashboard, an organization access token, a
+ * customer through a customer session (`polar_cst_`, the portal), a buyer holding a checkout's
+ * client secret (the checkout page), or Kassa itself (jobs, processor events).
+ */
 export type Actor =
   | { kind: "user"; userId: string; roles: string[]; canWrite: boolean }
-  | { kind: "token"; tokenId: string; scopes: readonly string[] };
+  | { kind: "token"; tokenId: string; scopes: readonly string[] }
+  | { kind: "customer"; customerId: string; sessionId: string }
+  | { kind: "checkout"; checkoutId: string }
+  | { kind: "system"; reason: string };
 
 /**
  * Where a write path records the events its change causes (`organization.updated`,

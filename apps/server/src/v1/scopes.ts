@@ -16,8 +16,13 @@ export function requireScope(scope: Scope) {
     const { actor } = ctx;
     if (actor.kind === "token") {
       if (!accepted.some((s) => actor.scopes.includes(s))) throw new InsufficientScope(accepted);
-    } else if (scope.endsWith(":write") && !actor.canWrite) {
-      throw new NotPermitted("Your role in this organization can read billing data but not change it.");
+    } else if (actor.kind === "user") {
+      if (scope.endsWith(":write") && !actor.canWrite) {
+        throw new NotPermitted("Your role in this organization can read billing data but not change it.");
+      }
+    } else {
+      // Customer sessions and checkout secrets only reach their own endpoints, never a scoped one.
+      throw new NotPermitted("This endpoint needs an organization access token or a dashboard session.");
     }
     await next();
   });
