@@ -181,6 +181,9 @@ describe("recordPurchase", () => {
       invoice_number: order.invoiceNumber,
     });
     expect(payload.items[0]).toMatchObject({ label: "E-book", amount: 1999 });
+    const states = await events(acme.organizationId, "customer.state_changed");
+    expect(states.map((e) => e.id)).toEqual([alice]);
+    expect(states[0].active_subscriptions).toEqual([]);
     const [row] = await server.sql<Json>(
       "select processor, charge_id from kassa_order where id = $1",
       orderId,
@@ -246,6 +249,11 @@ describe("recordPurchase", () => {
     });
     expect(order.subscription).toMatchObject({ id: subscriptionId, status: "active", amount: 1000 });
     expect(order.items[0]).toMatchObject({ label: "Pro", amount: 1000, taxAmount: 200 });
+
+    const state = (await events(acme.organizationId, "customer.state_changed")).find((e) =>
+      e.active_subscriptions.some((sub: Json) => sub.id === subscriptionId),
+    );
+    expect(state).toMatchObject({ id: alice, email: "alice@example.com" });
 
     for (const type of ["subscription.created", "subscription.active"]) {
       const data = (await events(acme.organizationId, type)).find((e) => e.id === subscriptionId);
