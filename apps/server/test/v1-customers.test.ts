@@ -2,7 +2,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
 /**
  * /v1/customers/: Polar's customers API (create, list with filters, get, update, soft delete,
@@ -405,7 +405,12 @@ describe("refusals", () => {
       ["body", "tax_id"],
       /Invalid tax ID/,
     );
-    await invalid("PATCH", path, { tax_id: "nope" }, ["body", "tax_id"]);
+    await invalid("PATCH", path, { tax_id: "nope", name: "Changed" }, ["body", "tax_id"]);
+    expect((await call(server, token, "GET", path)).body).toMatchObject({
+      name: null,
+      billing_address: { country: "FR" },
+      tax_id: ["FR40303265045", "eu_vat"],
+    });
     const ok = await call(server, token, "PATCH", path, {
       billing_address: { country: "US" },
       tax_id: "91-1144442",
@@ -475,6 +480,14 @@ describe("refusals", () => {
     // The dashboard (a member's session) reaches them too.
     const res = await acme.owner.client.get(`${C}?organization_id=${acme.organizationId}`);
     expect(res.status).toBe(200);
+    // A member whose role only reads sees customers but cannot create one.
+    const member = await addMember(server, acme, "member");
+    expect((await member.client.get(`${C}?organization_id=${acme.organizationId}`)).status).toBe(200);
+    const refused = await member.client.post(`${C}?organization_id=${acme.organizationId}`, {
+      email: email(),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("NotPermitted");
   });
 });
 
