@@ -14,6 +14,7 @@ import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
@@ -233,6 +234,7 @@ export function createV1Api(deps: V1Deps) {
   registerDiscountRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
+  registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
