@@ -14,6 +14,7 @@ import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
 import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
@@ -235,6 +236,7 @@ export function createV1Api(deps: V1Deps) {
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
   registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
+  registerCustomerPortalRoutes(api);
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
