@@ -15,6 +15,8 @@ import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerCustomerRoutes } from "../modules/customers/index.js";
+import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
+import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
@@ -239,6 +241,8 @@ export function createV1Api(deps: V1Deps) {
   registerTaxRoutes(api);
   registerOrderRoutes(api);
   registerSubscriptionRoutes(api);
+  registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
+  registerCustomerPortalRoutes(api);
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
