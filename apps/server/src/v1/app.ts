@@ -13,6 +13,8 @@ import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
+import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
+import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
@@ -21,11 +23,12 @@ import { registerOrganizationAccessTokenRoutes } from "../modules/organization-a
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
-import { registerTaxRoutes } from "../modules/tax/index.js";
+import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
+import { purchasePorts } from "./purchase-ports.js";
 import { mountReference } from "./reference.js";
 
 export interface V1Deps {
@@ -248,6 +251,19 @@ export function createV1Api(deps: V1Deps) {
             }),
     });
   registerFileRoutes(api, deps.files);
+  const checkouts = {
+    db: deps.db,
+    clock: deps.clock,
+    events: deps.events ?? noEvents,
+    env: { baseURL: deps.baseURL, payments: deps.payments },
+    tax: new OrganizationRateTaxCalculator(deps.db),
+    confirm:
+      deps.payments && purchasePorts
+        ? { processor: deps.payments.processor, ports: purchasePorts }
+        : undefined,
+  };
+  registerCheckoutRoutes(api, checkouts);
+  registerCheckoutLinkRoutes(api, checkouts);
 
   return {
     api,
