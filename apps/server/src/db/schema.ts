@@ -590,7 +590,21 @@ export interface CheckoutLinkProductTable {
   position: number;
 }
 
+/** A customer portal session (migration 0540); the token itself is shown once, never stored. */
+export interface CustomerSessionTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  /** SHA-256 of the `polar_cst_...` token, hex. */
+  token_hash: string;
+  return_url: string | null;
+  expires_at: Date;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
 export interface KassaDatabase {
+  kassa_customer_session: CustomerSessionTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
   kassa_order: OrderTable;

@@ -16,6 +16,8 @@ import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
+import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
@@ -240,6 +242,8 @@ export function createV1Api(deps: V1Deps) {
   registerTaxRoutes(api);
   registerOrderRoutes(api);
   registerSubscriptionRoutes(api);
+  registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
+  registerCustomerPortalRoutes(api);
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
