@@ -18,6 +18,7 @@ import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
 import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
+import { registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
@@ -238,6 +239,7 @@ export function createV1Api(deps: V1Deps) {
   registerBenefitRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
+  registerCustomerRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
   registerOrderRoutes(api);
