@@ -21,6 +21,7 @@ import { registerOrganizationAccessTokenRoutes } from "../modules/organization-a
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
+import { registerRefundRoutes } from "../modules/refunds/index.js";
 import { registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
@@ -248,6 +249,7 @@ export function createV1Api(deps: V1Deps) {
             }),
     });
   registerFileRoutes(api, deps.files);
+  if (deps.payments) registerRefundRoutes(api, { processor: deps.payments.processor });
 
   return {
     api,
