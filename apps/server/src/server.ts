@@ -15,6 +15,7 @@ import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { createUrlSigner, diskStorage, loadS3Storage } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
+import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import { webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -71,7 +72,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
-      ...paymentJobs({ listeners: [] }),
+      ...paymentJobs({ listeners: [refundPaymentListener] }),
+      ...refundJobs({ processor: payments.processor }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({

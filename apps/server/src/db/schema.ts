@@ -601,6 +601,38 @@ export interface CustomerSessionTable {
   expires_at: Date;
   created_at: Date;
   modified_at: Date | null;
+export interface RefundTable {
+  id: string;
+  organization_id: string;
+  order_id: string;
+  subscription_id: string | null;
+  customer_id: string;
+  /** pending, succeeded, failed, canceled */
+  status: string;
+  /** Polar's RefundReason */
+  reason: string;
+  /** Minor units, before tax (Polar's meaning of a refund's amount). */
+  amount: number;
+  tax_amount: number;
+  currency: string;
+  comment: string | null;
+  revoke_benefits: boolean;
+  /** `sandbox` or `stripe`: the processor of the order's charge. */
+  processor: string;
+  processor_refund_id: string | null;
+  failure_reason: string | null;
+  /** True once refund.created went out (with the processor's first answer). */
+  announced: ColumnType<boolean, boolean | undefined, boolean>;
+  metadata: Json<MetadataValue>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+/** An order whose invoice the merchant (or the customer) has generated. */
+export interface OrderInvoiceTable {
+  order_id: string;
+  organization_id: string;
+  generated_at: Date;
 }
 
 export interface KassaDatabase {
@@ -644,4 +676,6 @@ export interface KassaDatabase {
   kassa_sandbox_idempotency: SandboxIdempotencyTable;
   kassa_processor_event: ProcessorEventTable;
   kassa_tax_rate: TaxRateTable;
+  kassa_refund: RefundTable;
+  kassa_order_invoice: OrderInvoiceTable;
 }

@@ -27,6 +27,7 @@ import { registerOrganizationAccessTokenRoutes } from "../modules/organization-a
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
+import { registerRefundRoutes } from "../modules/refunds/index.js";
 import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
@@ -274,6 +275,7 @@ export function createV1Api(deps: V1Deps) {
   };
   registerCheckoutRoutes(api, checkouts);
   registerCheckoutLinkRoutes(api, checkouts);
+  if (deps.payments) registerRefundRoutes(api, { processor: deps.payments.processor });
 
   return {
     api,
