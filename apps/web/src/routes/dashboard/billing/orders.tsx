@@ -489,6 +489,7 @@ function RefundForm({
         required
         min={0}
         max={toMajor(max, order.currency)}
+        clampBehavior="none"
         decimalScale={fractionDigits(order.currency)}
         value={full ? (toMajor(max, order.currency) ?? "") : (amount ?? "")}
         onChange={(v) => setAmount(v === "" ? undefined : Number(v))}
@@ -502,8 +503,7 @@ function RefundForm({
         value={comment}
         onChange={(e) => setComment(e.currentTarget.value)}
         error={errors.comment}
-        autosize
-        minRows={2}
+        rows={2}
       />
       <Checkbox
         label="Revoke the benefits the customer got with this order"
