@@ -337,6 +337,24 @@ const discountsRoute = createRoute({
   component: lazyRouteComponent(billingPages, "DiscountsPage"),
 });
 
+// --- commerce (issue 5): customers, sales and checkout links, in the same billing chunk ----
+const billingPage = <P extends string>(path: P, name: string, list = true) =>
+  createRoute({
+    getParentRoute: () => orgRoute,
+    path,
+    ...(list ? { validateSearch: validateListSearch } : {}),
+    component: lazyRouteComponent(billingPages, name as "CustomersPage"),
+  });
+const customersRoute = billingPage("/customers", "CustomersPage");
+const customerRoute = billingPage("/customers/$customerId", "CustomerPage", false);
+const ordersRoute = billingPage("/orders", "OrdersPage");
+const orderRoute = billingPage("/orders/$orderId", "OrderPage", false);
+const subscriptionsRoute = billingPage("/subscriptions", "SubscriptionsPage");
+const subscriptionRoute = billingPage("/subscriptions/$subscriptionId", "SubscriptionPage", false);
+const checkoutsRoute = billingPage("/checkouts", "CheckoutsPage");
+const checkoutRoute = billingPage("/checkouts/$checkoutId", "CheckoutPage", false);
+const checkoutLinksRoute = billingPage("/checkout-links", "CheckoutLinksPage");
+
 const billingSettingsRoute = createRoute({
   getParentRoute: () => orgSettingsRoute,
   path: "/billing",
@@ -473,6 +491,15 @@ export const routeTree = rootRoute.addChildren([
       metersRoute,
       customFieldsRoute,
       discountsRoute,
+      customersRoute,
+      customerRoute,
+      ordersRoute,
+      orderRoute,
+      subscriptionsRoute,
+      subscriptionRoute,
+      checkoutsRoute,
+      checkoutRoute,
+      checkoutLinksRoute,
       orgSettingsRoute.addChildren([
         orgGeneralSettingsRoute,
         orgMembersRoute,

@@ -61,7 +61,8 @@ export interface RecordedRequest {
 
 /**
  * Replaces `fetch` with answers per path (`"GET /api/auth/list-sessions"` or just the path);
- * every request is recorded. Unknown paths answer 404.
+ * every request is recorded. Unknown paths answer 404; an answer that is a `Response` (see
+ * `answerWith`) is sent as it is, for refusals.
  */
 export function stubServer(answers: Record<string, unknown | ((req: RecordedRequest) => unknown)>) {
   const requests: RecordedRequest[] = [];
@@ -86,6 +87,7 @@ export function stubServer(answers: Record<string, unknown | ((req: RecordedRequ
     }
     const value =
       typeof answer === "function" ? (answer as (r: RecordedRequest) => unknown)(recorded) : answer;
+    if (value instanceof Response) return value.clone();
     return new Response(JSON.stringify(value), {
       status: 200,
       headers: { "content-type": "application/json" },
@@ -116,3 +118,7 @@ export function renderApp(path: string, opts: { session?: Session | null; config
   );
   return { ...view, user, router, queryClient };
 }
+
+/** An answer with a status of its own (a 422 with Polar's `detail`, a 500). */
+export const answerWith = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

@@ -15,9 +15,16 @@ export interface ListSearch {
   type?: string;
   /** Deliveries: false shows failed ones only, true succeeded ones only. */
   succeeded?: boolean;
+  /** Orders, subscriptions, checkouts: a status. */
+  status?: string;
+  /** Customers: an exact e-mail address. */
+  email?: string;
+  /** Orders, subscriptions: one customer's, one product's. */
+  customer_id?: string;
+  product_id?: string;
 }
 
-const KEYS = ["sorting", "query", "kind", "type"] as const;
+const KEYS = ["sorting", "query", "kind", "type", "status", "email", "customer_id", "product_id"] as const;
 const FLAGS = ["archived", "succeeded"] as const;
 
 export function validateListSearch(s: Record<string, unknown>): ListSearch {

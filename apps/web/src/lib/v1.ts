@@ -314,3 +314,237 @@ export interface BillingOrganization extends Timestamps {
     proration_behavior: "invoice" | "prorate";
   };
 }
+
+// --- commerce: customers, orders, subscriptions, checkouts, checkout links, refunds ---
+
+export interface Address {
+  line1: string | null;
+  line2: string | null;
+  postal_code: string | null;
+  city: string | null;
+  state: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+}
+
+export interface Customer extends Timestamps {
+  metadata: Metadata;
+  external_id: string | null;
+  email: string;
+  email_verified: boolean;
+  type?: "individual" | "team";
+  name: string | null;
+  billing_address: Address | null;
+  tax_id: (string | null)[] | null;
+  locale?: string | null;
+  organization_id: string;
+  deleted_at: string | null;
+  avatar_url: string;
+}
+
+export const SUBSCRIPTION_STATUSES = [
+  "incomplete",
+  "incomplete_expired",
+  "trialing",
+  "active",
+  "past_due",
+  "canceled",
+  "unpaid",
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export interface CustomerStateSubscription extends Timestamps {
+  metadata: Metadata;
+  status: "active" | "trialing";
+  amount: number;
+  currency: string;
+  recurring_interval: RecurringInterval | "day" | "week";
+  current_period_start: string;
+  current_period_end: string;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  started_at: string | null;
+  ends_at: string | null;
+  product_id: string;
+  discount_id: string | null;
+  meters: { meter_id: string; consumed_units: number; credited_units: number; amount: number }[];
+}
+
+export interface CustomerState extends Customer {
+  active_subscriptions: CustomerStateSubscription[];
+  granted_benefits: {
+    id: string;
+    created_at: string;
+    granted_at: string;
+    benefit_id: string;
+    benefit_type: string;
+    benefit_metadata: Metadata;
+    properties: Record<string, unknown>;
+  }[];
+  active_meters: {
+    id: string;
+    created_at: string;
+    meter_id: string;
+    consumed_units: number;
+    credited_units: number;
+    balance: number;
+  }[];
+}
+
+export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type OrderBillingReason =
+  | "purchase"
+  | "subscription_create"
+  | "subscription_cycle"
+  | "subscription_update";
+
+/** A product as an order, a subscription or a checkout embeds it (prices and benefits when extended). */
+export interface EmbeddedProduct extends Timestamps {
+  name: string;
+  description: string | null;
+  recurring_interval: RecurringInterval | "day" | "week" | null;
+  is_recurring: boolean;
+  is_archived: boolean;
+  organization_id: string;
+  prices?: Price[];
+}
+
+export interface OrderItem {
+  id: string;
+  created_at: string;
+  label: string;
+  amount: number;
+  tax_amount: number;
+  proration: boolean;
+  product_price_id: string | null;
+}
+
+export interface Order extends Timestamps {
+  status: OrderStatus;
+  paid: boolean;
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  refunded_amount: number;
+  refunded_tax_amount: number;
+  currency: string;
+  billing_reason: OrderBillingReason;
+  billing_name: string | null;
+  billing_address: Address | null;
+  invoice_number: string;
+  is_invoice_generated: boolean;
+  customer_id: string;
+  product_id: string | null;
+  discount_id: string | null;
+  subscription_id: string | null;
+  checkout_id: string | null;
+  metadata: Metadata;
+  customer: Customer;
+  product: EmbeddedProduct | null;
+  discount: { id: string; name: string; code: string | null } | null;
+  subscription: { id: string; status: SubscriptionStatus } | null;
+  items: OrderItem[];
+  description?: string;
+}
+
+export interface Subscription extends Timestamps {
+  amount: number;
+  currency: string;
+  recurring_interval: RecurringInterval | "day" | "week";
+  recurring_interval_count?: number;
+  status: SubscriptionStatus;
+  current_period_start: string;
+  current_period_end: string | null;
+  trial_start: string | null;
+  trial_end: string | null;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  started_at: string | null;
+  ends_at: string | null;
+  ended_at: string | null;
+  customer_id: string;
+  product_id: string;
+  discount_id: string | null;
+  checkout_id: string | null;
+  customer_cancellation_reason: string | null;
+  customer_cancellation_comment: string | null;
+  metadata: Metadata;
+  customer: Customer;
+  product: EmbeddedProduct;
+  discount: { id: string; name: string; code: string | null } | null;
+}
+
+export const REFUND_REASONS = [
+  "duplicate",
+  "fraudulent",
+  "customer_request",
+  "service_disruption",
+  "satisfaction_guarantee",
+  "dispute_prevention",
+  "other",
+] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+export interface Refund extends Timestamps {
+  metadata: Metadata;
+  status: "pending" | "succeeded" | "failed" | "canceled";
+  reason: RefundReason;
+  amount: number;
+  tax_amount: number;
+  currency: string;
+  organization_id: string;
+  order_id: string;
+  subscription_id: string | null;
+  customer_id: string;
+  revoke_benefits: boolean;
+}
+
+export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+export interface Checkout extends Timestamps {
+  status: CheckoutStatus;
+  client_secret: string;
+  url: string;
+  expires_at: string;
+  success_url: string;
+  amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number | null;
+  total_amount: number;
+  currency: string;
+  product_id: string | null;
+  product_price_id: string | null;
+  discount_id: string | null;
+  allow_discount_codes: boolean;
+  require_billing_address: boolean;
+  customer_id: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_billing_address: Address | null;
+  metadata: Metadata;
+  products: EmbeddedProduct[];
+  product: EmbeddedProduct | null;
+  product_price: Price | null;
+  discount: { id: string; name: string; code: string | null } | null;
+  subscription_id: string | null;
+}
+
+export interface CheckoutLink extends Timestamps {
+  metadata: Metadata;
+  client_secret: string;
+  success_url: string | null;
+  return_url?: string | null;
+  label: string | null;
+  allow_discount_codes: boolean;
+  require_billing_address: boolean;
+  discount_id: string | null;
+  organization_id: string;
+  products: EmbeddedProduct[];
+  discount: { id: string; name: string; code: string | null } | null;
+  url: string;
+}

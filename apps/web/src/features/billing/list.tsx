@@ -1,7 +1,10 @@
 import { Group, Pagination, ScrollArea, Table, Text, UnstyledButton } from "@mantine/core";
 import { IconArrowDown, IconArrowUp, IconSelector } from "@tabler/icons-react";
+import type { UseQueryResult } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
 import type { ReactNode } from "react";
+import type { Icon } from "../../components/icons";
+import { EmptyState, ErrorState, LoadingState } from "../../components/states";
 import type { ListSearch } from "../../lib/list-search";
 import type { Page } from "../../lib/v1";
 import { useCurrentOrganization } from "../organization/viewer";
@@ -52,10 +55,13 @@ export function ListTable<T extends { id: string }>({
   data,
   columns,
   caption,
+  inline = false,
 }: {
   data: Page<T>;
   columns: Column<T>[];
   caption: string;
+  /** A table inside a detail page: no sorting or pages from the address (it shows the first page). */
+  inline?: boolean;
 }) {
   const { search, set, page } = useListParams();
   const sorting = typeof search.sorting === "string" ? search.sorting : "-created_at";
@@ -67,7 +73,7 @@ export function ListTable<T extends { id: string }>({
           <Table.Thead>
             <Table.Tr>
               {columns.map((c) => {
-                if (!c.sort) return <Table.Th key={c.label}>{c.label}</Table.Th>;
+                if (!c.sort || inline) return <Table.Th key={c.label}>{c.label}</Table.Th>;
                 const dir =
                   sorting === c.sort ? "ascending" : sorting === `-${c.sort}` ? "descending" : "none";
                 const Icon =
@@ -101,7 +107,7 @@ export function ListTable<T extends { id: string }>({
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      {data.pagination.max_page > 1 && (
+      {!inline && data.pagination.max_page > 1 && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">
             {data.pagination.total_count} in all
@@ -116,4 +122,34 @@ export function ListTable<T extends { id: string }>({
       )}
     </>
   );
+}
+
+/**
+ * A `/v1` list on a page: a spinner while it loads, the error with a retry, the empty state
+ * (what to do next), else the table. `label` names what loads ("orders").
+ */
+export function ListView<T extends { id: string }>({
+  query,
+  label,
+  caption,
+  columns,
+  empty,
+  inline,
+}: {
+  query: UseQueryResult<Page<T>>;
+  label: string;
+  caption: string;
+  columns: Column<T>[];
+  empty: { icon?: Icon; title: string; children?: ReactNode; action?: ReactNode };
+  inline?: boolean;
+}) {
+  if (query.isPending) return <LoadingState label={`Loading ${label}`} />;
+  if (query.isError) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
+  if (query.data.items.length === 0)
+    return (
+      <EmptyState icon={empty.icon} title={empty.title} action={empty.action}>
+        {empty.children}
+      </EmptyState>
+    );
+  return <ListTable data={query.data} columns={columns} caption={caption} inline={inline} />;
 }

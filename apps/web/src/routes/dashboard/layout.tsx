@@ -28,6 +28,7 @@ import { Link, Outlet, useLocation, useNavigate, useParams } from "@tanstack/rea
 import { Brand, ThemeToggle } from "../../components/brand";
 import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
 import { isPlatformAdmin } from "../../features/admin/roles";
+import { useCurrentOrganization } from "../../features/organization/viewer";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { type Organization, organizationsQuery } from "../../lib/organization";
 import { sessionQuery } from "../../lib/queries";
@@ -142,10 +143,21 @@ export function DashboardLayout() {
 
 function OrganizationNav({ slug, onNavigate }: { slug: string; onNavigate: () => void }) {
   const { pathname } = useLocation();
+  const { viewer } = useCurrentOrganization();
   const base = `/dashboard/${slug}`;
+  // Entries the viewer's roles do not grant are left out (none while the roles are loading).
+  const sections = organizationNavigation
+    .map((section) => ({
+      ...section,
+      items: section.items.filter(
+        (item) =>
+          !item.requires || (viewer?.can(item.requires.resource, item.requires.action as never) ?? false),
+      ),
+    }))
+    .filter((section) => section.items.length > 0);
   return (
     <Stack gap="sm">
-      {organizationNavigation.map((section, i) => (
+      {sections.map((section, i) => (
         <Stack key={section.label ?? i} gap={2}>
           {section.label && (
             <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="sm" pt="xs">

@@ -1,3 +1,4 @@
+import type { OrganizationAction, OrganizationResource } from "@kassa/contracts/organization";
 import {
   IconDiscount,
   IconForms,
@@ -5,10 +6,15 @@ import {
   IconGift,
   IconHome,
   IconKey,
+  IconLink,
   IconMailForward,
   IconPackage,
   IconReceipt,
+  IconReceipt2,
+  IconRepeat,
   IconSettings,
+  IconShoppingCart,
+  IconUserDollar,
   IconUsers,
   IconUsersGroup,
   IconWebhook,
@@ -26,12 +32,16 @@ export interface NavItem {
   icon: typeof IconHome;
   /** Matched exactly (the home and the settings index), else as a prefix. */
   exact?: boolean;
+  /** Shown only to a viewer whose roles grant this (the permission table of spec section 6). */
+  requires?: { resource: OrganizationResource; action: OrganizationAction };
 }
 
 export interface NavSection {
   label?: string;
   items: NavItem[];
 }
+
+const billingRead = { resource: "billing", action: "read" } as const;
 
 export const organizationNavigation: NavSection[] = [
   { items: [{ label: "Home", path: "", icon: IconHome, exact: true }] },
@@ -43,6 +53,19 @@ export const organizationNavigation: NavSection[] = [
       { label: "Meters", path: "/meters", icon: IconGauge },
       { label: "Custom fields", path: "/custom-fields", icon: IconForms },
       { label: "Discounts", path: "/discounts", icon: IconDiscount },
+      { label: "Checkout links", path: "/checkout-links", icon: IconLink, requires: billingRead },
+    ],
+  },
+  {
+    label: "Customers",
+    items: [{ label: "Customers", path: "/customers", icon: IconUserDollar, requires: billingRead }],
+  },
+  {
+    label: "Sales",
+    items: [
+      { label: "Orders", path: "/orders", icon: IconReceipt2, requires: billingRead },
+      { label: "Subscriptions", path: "/subscriptions", icon: IconRepeat, requires: billingRead },
+      { label: "Checkouts", path: "/checkouts", icon: IconShoppingCart, requires: billingRead },
     ],
   },
   {

@@ -15,9 +15,9 @@ import { IconKey, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import { type AccessToken, invalidate, listQuery, V1Error, v1 } from "../../../lib/v1";
 import { OnceSecret } from "./webhooks";
 
@@ -59,43 +59,39 @@ export function AccessTokensPage() {
         }
       />
       {shown && <OnceSecret label="Your new access token" value={shown} />}
-      {tokens.isPending ? (
-        <LoadingState label="Loading tokens" />
-      ) : tokens.isError ? (
-        <ErrorState error={tokens.error} onRetry={() => void tokens.refetch()} />
-      ) : tokens.data.items.length === 0 ? (
-        <EmptyState icon={IconKey} title="No access tokens yet">
-          {canWrite
+      <ListView
+        query={tokens}
+        label="tokens"
+        caption="Access tokens"
+        empty={{
+          icon: IconKey,
+          title: "No access tokens yet",
+          children: canWrite
             ? "Create a token with the scopes your integration needs, and an expiry."
-            : "An owner or admin creates access tokens."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Access tokens"
-          data={tokens.data}
-          columns={[
-            { label: "Name", render: (t) => t.comment },
-            { label: "Scopes", render: (t) => <Text size="sm">{t.scopes.join(", ")}</Text> },
-            { label: "Expires", render: (t) => (t.expires_at ? formatDate(t.expires_at) : "Never") },
-            { label: "Last used", render: (t) => (t.last_used_at ? formatDate(t.last_used_at) : "Never") },
-            { label: "Created", sort: "created_at", render: (t) => formatDate(t.created_at) },
-            {
-              label: "Actions",
-              render: (t) =>
-                canWrite && (
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Revoke ${t.comment}`}
-                    onClick={() => setRevoking(t)}
-                  >
-                    <IconTrash size={16} />
-                  </ActionIcon>
-                ),
-            },
-          ]}
-        />
-      )}
+            : "An owner or admin creates access tokens.",
+        }}
+        columns={[
+          { label: "Name", render: (t) => t.comment },
+          { label: "Scopes", render: (t) => <Text size="sm">{t.scopes.join(", ")}</Text> },
+          { label: "Expires", render: (t) => (t.expires_at ? formatDate(t.expires_at) : "Never") },
+          { label: "Last used", render: (t) => (t.last_used_at ? formatDate(t.last_used_at) : "Never") },
+          { label: "Created", sort: "created_at", render: (t) => formatDate(t.created_at) },
+          {
+            label: "Actions",
+            render: (t) =>
+              canWrite && (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Revoke ${t.comment}`}
+                  onClick={() => setRevoking(t)}
+                >
+                  <IconTrash size={16} />
+                </ActionIcon>
+              ),
+          },
+        ]}
+      />
       <Modal opened={creating} onClose={() => setCreating(false)} title="New access token" size="lg">
         {creating && (
           <TokenForm

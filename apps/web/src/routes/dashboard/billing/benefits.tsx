@@ -18,9 +18,9 @@ import { IconGift, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import {
   BENEFIT_TYPES,
   type Benefit,
@@ -83,56 +83,52 @@ export function BenefitsPage() {
         onChange={(v) => set({ type: v ?? undefined })}
         w={260}
       />
-      {benefits.isPending ? (
-        <LoadingState label="Loading benefits" />
-      ) : benefits.isError ? (
-        <ErrorState error={benefits.error} onRetry={() => void benefits.refetch()} />
-      ) : benefits.data.items.length === 0 ? (
-        <EmptyState icon={IconGift} title={type ? "No benefit of this kind" : "No benefits yet"}>
-          {canWrite
+      <ListView
+        query={benefits}
+        label="benefits"
+        caption="Benefits"
+        empty={{
+          icon: IconGift,
+          title: type ? "No benefit of this kind" : "No benefits yet",
+          children: canWrite
             ? "Create a benefit, then attach it to a product: buyers receive it when they pay."
-            : "An owner or admin of this organization creates benefits."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Benefits"
-          data={benefits.data}
-          columns={[
-            {
-              label: "Description",
-              sort: "description",
-              render: (b) =>
-                canWrite ? (
-                  <Anchor component="button" onClick={() => setEditing(b)}>
-                    {b.description}
-                  </Anchor>
-                ) : (
-                  b.description
-                ),
-            },
-            {
-              label: "Kind",
-              sort: "type",
-              render: (b) => <Badge variant="light">{BENEFIT_LABELS[b.type]}</Badge>,
-            },
-            { label: "Created", sort: "created_at", render: (b) => formatDate(b.created_at) },
-            {
-              label: "Actions",
-              render: (b) =>
-                canWrite && b.deletable ? (
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Delete ${b.description}`}
-                    onClick={() => setDeleting(b)}
-                  >
-                    <IconTrash size={16} />
-                  </ActionIcon>
-                ) : null,
-            },
-          ]}
-        />
-      )}
+            : "An owner or admin of this organization creates benefits.",
+        }}
+        columns={[
+          {
+            label: "Description",
+            sort: "description",
+            render: (b) =>
+              canWrite ? (
+                <Anchor component="button" onClick={() => setEditing(b)}>
+                  {b.description}
+                </Anchor>
+              ) : (
+                b.description
+              ),
+          },
+          {
+            label: "Kind",
+            sort: "type",
+            render: (b) => <Badge variant="light">{BENEFIT_LABELS[b.type]}</Badge>,
+          },
+          { label: "Created", sort: "created_at", render: (b) => formatDate(b.created_at) },
+          {
+            label: "Actions",
+            render: (b) =>
+              canWrite && b.deletable ? (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Delete ${b.description}`}
+                  onClick={() => setDeleting(b)}
+                >
+                  <IconTrash size={16} />
+                </ActionIcon>
+              ) : null,
+          },
+        ]}
+      />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

@@ -18,9 +18,9 @@ import { IconForms, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import {
   CUSTOM_FIELD_TYPES,
   type CustomField,
@@ -83,57 +83,53 @@ export function CustomFieldsPage() {
         onChange={(v) => set({ type: v ?? undefined })}
         w={220}
       />
-      {fields.isPending ? (
-        <LoadingState label="Loading custom fields" />
-      ) : fields.isError ? (
-        <ErrorState error={fields.error} onRetry={() => void fields.refetch()} />
-      ) : fields.data.items.length === 0 ? (
-        <EmptyState icon={IconForms} title={type ? "No field of this type" : "No custom fields yet"}>
-          {canWrite
+      <ListView
+        query={fields}
+        label="custom fields"
+        caption="Custom fields"
+        empty={{
+          icon: IconForms,
+          title: type ? "No field of this type" : "No custom fields yet",
+          children: canWrite
             ? "Create a field, then attach it to a product (required or optional) in the product editor."
-            : "An owner or admin of this organization creates custom fields."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Custom fields"
-          data={fields.data}
-          columns={[
-            {
-              label: "Name",
-              sort: "name",
-              render: (f) =>
-                canWrite ? (
-                  <Anchor component="button" onClick={() => setEditing(f)}>
-                    {f.name}
-                  </Anchor>
-                ) : (
-                  f.name
-                ),
-            },
-            { label: "Slug", sort: "slug", render: (f) => <code>{f.slug}</code> },
-            {
-              label: "Type",
-              sort: "type",
-              render: (f) => <Badge variant="light">{TYPE_LABELS[f.type]}</Badge>,
-            },
-            { label: "Created", sort: "created_at", render: (f) => formatDate(f.created_at) },
-            {
-              label: "Actions",
-              render: (f) =>
-                canWrite && (
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Delete ${f.name}`}
-                    onClick={() => setDeleting(f)}
-                  >
-                    <IconTrash size={16} />
-                  </ActionIcon>
-                ),
-            },
-          ]}
-        />
-      )}
+            : "An owner or admin of this organization creates custom fields.",
+        }}
+        columns={[
+          {
+            label: "Name",
+            sort: "name",
+            render: (f) =>
+              canWrite ? (
+                <Anchor component="button" onClick={() => setEditing(f)}>
+                  {f.name}
+                </Anchor>
+              ) : (
+                f.name
+              ),
+          },
+          { label: "Slug", sort: "slug", render: (f) => <code>{f.slug}</code> },
+          {
+            label: "Type",
+            sort: "type",
+            render: (f) => <Badge variant="light">{TYPE_LABELS[f.type]}</Badge>,
+          },
+          { label: "Created", sort: "created_at", render: (f) => formatDate(f.created_at) },
+          {
+            label: "Actions",
+            render: (f) =>
+              canWrite && (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Delete ${f.name}`}
+                  onClick={() => setDeleting(f)}
+                >
+                  <IconTrash size={16} />
+                </ActionIcon>
+              ),
+          },
+        ]}
+      />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

@@ -18,9 +18,9 @@ import { IconDiscount, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { formatDate, formatMoney, fractionDigits, toMajor, toMinor } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import { type Discount, invalidate, listQuery, type Product, V1Error, v1 } from "../../../lib/v1";
 
 export const discountAmount = (d: Discount) =>
@@ -68,76 +68,72 @@ export function DiscountsPage() {
           )
         }
       />
-      {discounts.isPending ? (
-        <LoadingState label="Loading discounts" />
-      ) : discounts.isError ? (
-        <ErrorState error={discounts.error} onRetry={() => void discounts.refetch()} />
-      ) : discounts.data.items.length === 0 ? (
-        <EmptyState icon={IconDiscount} title="No discounts yet">
-          {canWrite
+      <ListView
+        query={discounts}
+        label="discounts"
+        caption="Discounts"
+        empty={{
+          icon: IconDiscount,
+          title: "No discounts yet",
+          children: canWrite
             ? "Create a discount and share its code, or limit it to some products and a time window."
-            : "An owner or admin of this organization creates discounts."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Discounts"
-          data={discounts.data}
-          columns={[
-            {
-              label: "Name",
-              sort: "name",
-              render: (d) =>
-                canWrite ? (
-                  <Anchor component="button" onClick={() => setEditing(d)}>
-                    {d.name}
-                  </Anchor>
-                ) : (
-                  d.name
-                ),
-            },
-            {
-              label: "Code",
-              sort: "code",
-              render: (d) =>
-                d.code ? (
-                  <code>{d.code}</code>
-                ) : (
-                  <Text c="dimmed" size="sm">
-                    automatic
-                  </Text>
-                ),
-            },
-            { label: "Amount", render: discountAmount },
-            { label: "Duration", sort: "duration", render: discountDuration },
-            {
-              label: "Redemptions",
-              sort: "redemptions_count",
-              render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
-            },
-            {
-              label: "Valid",
-              render: (d) =>
-                d.starts_at || d.ends_at
-                  ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
-                  : "Always",
-            },
-            {
-              label: "Actions",
-              render: (d) =>
-                canWrite && (
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Delete ${d.name}`}
-                    onClick={() => setDeleting(d)}
-                  >
-                    <IconTrash size={16} />
-                  </ActionIcon>
-                ),
-            },
-          ]}
-        />
-      )}
+            : "An owner or admin of this organization creates discounts.",
+        }}
+        columns={[
+          {
+            label: "Name",
+            sort: "name",
+            render: (d) =>
+              canWrite ? (
+                <Anchor component="button" onClick={() => setEditing(d)}>
+                  {d.name}
+                </Anchor>
+              ) : (
+                d.name
+              ),
+          },
+          {
+            label: "Code",
+            sort: "code",
+            render: (d) =>
+              d.code ? (
+                <code>{d.code}</code>
+              ) : (
+                <Text c="dimmed" size="sm">
+                  automatic
+                </Text>
+              ),
+          },
+          { label: "Amount", render: discountAmount },
+          { label: "Duration", sort: "duration", render: discountDuration },
+          {
+            label: "Redemptions",
+            sort: "redemptions_count",
+            render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
+          },
+          {
+            label: "Valid",
+            render: (d) =>
+              d.starts_at || d.ends_at
+                ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
+                : "Always",
+          },
+          {
+            label: "Actions",
+            render: (d) =>
+              canWrite && (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Delete ${d.name}`}
+                  onClick={() => setDeleting(d)}
+                >
+                  <IconTrash size={16} />
+                </ActionIcon>
+              ),
+          },
+        ]}
+      />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

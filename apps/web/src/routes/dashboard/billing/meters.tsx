@@ -16,10 +16,10 @@ import { IconGauge, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { FilterBuilder, validateFilter } from "../../../features/billing/filter-builder";
 import { formatDate } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import {
   AGGREGATION_FUNCS,
   type Aggregation,
@@ -77,57 +77,49 @@ export function MetersPage() {
         checked={archived}
         onChange={(e) => set({ archived: e.currentTarget.checked ? true : undefined })}
       />
-      {meters.isPending ? (
-        <LoadingState label="Loading meters" />
-      ) : meters.isError ? (
-        <ErrorState error={meters.error} onRetry={() => void meters.refetch()} />
-      ) : meters.data.items.length === 0 ? (
-        <EmptyState icon={IconGauge} title="No meters yet">
-          {canWrite
+      <ListView
+        query={meters}
+        label="meters"
+        caption="Meters"
+        empty={{
+          icon: IconGauge,
+          title: "No meters yet",
+          children: canWrite
             ? "Create a meter to charge for usage: choose which events it counts and how (count, or sum of a property)."
-            : "An owner or admin of this organization creates meters."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Meters"
-          data={meters.data}
-          columns={[
-            {
-              label: "Name",
-              sort: "name",
-              render: (m) =>
-                canWrite ? (
-                  <Anchor component="button" onClick={() => setEditing(m)}>
-                    {m.name}
-                  </Anchor>
-                ) : (
-                  m.name
-                ),
-            },
-            { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
-            {
-              label: "Filter",
-              render: (m) => (
-                <Text size="sm">
-                  {m.filter.clauses.length === 0
-                    ? "every event"
-                    : `${m.filter.clauses.length} condition(s), ${m.filter.conjunction}`}
-                </Text>
+            : "An owner or admin of this organization creates meters.",
+        }}
+        columns={[
+          {
+            label: "Name",
+            sort: "name",
+            render: (m) =>
+              canWrite ? (
+                <Anchor component="button" onClick={() => setEditing(m)}>
+                  {m.name}
+                </Anchor>
+              ) : (
+                m.name
               ),
-            },
-            {
-              label: "Status",
-              render: (m) =>
-                m.archived_at ? (
-                  <Badge color="orange">Archived</Badge>
-                ) : (
-                  <Badge variant="light">Active</Badge>
-                ),
-            },
-            { label: "Created", sort: "created_at", render: (m) => formatDate(m.created_at) },
-          ]}
-        />
-      )}
+          },
+          { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
+          {
+            label: "Filter",
+            render: (m) => (
+              <Text size="sm">
+                {m.filter.clauses.length === 0
+                  ? "every event"
+                  : `${m.filter.clauses.length} condition(s), ${m.filter.conjunction}`}
+              </Text>
+            ),
+          },
+          {
+            label: "Status",
+            render: (m) =>
+              m.archived_at ? <Badge color="orange">Archived</Badge> : <Badge variant="light">Active</Badge>,
+          },
+          { label: "Created", sort: "created_at", render: (m) => formatDate(m.created_at) },
+        ]}
+      />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

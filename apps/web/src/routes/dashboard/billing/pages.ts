@@ -8,10 +8,15 @@ import { lazy } from "react";
 export { AccessTokensPage } from "./access-tokens";
 export { BenefitsPage } from "./benefits";
 export { BillingSettingsPage } from "./billing-settings";
+export { CheckoutLinksPage } from "./checkout-links";
+export { CheckoutPage, CheckoutsPage } from "./checkouts";
 export { CustomFieldsPage } from "./custom-fields";
+export { CustomerPage, CustomersPage } from "./customers";
 export { DiscountsPage } from "./discounts";
 export { MetersPage } from "./meters";
+export { OrderPage, OrdersPage } from "./orders";
 export { ProductsPage } from "./products";
+export { SubscriptionPage, SubscriptionsPage } from "./subscriptions";
 export { WebhookEndpointPage, WebhooksPage } from "./webhooks";
 
 export const ProductEditorPage = lazy(() =>

@@ -3,9 +3,9 @@ import { useDebouncedCallback } from "@mantine/hooks";
 import { IconPackage, IconPlus, IconSearch } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { AnchorLink, ButtonLink } from "../../../components/links";
-import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { PageHeader } from "../../../components/states";
 import { formatDate, formatMoney, formatUnitAmount } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import { listQuery, type Price, type Product } from "../../../lib/v1";
 
 export function priceSummary(p: Price): string {
@@ -85,62 +85,58 @@ export function ProductsPage() {
           mb={6}
         />
       </Group>
-      {products.isPending ? (
-        <LoadingState label="Loading products" />
-      ) : products.isError ? (
-        <ErrorState error={products.error} onRetry={() => void products.refetch()} />
-      ) : products.data.items.length === 0 ? (
-        <EmptyState icon={IconPackage} title={filtered ? "No product matches" : "No products yet"}>
-          {filtered
+      <ListView
+        query={products}
+        label="products"
+        caption="Products"
+        empty={{
+          icon: IconPackage,
+          title: filtered ? "No product matches" : "No products yet",
+          children: filtered
             ? "Change the search or the filters to see more."
             : canWrite
               ? "Create your first product: give it a price (free, fixed, pay what you want or metered) and the benefits buyers get."
-              : "An owner or admin of this organization creates products."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Products"
-          data={products.data}
-          columns={[
-            {
-              label: "Name",
-              sort: "name",
-              render: (p) => (
-                <AnchorLink to="/dashboard/$slug/products/$productId" params={{ slug, productId: p.id }}>
-                  {p.name}
-                </AnchorLink>
-              ),
-            },
-            {
-              label: "Prices",
-              render: (p) => (
-                <Stack gap={0}>
-                  {p.prices
-                    .filter((x) => !x.is_archived)
-                    .map((x) => (
-                      <Text key={x.id} size="sm">
-                        {priceSummary(x)}
-                      </Text>
-                    ))}
-                </Stack>
-              ),
-            },
-            {
-              label: "Billing",
-              render: (p) => (
-                <Group gap={4}>
-                  <Badge variant="light" color={p.is_recurring ? "blue" : "gray"}>
-                    {p.is_recurring ? `Every ${p.recurring_interval}` : "One-time"}
-                  </Badge>
-                  {p.is_archived && <Badge color="orange">Archived</Badge>}
-                </Group>
-              ),
-            },
-            { label: "Benefits", render: (p) => p.benefits.length },
-            { label: "Created", sort: "created_at", render: (p) => formatDate(p.created_at) },
-          ]}
-        />
-      )}
+              : "An owner or admin of this organization creates products.",
+        }}
+        columns={[
+          {
+            label: "Name",
+            sort: "name",
+            render: (p) => (
+              <AnchorLink to="/dashboard/$slug/products/$productId" params={{ slug, productId: p.id }}>
+                {p.name}
+              </AnchorLink>
+            ),
+          },
+          {
+            label: "Prices",
+            render: (p) => (
+              <Stack gap={0}>
+                {p.prices
+                  .filter((x) => !x.is_archived)
+                  .map((x) => (
+                    <Text key={x.id} size="sm">
+                      {priceSummary(x)}
+                    </Text>
+                  ))}
+              </Stack>
+            ),
+          },
+          {
+            label: "Billing",
+            render: (p) => (
+              <Group gap={4}>
+                <Badge variant="light" color={p.is_recurring ? "blue" : "gray"}>
+                  {p.is_recurring ? `Every ${p.recurring_interval}` : "One-time"}
+                </Badge>
+                {p.is_archived && <Badge color="orange">Archived</Badge>}
+              </Group>
+            ),
+          },
+          { label: "Benefits", render: (p) => p.benefits.length },
+          { label: "Created", sort: "created_at", render: (p) => formatDate(p.created_at) },
+        ]}
+      />
     </Stack>
   );
 }

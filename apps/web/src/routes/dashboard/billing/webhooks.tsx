@@ -27,7 +27,7 @@ import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { AnchorLink } from "../../../components/links";
 import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
-import { ListTable, useBilling, useListParams } from "../../../features/billing/list";
+import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import {
   getQuery,
   invalidate,
@@ -109,51 +109,47 @@ export function WebhooksPage() {
       {created && (
         <OnceSecret label={`Signing secret of ${created.name ?? created.url}`} value={created.secret} />
       )}
-      {endpoints.isPending ? (
-        <LoadingState label="Loading endpoints" />
-      ) : endpoints.isError ? (
-        <ErrorState error={endpoints.error} onRetry={() => void endpoints.refetch()} />
-      ) : endpoints.data.items.length === 0 ? (
-        <EmptyState icon={IconWebhook} title="No endpoints yet">
-          {canWrite
+      <ListView
+        query={endpoints}
+        label="endpoints"
+        caption="Webhook endpoints"
+        empty={{
+          icon: IconWebhook,
+          title: "No endpoints yet",
+          children: canWrite
             ? "Add the address of your server and the events it wants; verify each delivery with its signing secret."
-            : "An owner or admin of this organization adds webhook endpoints."}
-        </EmptyState>
-      ) : (
-        <ListTable
-          caption="Webhook endpoints"
-          data={endpoints.data}
-          columns={[
-            {
-              label: "Endpoint",
-              render: (e) => (
-                <AnchorLink
-                  to="/dashboard/$slug/settings/webhooks/$endpointId"
-                  params={{ slug, endpointId: e.id }}
-                >
-                  {e.name ?? e.url}
-                </AnchorLink>
-              ),
-            },
-            {
-              label: "URL",
-              render: (e) => (
-                <Text size="sm" style={{ wordBreak: "break-all" }}>
-                  {e.url}
-                </Text>
-              ),
-            },
-            { label: "Events", render: (e) => e.events.length },
-            {
-              label: "Status",
-              render: (e) => (
-                <Badge color={e.enabled ? "green" : "gray"}>{e.enabled ? "Enabled" : "Disabled"}</Badge>
-              ),
-            },
-            { label: "Created", render: (e) => formatDate(e.created_at) },
-          ]}
-        />
-      )}
+            : "An owner or admin of this organization adds webhook endpoints.",
+        }}
+        columns={[
+          {
+            label: "Endpoint",
+            render: (e) => (
+              <AnchorLink
+                to="/dashboard/$slug/settings/webhooks/$endpointId"
+                params={{ slug, endpointId: e.id }}
+              >
+                {e.name ?? e.url}
+              </AnchorLink>
+            ),
+          },
+          {
+            label: "URL",
+            render: (e) => (
+              <Text size="sm" style={{ wordBreak: "break-all" }}>
+                {e.url}
+              </Text>
+            ),
+          },
+          { label: "Events", render: (e) => e.events.length },
+          {
+            label: "Status",
+            render: (e) => (
+              <Badge color={e.enabled ? "green" : "gray"}>{e.enabled ? "Enabled" : "Disabled"}</Badge>
+            ),
+          },
+          { label: "Created", render: (e) => formatDate(e.created_at) },
+        ]}
+      />
       <Modal opened={creating} onClose={() => setCreating(false)} title="Add a webhook endpoint" size="lg">
         {creating && (
           <EndpointForm

@@ -1,0 +1,340 @@
+import type {
+  Checkout,
+  CheckoutLink,
+  Customer,
+  CustomerState,
+  Order,
+  Price,
+  Product,
+  Refund,
+  Subscription,
+} from "../src/lib/v1";
+import { sessionFor } from "./app";
+import { organizationFixture } from "./fixtures";
+
+/** Commerce objects in Polar's wire shapes, as the `/v1` endpoints answer them. */
+
+const at = "2026-03-01T10:00:00Z";
+
+export const page = <T>(items: T[]) => ({
+  items,
+  pagination: { total_count: items.length, max_page: items.length ? 1 : 0 },
+});
+
+export const price: Price = {
+  id: "price-1",
+  created_at: at,
+  modified_at: null,
+  amount_type: "fixed",
+  price_amount: 1900,
+  price_currency: "usd",
+  is_archived: false,
+  product_id: "prod-1",
+  type: "recurring",
+  recurring_interval: "month",
+};
+
+export const product: Product = {
+  id: "prod-1",
+  created_at: at,
+  modified_at: null,
+  name: "Starter",
+  description: null,
+  recurring_interval: "month",
+  is_recurring: true,
+  is_archived: false,
+  organization_id: "org-1",
+  metadata: {},
+  prices: [price],
+  benefits: [],
+  attached_custom_fields: [],
+  medias: [],
+};
+
+export const customer: Customer = {
+  id: "cus-1",
+  created_at: at,
+  modified_at: null,
+  metadata: { plan: "gold" },
+  external_id: null,
+  email: "ada@buyer.test",
+  email_verified: false,
+  type: "individual",
+  name: "Ada Buyer",
+  billing_address: {
+    line1: "1 Main St",
+    line2: null,
+    postal_code: "10001",
+    city: "New York",
+    state: "NY",
+    country: "US",
+  },
+  tax_id: null,
+  locale: null,
+  organization_id: "org-1",
+  deleted_at: null,
+  avatar_url: "https://www.gravatar.com/avatar/x?d=blank",
+};
+
+export const customerState: CustomerState = {
+  ...customer,
+  active_subscriptions: [
+    {
+      id: "sub-1",
+      created_at: at,
+      modified_at: null,
+      metadata: {},
+      status: "active",
+      amount: 1900,
+      currency: "usd",
+      recurring_interval: "month",
+      current_period_start: at,
+      current_period_end: "2026-04-01T10:00:00Z",
+      cancel_at_period_end: false,
+      canceled_at: null,
+      started_at: at,
+      ends_at: null,
+      product_id: "prod-1",
+      discount_id: null,
+      meters: [],
+    },
+  ],
+  granted_benefits: [
+    {
+      id: "grant-1",
+      created_at: at,
+      granted_at: at,
+      benefit_id: "ben-1",
+      benefit_type: "license_keys",
+      benefit_metadata: {},
+      properties: {},
+    },
+  ],
+  active_meters: [
+    {
+      id: "cm-1",
+      created_at: at,
+      meter_id: "meter-1",
+      consumed_units: 1500,
+      credited_units: 1000,
+      balance: -500,
+    },
+  ],
+};
+
+export const order: Order = {
+  id: "ord-1",
+  created_at: at,
+  modified_at: null,
+  status: "paid",
+  paid: true,
+  subtotal_amount: 2500,
+  discount_amount: 500,
+  net_amount: 2000,
+  tax_amount: 400,
+  total_amount: 2400,
+  refunded_amount: 0,
+  refunded_tax_amount: 0,
+  currency: "eur",
+  billing_reason: "purchase",
+  billing_name: "Ada Buyer",
+  billing_address: {
+    line1: "2 Rue Haute",
+    line2: null,
+    postal_code: "75001",
+    city: "Paris",
+    state: null,
+    country: "FR",
+  },
+  invoice_number: "ACME-0001",
+  is_invoice_generated: true,
+  customer_id: "cus-1",
+  product_id: "prod-1",
+  discount_id: "disc-1",
+  subscription_id: null,
+  checkout_id: "chk-1",
+  metadata: {},
+  customer,
+  product: {
+    id: "prod-1",
+    created_at: at,
+    modified_at: null,
+    name: "Starter",
+    description: null,
+    recurring_interval: null,
+    is_recurring: false,
+    is_archived: false,
+    organization_id: "org-1",
+  },
+  discount: { id: "disc-1", name: "Launch", code: "LAUNCH" },
+  subscription: null,
+  items: [
+    {
+      id: "item-1",
+      created_at: at,
+      label: "Starter",
+      amount: 2500,
+      tax_amount: 400,
+      proration: false,
+      product_price_id: "price-1",
+    },
+  ],
+};
+
+export const refund: Refund = {
+  id: "ref-1",
+  created_at: "2026-03-02T10:00:00Z",
+  modified_at: null,
+  metadata: {},
+  status: "succeeded",
+  reason: "customer_request",
+  amount: 500,
+  tax_amount: 100,
+  currency: "eur",
+  organization_id: "org-1",
+  order_id: "ord-1",
+  subscription_id: null,
+  customer_id: "cus-1",
+  revoke_benefits: false,
+};
+
+export const subscription: Subscription = {
+  id: "sub-1",
+  created_at: at,
+  modified_at: null,
+  amount: 1900,
+  currency: "usd",
+  recurring_interval: "month",
+  recurring_interval_count: 1,
+  status: "active",
+  current_period_start: at,
+  current_period_end: "2026-04-01T10:00:00Z",
+  trial_start: null,
+  trial_end: null,
+  cancel_at_period_end: true,
+  canceled_at: "2026-03-05T10:00:00Z",
+  started_at: at,
+  ends_at: "2026-04-01T10:00:00Z",
+  ended_at: null,
+  customer_id: "cus-1",
+  product_id: "prod-1",
+  discount_id: null,
+  checkout_id: null,
+  customer_cancellation_reason: "too_expensive",
+  customer_cancellation_comment: null,
+  metadata: {},
+  customer,
+  product: {
+    id: "prod-1",
+    created_at: at,
+    modified_at: null,
+    name: "Starter",
+    description: null,
+    recurring_interval: "month",
+    is_recurring: true,
+    is_archived: false,
+    organization_id: "org-1",
+  },
+  discount: null,
+};
+
+export const checkout: Checkout = {
+  id: "chk-1",
+  created_at: at,
+  modified_at: null,
+  status: "open",
+  client_secret: "polar_c_secret",
+  url: "http://localhost/checkout/polar_c_secret",
+  expires_at: "2026-03-02T10:00:00Z",
+  success_url: "https://acme.test/thanks",
+  amount: 1900,
+  discount_amount: 0,
+  net_amount: 1900,
+  tax_amount: null,
+  total_amount: 1900,
+  currency: "usd",
+  product_id: "prod-1",
+  product_price_id: "price-1",
+  discount_id: null,
+  allow_discount_codes: true,
+  require_billing_address: false,
+  customer_id: null,
+  customer_name: null,
+  customer_email: "buyer@acme.test",
+  customer_billing_address: null,
+  metadata: {},
+  products: [subscription.product],
+  product: subscription.product,
+  product_price: price,
+  discount: null,
+  subscription_id: null,
+};
+
+export const checkoutLink: CheckoutLink = {
+  id: "link-1",
+  created_at: at,
+  modified_at: null,
+  metadata: {},
+  client_secret: "polar_cl_secret",
+  success_url: null,
+  label: "Homepage button",
+  allow_discount_codes: true,
+  require_billing_address: false,
+  discount_id: null,
+  organization_id: "org-1",
+  products: [subscription.product],
+  discount: null,
+  url: "http://localhost/v1/checkout-links/polar_cl_secret/redirect",
+};
+
+export const session = sessionFor();
+
+/** The answers every dashboard page needs: the session's organization, with the viewer in `role`. */
+export function dashboardAnswers(role: "owner" | "admin" | "member") {
+  const organization = organizationFixture();
+  organization.members = [
+    {
+      ...organization.members[0]!,
+      userId: session.user.id,
+      role,
+      user: { ...organization.members[0]!.user, id: session.user.id },
+    },
+  ];
+  return {
+    "/api/auth/get-session": session,
+    "/api/auth/organization/list": [
+      { id: "org-1", name: "Acme", slug: "acme", logo: null, createdAt: organization.createdAt },
+    ],
+    "/api/auth/organization/get-full-organization": organization,
+    "/api/auth/organization/set-active": organization,
+    "/v1/products/": page([product]),
+    "/v1/benefits/": page([
+      {
+        id: "ben-1",
+        created_at: at,
+        modified_at: null,
+        type: "license_keys",
+        description: "Pro license key",
+        deletable: true,
+        organization_id: "org-1",
+        metadata: {},
+        properties: {},
+      },
+    ]),
+    "/v1/meters/": page([
+      {
+        id: "meter-1",
+        created_at: at,
+        modified_at: null,
+        name: "API calls",
+        unit: "scalar",
+        filter: { conjunction: "and", clauses: [] },
+        aggregation: { func: "count" },
+        metadata: {},
+        archived_at: null,
+      },
+    ]),
+    "/v1/discounts/": page([]),
+    "/v1/customers/": page([customer]),
+  };
+}

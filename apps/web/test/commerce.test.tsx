@@ -1,0 +1,470 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { answerWith, renderApp, stubServer } from "./app";
+import {
+  checkout,
+  checkoutLink,
+  customer,
+  customerState,
+  dashboardAnswers,
+  order,
+  page,
+  refund,
+  session,
+  subscription,
+} from "./commerce-fixtures";
+import { describedBy } from "./render";
+
+const slow = { timeout: 8000 };
+
+describe("customers", () => {
+  it("lists customers with search and e-mail filters from the address; an owner may add one", async () => {
+    const { requests } = stubServer(dashboardAnswers("owner"));
+    renderApp("/dashboard/acme/customers?query=ada&email=ada%40buyer.test", { session });
+    await screen.findByRole("link", { name: "Ada Buyer" }, slow);
+    expect(screen.getByText("ada@buyer.test")).toBeTruthy();
+    expect(screen.getByRole("button", { name: "New customer" })).toBeTruthy();
+    const list = requests.find((r) => r.path === "/v1/customers/" && r.query.get("page") === "1");
+    expect(list?.query.get("organization_id")).toBe("org-1");
+    expect(list?.query.get("query")).toBe("ada");
+    expect(list?.query.get("email")).toBe("ada@buyer.test");
+    // The navigation offers the commerce pages.
+    for (const name of ["Customers", "Orders", "Subscriptions", "Checkouts", "Checkout links"])
+      expect(screen.getAllByRole("link", { name }).length).toBeGreaterThan(0);
+  });
+
+  it("an empty list says where customers come from; a member is offered no new customer", async () => {
+    stubServer({ ...dashboardAnswers("member"), "/v1/customers/": page([]) });
+    renderApp("/dashboard/acme/customers", { session });
+    await screen.findByText("No customers yet", {}, slow);
+    expect(screen.getByText(/Customers appear here when they buy through a checkout/)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "New customer" })).toBeNull();
+  });
+
+  it("a failed load shows the server's words and retries", async () => {
+    let calls = 0;
+    stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/customers/": () => {
+        calls += 1;
+        return calls === 1
+          ? answerWith(500, { error: "InternalServerError", detail: "The database is away." })
+          : page([customer]);
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/customers", { session });
+    await screen.findByText("The database is away.", {}, slow);
+    await user.click(screen.getByRole("button", { name: "Try again" }));
+    await screen.findByRole("link", { name: "Ada Buyer" });
+  });
+
+  it("a customer's page shows their state, orders and subscriptions; a member may not edit or delete", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("member"),
+      "/v1/customers/cus-1": customer,
+      "/v1/customers/cus-1/state": customerState,
+      "/v1/orders/": page([order]),
+      "/v1/subscriptions/": page([subscription]),
+    });
+    renderApp("/dashboard/acme/customers/cus-1", { session });
+    await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
+    await screen.findByText("Pro license key");
+    expect(screen.getAllByText("$19.00 / month").length).toBe(2);
+    expect(screen.getByText("API calls")).toBeTruthy();
+    expect(screen.getByText(/1,500 used, 1,000 credited, balance -500/)).toBeTruthy();
+    expect(await screen.findByRole("link", { name: "ACME-0001" })).toBeTruthy();
+    expect(screen.getByText("€24.00")).toBeTruthy();
+    const subs = screen.getByRole("table", { name: "The customer's subscriptions" });
+    expect(within(subs).getByRole("link", { name: "Starter" })).toBeTruthy();
+    expect(requests.find((r) => r.path === "/v1/orders/")?.query.get("customer_id")).toBe("cus-1");
+    expect(requests.find((r) => r.path === "/v1/subscriptions/")?.query.get("customer_id")).toBe("cus-1");
+    expect(screen.queryByRole("button", { name: "Edit" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
+  });
+
+  it("creating checks the e-mail and country first, then shows the server's 422 at its field", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("admin"),
+      "POST /v1/customers/": answerWith(422, {
+        error: "RequestValidationError",
+        detail: [
+          {
+            type: "value_error",
+            loc: ["body", "email"],
+            msg: "A customer with this email already exists.",
+            input: "x",
+          },
+        ],
+      }),
+    });
+    const { user } = renderApp("/dashboard/acme/customers", { session });
+    await user.click(await screen.findByRole("button", { name: "New customer" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New customer" });
+    const email = within(dialog).getByLabelText(/^E-mail/);
+    await user.type(email, "not-an-address");
+    await user.type(within(dialog).getByLabelText("City"), "Paris");
+    await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
+    expect(describedBy(email)).toContain("This is not an e-mail address.");
+    expect(describedBy(within(dialog).getByLabelText("Country"))).toContain("two letters");
+    expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
+
+    await user.clear(email);
+    await user.type(email, "ada@buyer.test");
+    await user.type(within(dialog).getByLabelText("Country"), "fr");
+    await user.type(within(dialog).getByLabelText("External id"), "user_42");
+    await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
+    await waitFor(() => expect(describedBy(email)).toContain("A customer with this email already exists."));
+    const post = requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"));
+    expect(post?.body).toMatchObject({
+      email: "ada@buyer.test",
+      external_id: "user_42",
+      billing_address: { city: "Paris", country: "FR", line1: null },
+      metadata: {},
+    });
+  });
+
+  it("editing keeps a set external id locked and never sends it; deleting asks first", async () => {
+    const withExternal = { ...customer, external_id: "user_1" };
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/customers/cus-1": (r: { method: string }) =>
+        r.method === "PATCH"
+          ? { ...withExternal, name: "Ada B." }
+          : r.method === "DELETE"
+            ? undefined
+            : withExternal,
+      "/v1/customers/cus-1/state": customerState,
+      "/v1/orders/": page([]),
+      "/v1/subscriptions/": page([]),
+    });
+    const { user, router } = renderApp("/dashboard/acme/customers/cus-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Edit" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Edit customer" });
+    expect((within(dialog).getByLabelText("External id") as HTMLInputElement).disabled).toBe(true);
+    const name = within(dialog).getByLabelText("Name");
+    await user.clear(name);
+    await user.type(name, "Ada B.");
+    await user.click(within(dialog).getByRole("button", { name: "Save customer" }));
+    await waitFor(() => expect(requests.some((r) => r.method === "PATCH")).toBe(true));
+    const patch = requests.find((r) => r.method === "PATCH");
+    expect(patch?.body).toMatchObject({
+      name: "Ada B.",
+      email: "ada@buyer.test",
+      metadata: { plan: "gold" },
+    });
+    expect(patch?.body).not.toHaveProperty("external_id");
+
+    await user.click(screen.getByRole("button", { name: "Delete" }));
+    const confirm = await screen.findByRole("dialog", { name: "Delete this customer?" });
+    expect(requests.some((r) => r.method === "DELETE")).toBe(false);
+    await user.click(within(confirm).getByRole("button", { name: "Delete customer" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard/acme/customers"));
+    expect(requests.find((r) => r.method === "DELETE")?.path).toBe("/v1/customers/cus-1");
+  });
+});
+
+describe("orders", () => {
+  const orderAnswers = (role: "owner" | "member", o = order) => ({
+    ...dashboardAnswers(role),
+    "/v1/orders/ord-1": o,
+    "/v1/orders/ord-1/invoice": { url: "https://files.test/invoice-ACME-0001.pdf" },
+    "/v1/refunds/": page([refund]),
+  });
+
+  it("lists orders with the customer, product and status filters from the address", async () => {
+    const { requests } = stubServer({ ...dashboardAnswers("owner"), "/v1/orders/": page([order]) });
+    renderApp("/dashboard/acme/orders?customer_id=cus-1&product_id=prod-1&status=paid", { session });
+    await screen.findByRole("link", { name: "ACME-0001" }, slow);
+    const table = screen.getByRole("table", { name: "Orders" });
+    expect(within(table).getByText("€24.00")).toBeTruthy();
+    expect(within(table).getByText("Paid")).toBeTruthy();
+    expect(within(table).getByRole("link", { name: "Ada Buyer" })).toBeTruthy();
+    const list = requests.find((r) => r.path === "/v1/orders/");
+    expect(list?.query.get("customer_id")).toBe("cus-1");
+    expect(list?.query.get("product_id")).toBe("prod-1");
+    expect(list?.query.get("status")).toBe("paid");
+  });
+
+  it("an empty list says how the first order comes", async () => {
+    stubServer({ ...dashboardAnswers("owner"), "/v1/orders/": page([]) });
+    renderApp("/dashboard/acme/orders", { session });
+    await screen.findByText("No orders yet", {}, slow);
+    expect(screen.getByText(/Share a checkout link to make your first sale/)).toBeTruthy();
+  });
+
+  it("an order shows its items and amounts in its currency, the invoice link and its refunds", async () => {
+    stubServer(
+      orderAnswers("owner", {
+        ...order,
+        status: "partially_refunded",
+        refunded_amount: 500,
+        refunded_tax_amount: 100,
+      }),
+    );
+    renderApp("/dashboard/acme/orders/ord-1", { session });
+    await screen.findByRole("heading", { name: "Order ACME-0001" }, slow);
+    const amounts = screen.getByRole("table", { name: "Order amounts" });
+    const row = (label: RegExp) => within(amounts).getByRole("row", { name: label }).textContent;
+    expect(row(/^Subtotal/)).toContain("€25.00");
+    expect(row(/^Discount/)).toContain("−€5.00");
+    expect(row(/^Discount/)).toContain("LAUNCH");
+    expect(row(/^Tax/)).toContain("€4.00");
+    expect(row(/^Total/)).toContain("€24.00");
+    expect(row(/^Refunded/)).toContain("−€6.00");
+    const invoice = await screen.findByRole("link", { name: /Open the invoice/ });
+    expect(invoice.getAttribute("href")).toBe("https://files.test/invoice-ACME-0001.pdf");
+    const refunds = await screen.findByRole("table", { name: "Refunds of this order" });
+    expect(within(refunds).getByText("Requested by the customer")).toBeTruthy();
+    expect(within(refunds).getByText("Succeeded")).toBeTruthy();
+    expect(screen.getByText("75001 Paris")).toBeTruthy();
+  });
+
+  it("refund dialog: reason and amount checked at their fields, the maximum shown, the server's 422 at its field", async () => {
+    const { requests } = stubServer({
+      ...orderAnswers("owner"),
+      "POST /v1/refunds/": answerWith(422, {
+        error: "RequestValidationError",
+        detail: [
+          {
+            type: "value_error",
+            loc: ["body", "amount"],
+            msg: "Refund amount exceeds the refundable amount.",
+            input: 1500,
+          },
+        ],
+      }),
+    });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Refund" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
+    expect(within(dialog).getByText("€20.00", { selector: "b" })).toBeTruthy();
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    expect(describedBy(within(dialog).getAllByLabelText(/^Reason/)[0]!)).toContain("Choose why you refund.");
+    expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
+
+    await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Duplicate payment" }));
+    await user.click(within(dialog).getByRole("checkbox", { name: /Refund the whole/ }));
+    const amount = within(dialog).getByLabelText(/^Amount \(EUR\)/);
+    await user.clear(amount);
+    await user.type(amount, "25");
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    expect(describedBy(amount)).toContain("At most €20.00 can be refunded.");
+
+    await user.clear(amount);
+    await user.type(amount, "15");
+    await user.click(within(dialog).getByRole("checkbox", { name: /Revoke the benefits/ }));
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    await waitFor(() =>
+      expect(describedBy(amount)).toContain("Refund amount exceeds the refundable amount."),
+    );
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      order_id: "ord-1",
+      reason: "duplicate",
+      amount: 1500,
+      comment: null,
+      revoke_benefits: true,
+    });
+  });
+
+  it("a full refund sends the refundable amount and closes", async () => {
+    const { requests } = stubServer({ ...orderAnswers("owner"), "POST /v1/refunds/": refund });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Refund" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
+    await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Requested by the customer" }));
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Refund this order" })).toBeNull());
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toMatchObject({
+      amount: 2000,
+      reason: "customer_request",
+      revoke_benefits: false,
+    });
+  });
+
+  it("a member reads an order but may not refund it nor generate its invoice", async () => {
+    stubServer(orderAnswers("member", { ...order, is_invoice_generated: false }));
+    renderApp("/dashboard/acme/orders/ord-1", { session });
+    await screen.findByRole("heading", { name: "Order ACME-0001" }, slow);
+    expect(screen.getByText("Not generated yet.")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Refund" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Generate invoice" })).toBeNull();
+  });
+
+  it("an owner generates the invoice, then gets its link", async () => {
+    let generated = false;
+    const { requests } = stubServer({
+      ...orderAnswers("owner"),
+      "/v1/orders/ord-1": () => ({ ...order, is_invoice_generated: generated }),
+      "POST /v1/orders/ord-1/invoice": () => {
+        generated = true;
+        return {};
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Generate invoice" }, slow));
+    await screen.findByRole("link", { name: /Open the invoice/ });
+    expect(requests.filter((r) => r.path === "/v1/orders/ord-1/invoice").map((r) => r.method)).toEqual([
+      "POST",
+      "GET",
+    ]);
+  });
+});
+
+describe("subscriptions", () => {
+  it("lists subscriptions with Polar's status parameters and shows one's period", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("member"),
+      "/v1/subscriptions/": page([subscription]),
+      "/v1/subscriptions/sub-1": subscription,
+      "/v1/orders/": page([order]),
+    });
+    const { user } = renderApp("/dashboard/acme/subscriptions?status=canceling", { session });
+    await screen.findByRole("link", { name: "Starter" }, slow);
+    const list = requests.find((r) => r.path === "/v1/subscriptions/");
+    expect(list?.query.get("active")).toBe("true");
+    expect(list?.query.get("cancel_at_period_end")).toBe("true");
+    expect(screen.getByText("$19.00 / month")).toBeTruthy();
+    await user.click(screen.getByRole("link", { name: "Starter" }));
+    await screen.findByRole("heading", { name: "Starter for Ada Buyer" });
+    const details = screen.getByRole("table", { name: "Subscription details" });
+    expect(within(details).getByRole("row", { name: /^Cancellation/ }).textContent).toMatch(
+      /Cancels at the end of the period/,
+    );
+    expect(within(details).getByRole("row", { name: /^Customer's reason/ }).textContent).toContain(
+      "too expensive",
+    );
+    expect(requests.some((r) => r.path === "/v1/orders/" && r.query.get("subscription_id") === "sub-1")).toBe(
+      true,
+    );
+  });
+});
+
+describe("checkouts", () => {
+  it("lists checkouts by status and creates one for a product, showing its URL to copy", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/checkouts/": page([checkout]),
+      "POST /v1/checkouts/": { ...checkout, id: "chk-2" },
+    });
+    const { user } = renderApp("/dashboard/acme/checkouts?status=open", { session });
+    const table = await screen.findByRole("table", { name: "Checkouts" }, slow);
+    expect(within(table).getByText("buyer@acme.test")).toBeTruthy();
+    expect(within(table).getByText("Open")).toBeTruthy();
+    expect(requests.find((r) => r.path === "/v1/checkouts/")?.query.get("status")).toBe("open");
+
+    await user.click(screen.getByRole("button", { name: "New checkout" }));
+    const dialog = await screen.findByRole("dialog", { name: "New checkout" });
+    await user.click(within(dialog).getByRole("button", { name: "Create checkout" }));
+    expect(describedBy(within(dialog).getAllByLabelText(/^Product/)[0]!)).toContain(
+      "Choose the product to sell.",
+    );
+    await user.click(within(dialog).getAllByLabelText(/^Product/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Starter" }));
+    expect(within(dialog).getByText("Price: $19.00 / month")).toBeTruthy();
+    await user.type(within(dialog).getByLabelText("Success URL"), "https://acme.test/thanks");
+    await user.click(within(dialog).getByRole("button", { name: "Create checkout" }));
+    const url = await within(dialog).findByLabelText("Checkout URL");
+    expect((url as HTMLInputElement).value).toBe(checkout.url);
+    expect(within(dialog).getByRole("button", { name: "Copy Checkout URL" })).toBeTruthy();
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      products: ["prod-1"],
+      customer_id: null,
+      discount_id: null,
+      success_url: "https://acme.test/thanks",
+    });
+  });
+
+  it("a checkout's page shows its amounts and a link to open it; a member may not create one", async () => {
+    stubServer({
+      ...dashboardAnswers("member"),
+      "/v1/checkouts/": page([checkout]),
+      "/v1/checkouts/chk-1": checkout,
+    });
+    const { user } = renderApp("/dashboard/acme/checkouts", { session });
+    await screen.findByRole("table", { name: "Checkouts" }, slow);
+    expect(screen.queryByRole("button", { name: "New checkout" })).toBeNull();
+    await user.click(screen.getAllByRole("link", { name: /2026/ })[0]!);
+    await screen.findByRole("heading", { name: "Checkout for Starter" });
+    expect(screen.getByRole("link", { name: /Open the checkout page/ }).getAttribute("href")).toBe(
+      checkout.url,
+    );
+    const details = screen.getByRole("table", { name: "Checkout details" });
+    expect(within(details).getByRole("row", { name: /^Total/ }).textContent).toContain("$19.00");
+  });
+});
+
+describe("checkout links", () => {
+  it("lists links with their URL to copy; creates one, with each refusal at its field", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/checkout-links/": page([checkoutLink]),
+      "POST /v1/checkout-links/": answerWith(422, {
+        error: "RequestValidationError",
+        detail: [
+          {
+            type: "url_parsing",
+            loc: ["body", "success_url"],
+            msg: "Input should be a valid URL",
+            input: "x",
+          },
+        ],
+      }),
+    });
+    const { user } = renderApp("/dashboard/acme/checkout-links", { session });
+    const table = await screen.findByRole("table", { name: "Checkout links" }, slow);
+    expect(within(table).getByText(checkoutLink.url)).toBeTruthy();
+    expect(within(table).getByRole("button", { name: "Copy the address of Homepage button" })).toBeTruthy();
+
+    await user.click(screen.getByRole("button", { name: "New checkout link" }));
+    const dialog = await screen.findByRole("dialog", { name: "New checkout link" });
+    await user.click(within(dialog).getByRole("button", { name: "Create link" }));
+    expect(within(dialog).getByText("Choose at least one product.")).toBeTruthy();
+    await user.click(within(dialog).getAllByLabelText(/^Products/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Starter" }));
+    await user.type(within(dialog).getByLabelText(/^Label/), "Pricing page");
+    await user.click(within(dialog).getByRole("switch", { name: "Require a billing address" }));
+    await user.type(within(dialog).getByLabelText(/^Success URL/), "https://acme.test/ok");
+    await user.click(within(dialog).getByRole("button", { name: "Create link" }));
+    await waitFor(() =>
+      expect(describedBy(within(dialog).getByLabelText(/^Success URL/))).toContain(
+        "Input should be a valid URL",
+      ),
+    );
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      payment_processor: "stripe",
+      products: ["prod-1"],
+      label: "Pricing page",
+      allow_discount_codes: true,
+      require_billing_address: true,
+      discount_id: null,
+      success_url: "https://acme.test/ok",
+      metadata: {},
+    });
+  });
+
+  it("deleting asks first; a member sees the links without any action", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("admin"),
+      "/v1/checkout-links/": page([checkoutLink]),
+      "DELETE /v1/checkout-links/link-1": new Response(null, { status: 204 }),
+    });
+    const { user } = renderApp("/dashboard/acme/checkout-links", { session });
+    await user.click(await screen.findByRole("button", { name: "Delete Homepage button" }, slow));
+    const confirm = await screen.findByRole("dialog", { name: "Delete this checkout link?" });
+    await user.click(within(confirm).getByRole("button", { name: "Delete link" }));
+    await waitFor(() => expect(requests.some((r) => r.method === "DELETE")).toBe(true));
+    expect(requests.find((r) => r.method === "DELETE")?.path).toBe("/v1/checkout-links/link-1");
+  });
+
+  it("a member reads the links but gets no create, edit or delete", async () => {
+    stubServer({ ...dashboardAnswers("member"), "/v1/checkout-links/": page([checkoutLink]) });
+    renderApp("/dashboard/acme/checkout-links", { session });
+    await screen.findByRole("table", { name: "Checkout links" }, slow);
+    expect(screen.queryByRole("button", { name: "New checkout link" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Delete Homepage button" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Homepage button" })).toBeNull();
+    expect(screen.getByText("Homepage button")).toBeTruthy();
+  });
+});
