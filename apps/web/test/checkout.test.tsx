@@ -97,7 +97,7 @@ interface Call {
   authorization: string | null;
 }
 
-type Handler = (call: Call) => Response | Promise<Response> | undefined;
+type Handler = (call: Call) => Response | undefined | Promise<Response | undefined>;
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
