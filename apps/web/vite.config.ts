@@ -1,15 +1,35 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { build, defineConfig, type Plugin } from "vite";
+import { checkoutBuildConfig, checkoutDevRewrite } from "./vite.checkout.config";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The Kassa server the dev server proxies `/api` and `/v1` to. */
 const target = process.env.KASSA_URL ?? "http://localhost:3000";
 
+/**
+ * The hosted checkout page is a build of its own (`checkout.html`, see vite.checkout.config.ts):
+ * it shares no chunk with the dashboard, so a buyer loads none of it. `vite build` makes both:
+ * this plugin builds the checkout into the same `dist` once the app's build is written.
+ */
+function buildCheckoutToo(): Plugin {
+  let logLevel: "info" | "warn" | "error" | "silent" | undefined;
+  return {
+    name: "kassa:build-checkout",
+    apply: "build",
+    configResolved(config) {
+      logLevel = config.logLevel;
+    },
+    async closeBundle() {
+      await build({ ...checkoutBuildConfig(here), configFile: false, logLevel });
+    },
+  };
+}
+
 export default defineConfig({
   root: here,
-  plugins: [react()],
+  plugins: [react(), checkoutDevRewrite(), buildCheckoutToo()],
   resolve: {
     // The shared schemas from source: no build step between editing them and seeing the page.
     alias: [

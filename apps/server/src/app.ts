@@ -13,7 +13,7 @@ import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
-import { mountWebApp, publicConfig } from "./web.js";
+import { checkoutConfig, mountWebApp, publicConfig } from "./web.js";
 
 export interface AppDeps {
   config: KassaConfig;
@@ -102,6 +102,8 @@ export function createApp(deps: AppDeps) {
   const devMailbox = !config.production && mailer.mode === "mailbox";
   const publicConfigBody = publicConfig(config, devMailbox);
   app.get("/api/config", (c) => c.json(publicConfigBody));
+  const checkoutConfigBody = checkoutConfig(deps.payments);
+  app.get("/api/checkout/config", (c) => c.json(checkoutConfigBody));
 
   if (devMailbox) {
     app.get("/api/dev/mailbox", async (c) => {

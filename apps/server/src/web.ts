@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import type { PublicConfig } from "@kassa/contracts";
 import type { Context, Env, Hono } from "hono";
 import type { KassaConfig } from "./config.js";
+import type { Payments } from "./modules/payments/index.js";
 
 /** `apps/web/dist`, from `apps/server/src` (tsx) and `apps/server/dist` (built) alike. */
 export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../web/dist");
@@ -30,6 +31,19 @@ export function publicConfig(config: KassaConfig, devMailbox: boolean): PublicCo
   };
 }
 
+/**
+ * `GET /api/checkout/config`: which processor takes the card on the hosted checkout page (the
+ * sandbox's card form, or Stripe's Payment Element with the publishable key). Never a secret.
+ */
+export function checkoutConfig(payments: Payments): {
+  processor: "sandbox" | "stripe";
+  stripe_publishable_key: string | null;
+} {
+  return payments.stripe
+    ? { processor: "stripe", stripe_publishable_key: payments.stripe.publishableKey ?? null }
+    : { processor: "sandbox", stripe_publishable_key: null };
+}
+
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -52,10 +66,13 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** Paths the web app never answers: the APIs keep their own 404s. */
 const isApiPath = (p: string) => /^\/(api|v1)(\/|$)/.test(p);
+/** The hosted checkout page's addresses: a build of its own (`checkout.html`). */
+const isCheckoutPath = (p: string) => /^\/checkout\/[^/]/.test(p);
 
 /**
  * Serves the built web app (`apps/web/dist`) at `/`: files as they are, hashed files under
- * `/assets/` cached for a year, and `index.html` (never cached) for every other path so the
+ * `/assets/` cached for a year, `checkout.html` for `/checkout/...` (the hosted checkout page,
+ * a separate small build) and `index.html` (both never cached) for every other path so the
  * client routes work on reload. Register it after every other route.
  */
 export function mountWebApp<E extends Env>(app: Hono<E>, webDir: string = DEFAULT_WEB_DIR) {
@@ -112,6 +129,10 @@ export function mountWebApp<E extends Env>(app: Hono<E>, webDir: string = DEFAUL
     }
     // A missing hashed asset is a 404, not the app: a stale page must not get HTML for its script.
     if (pathname.startsWith("/assets/")) return c.notFound();
+    if (isCheckoutPath(pathname)) {
+      const checkout = path.join(root, "checkout.html");
+      if (existsSync(checkout)) return send(c, checkout, "no-cache");
+    }
     return send(c, index, "no-cache");
   });
 }

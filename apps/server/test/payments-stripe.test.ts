@@ -27,6 +27,7 @@ beforeAll(async () => {
     env: {
       STRIPE_SECRET_KEY: "sk_test_kassa_fake",
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_PUBLISHABLE_KEY: "pk_test_kassa_fake",
       STRIPE_API_URL: fake.url,
     },
   });
@@ -51,6 +52,15 @@ async function customer(m: Merchant = acme): Promise<string> {
   });
   return c.id;
 }
+
+it("GET /api/checkout/config tells the checkout page to use Stripe, with the publishable key only", async () => {
+  const res = await fetch(`${server.url}/api/checkout/config`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  expect(JSON.parse(text)).toEqual({ processor: "stripe", stripe_publishable_key: "pk_test_kassa_fake" });
+  expect(text).not.toContain("sk_test_kassa_fake");
+  expect(text).not.toContain(WEBHOOK_SECRET);
+});
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(

@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from "./support/server.js";
 import { MailCatcher } from "./support/smtp.js";
 
 const INDEX = "<!doctype html><title>Kassa</title><div id=root></div>";
+const CHECKOUT = "<!doctype html><title>Checkout</title><div id=root></div>";
 const SCRIPT = `console.log("${"kassa ".repeat(400)}");`;
 
 describe("the web app and its configuration", () => {
@@ -16,6 +17,7 @@ describe("the web app and its configuration", () => {
     webDir = mkdtempSync(path.join(os.tmpdir(), "kassa-web-"));
     mkdirSync(path.join(webDir, "assets"));
     writeFileSync(path.join(webDir, "index.html"), INDEX);
+    writeFileSync(path.join(webDir, "checkout.html"), CHECKOUT);
     writeFileSync(path.join(webDir, "assets", "index-AbC123.js"), SCRIPT);
     writeFileSync(path.join(webDir, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
     server = await startTestServer({ env: { WEB_DIR: webDir } });
@@ -48,6 +50,28 @@ describe("the web app and its configuration", () => {
       expect(res.headers.get("cache-control"), p).toBe("no-cache");
       expect(res.text, p).toBe(INDEX);
     }
+  });
+
+  it("serves checkout.html (the checkout page's own build) at /checkout/..., never cached", async () => {
+    const client = new Client(server.url);
+    for (const p of [
+      "/checkout/polar_c_abc",
+      "/checkout/polar_c_abc/confirmation?customer_session_token=x",
+    ]) {
+      const res = await client.get(p);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get("content-type"), p).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("cache-control"), p).toBe("no-cache");
+      expect(res.text, p).toBe(CHECKOUT);
+    }
+    // Not a checkout address: the app.
+    for (const p of ["/checkout", "/checkouts/abc"]) expect((await client.get(p)).text, p).toBe(INDEX);
+  });
+
+  it("GET /api/checkout/config names the sandbox when Stripe is not configured", async () => {
+    const res = await new Client(server.url).get("/api/checkout/config");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ processor: "sandbox", stripe_publishable_key: null });
   });
 
   it("serves hashed assets with a year-long immutable cache, gzip-compressed when asked", async () => {

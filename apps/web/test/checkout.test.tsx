@@ -1,0 +1,688 @@
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import type { CheckoutPrice, CheckoutProduct, CheckoutPublic } from "../src/checkout/api";
+import { CheckoutApp, parseCheckoutPath } from "../src/checkout/app";
+import { parseExpiry } from "../src/checkout/card-form";
+import { CheckoutPage } from "../src/checkout/checkout-page";
+import { ConfirmationPage } from "../src/checkout/confirmation-page";
+import { routeFetchTo } from "./fetch";
+import { describedBy, renderWithTheme } from "./render";
+
+const SECRET = "polar_c_test_secret";
+const NOW = "2026-11-22T12:00:00.000Z";
+
+function price(over: Partial<CheckoutPrice> = {}): CheckoutPrice {
+  return {
+    id: "price-fixed",
+    amount_type: "fixed",
+    price_currency: "usd",
+    is_archived: false,
+    product_id: "prod-1",
+    type: "one_time",
+    recurring_interval: null,
+    price_amount: 2500,
+    ...over,
+  };
+}
+
+function product(over: Partial<CheckoutProduct> = {}): CheckoutProduct {
+  const p = over.prices ?? [price()];
+  return {
+    id: "prod-1",
+    name: "Pro license",
+    description: "Lifetime access.",
+    is_recurring: false,
+    is_archived: false,
+    recurring_interval: null,
+    benefits: [{ id: "b1", type: "license_keys", description: "A license key" }],
+    medias: [],
+    ...over,
+    prices: p,
+  };
+}
+
+function checkoutFixture(over: Partial<CheckoutPublic> = {}): CheckoutPublic {
+  const prod = over.product ?? product();
+  const productPrice = over.product_price ?? prod.prices[0] ?? null;
+  const amount = productPrice?.amount_type === "fixed" ? (productPrice.price_amount ?? 0) : 0;
+  return {
+    id: "checkout-1",
+    status: "open",
+    client_secret: SECRET,
+    url: `http://localhost/checkout/${SECRET}`,
+    expires_at: NOW,
+    success_url: `http://localhost/checkout/${SECRET}/confirmation`,
+    return_url: null,
+    amount,
+    discount_amount: 0,
+    net_amount: amount,
+    tax_amount: 0,
+    total_amount: amount,
+    currency: "usd",
+    product_id: prod.id,
+    product_price_id: productPrice?.id ?? null,
+    discount_id: null,
+    allow_discount_codes: true,
+    require_billing_address: false,
+    is_discount_applicable: true,
+    is_free_product_price: productPrice?.amount_type === "free",
+    is_payment_required: amount > 0,
+    is_payment_setup_required: false,
+    is_payment_form_required: amount > 0,
+    customer_id: null,
+    is_business_customer: false,
+    customer_name: null,
+    customer_email: null,
+    customer_billing_name: null,
+    customer_billing_address: null,
+    customer_tax_id: null,
+    payment_processor: "stripe",
+    payment_processor_metadata: {},
+    custom_field_data: {},
+    products: [prod],
+    product: prod,
+    product_price: productPrice,
+    prices: { [prod.id]: prod.prices },
+    discount: null,
+    organization: { id: "org-1", name: "Acme Tools", slug: "acme", avatar_url: null },
+    attached_custom_fields: [],
+    ...over,
+  };
+}
+
+interface Call {
+  method: string;
+  path: string;
+  body: Record<string, unknown> | undefined;
+  authorization: string | null;
+}
+
+type Handler = (call: Call) => Response | undefined | Promise<Response | undefined>;
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const unprocessable = (loc: (string | number)[], msg: string) =>
+  json(422, { error: "RequestValidationError", detail: [{ type: "value_error", loc, msg, input: null }] });
+
+/** Routes the page's fetches to `handler` (then to the sandbox config); records every call. */
+function stubFetch(handler: Handler): Call[] {
+  const calls: Call[] = [];
+  routeFetchTo(async (input, init) => {
+    const url = new URL(String(input), "http://localhost");
+    const headers = new Headers(init?.headers);
+    const call: Call = {
+      method: init?.method ?? "GET",
+      path: `${url.pathname}${url.search}`,
+      body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
+      authorization: headers.get("authorization"),
+    };
+    calls.push(call);
+    const answer = await handler(call);
+    if (answer) return answer;
+    if (call.path === "/api/checkout/config")
+      return json(200, { processor: "sandbox", stripe_publishable_key: null });
+    return json(404, { error: "ResourceNotFound", detail: "Not found" });
+  });
+  return calls;
+}
+
+const clientPath = `/v1/checkouts/client/${SECRET}`;
+
+function renderCheckout() {
+  const navigated: string[] = [];
+  const r = renderWithTheme(
+    <CheckoutPage clientSecret={SECRET} navigate={(url) => navigated.push(url)} pollIntervalMs={5} />,
+  );
+  return { ...r, navigated };
+}
+
+async function fillCard(user: ReturnType<typeof renderWithTheme>["user"], number: string) {
+  await user.type(screen.getByLabelText("Card number"), number);
+  await user.type(screen.getByLabelText("Expiry date"), "1230");
+  await user.type(screen.getByLabelText("Security code"), "123");
+}
+
+/** These tests type a whole checkout into the form: slow on a busy machine. */
+const SLOW = 45_000;
+
+describe("checkout page", () => {
+  it(
+    "shows a loader, then the seller, the product, its benefits, the amounts and the sandbox test cards",
+    async () => {
+      let release: (r: Response) => void = () => undefined;
+      stubFetch((c) => (c.path === clientPath ? new Promise<Response>((r) => (release = r)) : undefined));
+      renderCheckout();
+      expect(screen.getByLabelText("Loading the checkout")).toBeTruthy();
+      await act(async () => release(json(200, checkoutFixture({ tax_amount: 500, total_amount: 3000 }))));
+      expect(await screen.findByRole("heading", { name: "Pro license" })).toBeTruthy();
+      expect(screen.getByText("Acme Tools")).toBeTruthy();
+      expect(screen.getByText("A license key")).toBeTruthy();
+      expect(screen.getByTestId("subtotal").textContent).toBe("$25.00");
+      expect(screen.getByTestId("tax").textContent).toBe("$5.00");
+      expect(screen.getByTestId("total").textContent).toBe("$30.00");
+      const hint = screen.getByTestId("sandbox-hint");
+      expect(hint.textContent).toContain("4242 4242 4242 4242");
+      expect(hint.textContent).toContain("4000 0000 0000 0002");
+      expect(hint.textContent).toContain("4000 0000 0000 9995");
+      expect(screen.getByRole("button", { name: "Pay $30.00" })).toBeTruthy();
+    },
+    SLOW,
+  );
+
+  it(
+    "an expired checkout (410) says so",
+    async () => {
+      stubFetch((c) =>
+        c.path === clientPath
+          ? json(410, { error: "ExpiredCheckoutError", detail: "This checkout is expired." })
+          : undefined,
+      );
+      renderCheckout();
+      expect(await screen.findByRole("heading", { name: "This checkout has expired" })).toBeTruthy();
+      expect(screen.queryByRole("button", { name: /Pay/ })).toBeNull();
+    },
+    SLOW,
+  );
+
+  it(
+    "an unknown checkout (404) says it is not found",
+    async () => {
+      stubFetch(() => undefined);
+      renderCheckout();
+      expect(await screen.findByRole("heading", { name: "Checkout not found" })).toBeTruthy();
+    },
+    SLOW,
+  );
+
+  it(
+    "a free product asks for no card and confirms without a token, then goes to the success URL with the session token",
+    async () => {
+      const free = product({
+        prices: [price({ id: "price-free", amount_type: "free", price_amount: undefined })],
+      });
+      const checkout = checkoutFixture({ product: free, products: [free] });
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath) return json(200, checkout);
+        if (c.path === `${clientPath}/confirm`)
+          return json(200, { ...checkout, status: "succeeded", customer_session_token: "polar_cst_abc" });
+        return undefined;
+      });
+      const { user, navigated } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      expect(screen.getByTestId("price").textContent).toBe("Free");
+      expect(screen.queryByLabelText("Card number")).toBeNull();
+      expect(screen.queryByTestId("sandbox-hint")).toBeNull();
+      await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
+      await user.click(screen.getByRole("button", { name: "Get it free" }));
+      await waitFor(() => expect(navigated).toHaveLength(1));
+      const confirm = calls.find((c) => c.path === `${clientPath}/confirm`);
+      expect(confirm?.body).toMatchObject({
+        customer_email: "buyer@example.com",
+        is_business_customer: false,
+      });
+      expect(confirm?.body).not.toHaveProperty("confirmation_token_id");
+      expect(calls.some((c) => c.path.startsWith("/v1/sandbox"))).toBe(false);
+      expect(navigated[0]).toBe(
+        `http://localhost/checkout/${SECRET}/confirmation?customer_session_token=polar_cst_abc`,
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    "pay what you want: the bounds are checked at the field, a good amount is sent and the total follows",
+    async () => {
+      const pwyw = price({
+        id: "price-custom",
+        amount_type: "custom",
+        price_amount: undefined,
+        minimum_amount: 500,
+        maximum_amount: 10000,
+        preset_amount: 1000,
+      });
+      const prod = product({ prices: [pwyw] });
+      const checkout = checkoutFixture({
+        product: prod,
+        products: [prod],
+        amount: 1000,
+        net_amount: 1000,
+        total_amount: 1000,
+        is_payment_form_required: true,
+        is_payment_required: true,
+      });
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === clientPath && c.method === "PATCH") {
+          const amount = c.body?.amount as number;
+          return json(200, { ...checkout, amount, net_amount: amount, total_amount: amount });
+        }
+        return undefined;
+      });
+      const { user } = renderCheckout();
+      const input = await screen.findByLabelText("Name a fair price");
+      expect((input as HTMLInputElement).value).toBe("10");
+      expect(describedBy(input)).toContain("Between $5.00 and $100.00");
+
+      await user.clear(input);
+      await user.type(input, "2");
+      await user.tab();
+      expect(describedBy(input)).toContain("The amount is at least $5.00.");
+      await user.clear(input);
+      await user.type(input, "150");
+      await user.tab();
+      expect(describedBy(input)).toContain("The amount is at most $100.00.");
+      expect(calls.filter((c) => c.method === "PATCH")).toHaveLength(0);
+
+      await user.clear(input);
+      await user.type(input, "12.50");
+      await user.tab();
+      await waitFor(() => expect(screen.getByTestId("total").textContent).toBe("$12.50"));
+      expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ amount: 1250 });
+      expect(describedBy(input)).not.toContain("The amount is");
+    },
+    SLOW,
+  );
+
+  it(
+    "a refused discount code is shown at its field; a good one shows the discount and can be removed",
+    async () => {
+      const checkout = checkoutFixture();
+      const discounted = {
+        ...checkout,
+        discount_id: "d1",
+        discount_amount: 500,
+        net_amount: 2000,
+        total_amount: 2000,
+        discount: {
+          id: "d1",
+          name: "Launch",
+          code: "LAUNCH",
+          type: "percentage" as const,
+          duration: "once" as const,
+          basis_points: 2000,
+        },
+      };
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === clientPath && c.method === "PATCH") {
+          if (c.body?.discount_code === "NOPE")
+            return unprocessable(["body", "discount_code"], "Discount code is invalid.");
+          if (c.body?.discount_code === "LAUNCH") return json(200, discounted);
+          if (c.body?.discount_code === null) return json(200, checkout);
+        }
+        return undefined;
+      });
+      const { user } = renderCheckout();
+      const field = await screen.findByLabelText("Discount code");
+      await user.type(field, "NOPE");
+      await user.click(screen.getByRole("button", { name: "Apply" }));
+      await waitFor(() =>
+        expect(describedBy(screen.getByLabelText("Discount code"))).toContain("Discount code is invalid."),
+      );
+      expect(screen.getByTestId("total").textContent).toBe("$25.00");
+
+      await user.clear(screen.getByLabelText("Discount code"));
+      await user.type(screen.getByLabelText("Discount code"), "LAUNCH{Enter}");
+      expect((await screen.findByTestId("applied-discount")).textContent).toBe("LAUNCH");
+      expect(screen.getByTestId("discount").textContent).toBe("−$5.00");
+      expect(screen.getByText(/Discount \(Launch: 20% off\)/)).toBeTruthy();
+      expect(screen.getByTestId("total").textContent).toBe("$20.00");
+
+      await user.click(screen.getByRole("button", { name: "Remove" }));
+      await waitFor(() => expect(screen.queryByTestId("applied-discount")).toBeNull());
+      expect(screen.getByTestId("total").textContent).toBe("$25.00");
+      expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([
+        { discount_code: "NOPE" },
+        { discount_code: "LAUNCH" },
+        { discount_code: null },
+      ]);
+    },
+    SLOW,
+  );
+
+  it(
+    "a declined card is shown at the card form; a good card then pays, with one confirm per click",
+    async () => {
+      const checkout = checkoutFixture();
+      let confirms = 0;
+      const calls = stubFetch(async (c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === "/v1/sandbox/confirmation-tokens") {
+          const digits = String(c.body?.card_number);
+          if (digits === "4242424242424241")
+            return unprocessable(["body", "card_number"], "Your card number is invalid.");
+          return json(201, { id: `sandbox_ctoken_${digits.slice(-4)}` });
+        }
+        if (c.path === `${clientPath}/confirm`) {
+          confirms++;
+          await new Promise((r) => setTimeout(r, 50));
+          if (c.body?.confirmation_token_id === "sandbox_ctoken_0002")
+            return json(400, { error: "PaymentError", detail: "Your card was declined." });
+          return json(200, { ...checkout, status: "succeeded", customer_session_token: "polar_cst_x" });
+        }
+        return undefined;
+      });
+      const { user, navigated } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
+      await user.type(screen.getByLabelText(/^Cardholder name/), "Ada Buyer");
+
+      // A card number the sandbox refuses: at the card number.
+      await fillCard(user, "4242424242424241");
+      await user.click(screen.getByRole("button", { name: "Pay $25.00" }));
+      await waitFor(() =>
+        expect(describedBy(screen.getByLabelText("Card number"))).toContain("Your card number is invalid."),
+      );
+      expect(confirms).toBe(0);
+
+      // A declined card: at the card form, nothing navigates.
+      await user.clear(screen.getByLabelText("Card number"));
+      await user.type(screen.getByLabelText("Card number"), "4000000000000002");
+      await user.click(screen.getByRole("button", { name: "Pay $25.00" }));
+      expect((await screen.findByTestId("payment-error")).textContent).toBe("Your card was declined.");
+      expect(navigated).toHaveLength(0);
+
+      // A good card; a double click confirms once.
+      await user.clear(screen.getByLabelText("Card number"));
+      await user.type(screen.getByLabelText("Card number"), "4242424242424242");
+      expect(screen.queryByTestId("payment-error")).toBeNull();
+      const pay = screen.getByRole("button", { name: "Pay $25.00" });
+      fireEvent.click(pay);
+      fireEvent.click(pay);
+      await waitFor(() => expect(navigated).toHaveLength(1));
+      expect(confirms).toBe(2);
+      const last = calls.filter((c) => c.path === `${clientPath}/confirm`).at(-1);
+      expect(last?.body).toMatchObject({
+        confirmation_token_id: "sandbox_ctoken_4242",
+        customer_email: "buyer@example.com",
+        customer_name: "Ada Buyer",
+      });
+      expect(calls.filter((c) => c.path === "/v1/sandbox/confirmation-tokens").at(-1)?.body).toEqual({
+        card_number: "4242424242424242",
+        exp_month: 12,
+        exp_year: 2030,
+        cvc: "123",
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    "required custom fields and missing details are shown at their fields before anything is sent; the server's refusals too",
+    async () => {
+      const field = (
+        slug: string,
+        type: "text" | "number" | "date" | "checkbox" | "select",
+        required: boolean,
+        order: number,
+      ) => ({
+        custom_field_id: `cf-${slug}`,
+        order,
+        required,
+        custom_field: {
+          id: `cf-${slug}`,
+          type,
+          slug,
+          name: slug.replace(/_/g, " "),
+          properties:
+            type === "select"
+              ? {
+                  options: [
+                    { value: "s", label: "Small" },
+                    { value: "l", label: "Large" },
+                  ],
+                }
+              : { form_label: null },
+        },
+      });
+      const free = product({
+        prices: [price({ id: "price-free", amount_type: "free", price_amount: undefined })],
+      });
+      const checkout = checkoutFixture({
+        product: free,
+        products: [free],
+        attached_custom_fields: [
+          field("company", "text", true, 0),
+          field("seats", "number", false, 1),
+          field("start_date", "date", false, 2),
+          field("team_size", "select", true, 3),
+          field("terms", "checkbox", true, 4),
+        ],
+      });
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath) return json(200, checkout);
+        if (c.path === `${clientPath}/confirm`)
+          return unprocessable(
+            ["body", "custom_field_data", "company"],
+            "String should have at most 10 characters",
+          );
+        return undefined;
+      });
+      const { user } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      await user.click(screen.getByRole("button", { name: "Get it free" }));
+      expect(describedBy(screen.getByLabelText(/^E-mail/))).toContain("Enter your e-mail address.");
+      expect(describedBy(screen.getByLabelText(/^company/))).toContain("This field is required.");
+      expect(describedBy(screen.getByLabelText(/^team size/))).toContain("This field is required.");
+      expect(describedBy(screen.getByLabelText(/^terms/))).toContain("Check this box to continue.");
+      expect(describedBy(screen.getByLabelText(/^seats/))).not.toContain("required");
+      expect(calls.some((c) => c.path.endsWith("/confirm"))).toBe(false);
+
+      await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
+      await user.type(screen.getByLabelText(/^company/), "A very long company name");
+      await user.type(screen.getByLabelText(/^seats/), "3");
+      await user.selectOptions(screen.getByLabelText(/^team size/), "l");
+      await user.click(screen.getByLabelText(/^terms/));
+      expect(describedBy(screen.getByLabelText(/^company/))).not.toContain("required");
+      await user.click(screen.getByRole("button", { name: "Get it free" }));
+      await waitFor(() =>
+        expect(describedBy(screen.getByLabelText(/^company/))).toContain(
+          "String should have at most 10 characters",
+        ),
+      );
+      expect(calls.find((c) => c.path.endsWith("/confirm"))?.body?.custom_field_data).toEqual({
+        company: "A very long company name",
+        seats: 3,
+        team_size: "l",
+        terms: true,
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    "a business customer gives a billing address and a tax id; the country is sent at once for the tax",
+    async () => {
+      const checkout = checkoutFixture();
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === clientPath && c.method === "PATCH") {
+          if (c.body?.is_business_customer !== undefined)
+            return json(200, { ...checkout, is_business_customer: c.body.is_business_customer as boolean });
+          return json(200, { ...checkout, is_business_customer: true, tax_amount: 500, total_amount: 3000 });
+        }
+        if (c.path === "/v1/sandbox/confirmation-tokens") return json(201, { id: "tok" });
+        if (c.path === `${clientPath}/confirm`)
+          return unprocessable(["body", "customer_tax_id"], "Invalid tax ID.");
+        return undefined;
+      });
+      const { user } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      expect(screen.queryByLabelText(/^Country/)).toBeNull();
+      await user.click(screen.getByLabelText("I'm purchasing as a business"));
+      const country = await screen.findByLabelText(/^Country/);
+      await user.selectOptions(country, "FR");
+      await waitFor(() => expect(screen.getByTestId("total").textContent).toBe("$30.00"));
+      expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([
+        { is_business_customer: true },
+        { customer_billing_address: { country: "FR" } },
+      ]);
+      await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
+      await user.type(screen.getByLabelText(/^Cardholder name/), "Ada");
+      await fillCard(user, "4242424242424242");
+      await user.click(screen.getByRole("button", { name: "Pay $30.00" }));
+      expect(describedBy(screen.getByLabelText(/^Address(?! line)/))).toContain("Enter your address.");
+      expect(describedBy(screen.getByLabelText(/^City/))).toContain("Enter your city.");
+      await user.type(screen.getByLabelText(/^Address(?! line)/), "1 rue de la Paix");
+      await user.type(screen.getByLabelText(/^Postal code/), "75002");
+      await user.type(screen.getByLabelText(/^City/), "Paris");
+      await user.type(screen.getByLabelText(/^Tax ID/), "FR000");
+      await user.click(screen.getByRole("button", { name: "Pay $30.00" }));
+      await waitFor(() => expect(describedBy(screen.getByLabelText(/^Tax ID/))).toContain("Invalid tax ID."));
+      expect(calls.find((c) => c.path.endsWith("/confirm"))?.body).toMatchObject({
+        is_business_customer: true,
+        customer_tax_id: "FR000",
+        customer_billing_address: {
+          country: "FR",
+          line1: "1 rue de la Paix",
+          postal_code: "75002",
+          city: "Paris",
+        },
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    "several products and prices: choosing one updates the checkout",
+    async () => {
+      const monthly = price({
+        id: "m",
+        type: "recurring",
+        recurring_interval: "month",
+        price_amount: 1000,
+        product_id: "sub",
+      });
+      const yearly = price({
+        id: "y",
+        type: "recurring",
+        recurring_interval: "year",
+        price_amount: 10000,
+        product_id: "sub",
+      });
+      const sub = product({
+        id: "sub",
+        name: "Team plan",
+        is_recurring: true,
+        recurring_interval: "month",
+        prices: [monthly, yearly],
+      });
+      const one = product();
+      const base = checkoutFixture({
+        products: [one, sub],
+        prices: { [one.id]: one.prices, sub: [monthly, yearly] },
+      });
+      const onSub = {
+        ...base,
+        product: sub,
+        product_id: "sub",
+        product_price: monthly,
+        product_price_id: "m",
+        amount: 1000,
+        net_amount: 1000,
+        total_amount: 1000,
+      };
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, base);
+        if (c.method === "PATCH" && c.body?.product_id === "sub") return json(200, onSub);
+        if (c.method === "PATCH" && c.body?.product_price_id === "y")
+          return json(200, {
+            ...onSub,
+            product_price: yearly,
+            product_price_id: "y",
+            amount: 10000,
+            net_amount: 10000,
+            total_amount: 10000,
+          });
+        return undefined;
+      });
+      const { user } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      await user.click(screen.getByRole("radio", { name: /Team plan/ }));
+      expect(await screen.findByRole("heading", { name: "Team plan" })).toBeTruthy();
+      expect(screen.getByTestId("total").textContent).toBe("$10.00/month");
+      await user.click(screen.getByRole("radio", { name: "$100.00/year" }));
+      await waitFor(() => expect(screen.getByTestId("total").textContent).toBe("$100.00/year"));
+      expect(screen.getByRole("button", { name: "Subscribe · $100.00/year" })).toBeTruthy();
+      expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([
+        { product_id: "sub" },
+        { product_price_id: "y" },
+      ]);
+    },
+    SLOW,
+  );
+});
+
+describe("confirmation page", () => {
+  it("shows the paid order with its invoice and a link to the customer portal", async () => {
+    const checkout = checkoutFixture({ status: "succeeded", customer_email: "buyer@example.com" });
+    const calls = stubFetch((c) => {
+      if (c.path === clientPath) return json(200, checkout);
+      if (c.path.startsWith("/v1/customer-portal/orders/?"))
+        return json(200, {
+          items: [
+            {
+              id: "order-1",
+              created_at: NOW,
+              status: "paid",
+              paid: true,
+              checkout_id: "checkout-1",
+              invoice_number: "ACME-0001",
+              is_invoice_generated: true,
+              subtotal_amount: 2500,
+              discount_amount: 0,
+              tax_amount: 0,
+              total_amount: 2500,
+              currency: "usd",
+            },
+          ],
+          pagination: { total_count: 1, max_page: 1 },
+        });
+      return undefined;
+    });
+    renderWithTheme(
+      <ConfirmationPage clientSecret={SECRET} customerSessionToken="polar_cst_abc" pollIntervalMs={5} />,
+    );
+    expect(await screen.findByRole("heading", { name: "Thank you for your purchase" })).toBeTruthy();
+    expect(screen.getByText("A receipt is on its way to buyer@example.com.")).toBeTruthy();
+    const order = await screen.findByTestId("order");
+    expect(order.textContent).toContain("Order ACME-0001");
+    expect(order.textContent).toContain("Paid $25.00");
+    expect(within(order).getByRole("button", { name: "Download invoice" })).toBeTruthy();
+    expect(screen.getByRole("link", { name: /customer portal/ }).getAttribute("href")).toBe(
+      "/portal/acme?customer_session_token=polar_cst_abc",
+    );
+    expect(calls.find((c) => c.path.startsWith("/v1/customer-portal"))?.authorization).toBe(
+      "Bearer polar_cst_abc",
+    );
+  });
+
+  it("waits while the payment is processing, then shows it succeeded", async () => {
+    let reads = 0;
+    stubFetch((c) => {
+      if (c.path !== clientPath) return undefined;
+      reads++;
+      return json(200, checkoutFixture({ status: reads < 3 ? "confirmed" : "succeeded" }));
+    });
+    renderWithTheme(
+      <ConfirmationPage clientSecret={SECRET} customerSessionToken={null} pollIntervalMs={5} />,
+    );
+    expect(await screen.findByText("We are processing your payment…")).toBeTruthy();
+    expect(await screen.findByRole("heading", { name: "Thank you for your purchase" })).toBeTruthy();
+    expect(screen.queryByRole("link", { name: /customer portal/ })).toBeNull();
+  });
+
+  it("the app reads the client secret and the page from the address", () => {
+    expect(parseCheckoutPath(`/checkout/${SECRET}`)).toEqual({ clientSecret: SECRET, confirmation: false });
+    expect(parseCheckoutPath(`/checkout/${SECRET}/confirmation`)).toEqual({
+      clientSecret: SECRET,
+      confirmation: true,
+    });
+    expect(parseCheckoutPath("/checkout/")).toBeNull();
+    expect(parseCheckoutPath("/checkout/a/b")).toBeNull();
+    expect(parseExpiry("12 / 30")).toEqual({ month: 12, year: 2030 });
+    expect(parseExpiry("13/30")).toBeNull();
+    renderWithTheme(<CheckoutApp location={{ pathname: "/checkout/", search: "" }} />);
+    expect(screen.getByRole("heading", { name: "Checkout not found" })).toBeTruthy();
+  });
+});
