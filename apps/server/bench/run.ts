@@ -4,7 +4,10 @@
  *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
  *  - get-session vs a bare Hono route doing one primary-key select on the same database kind;
  *  - authenticated `GET /v1/products/` (an organization access token, ten products with prices)
- *    vs the same bare route.
+ *    vs the same bare route;
+ *  - webhook deliveries vs a plain loop of signed POSTs;
+ *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
+ *    time from its confirm to the `order.paid` webhook at a local receiver.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -13,6 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchCheckout } from "./checkout.js";
 import { type LoadResult, runPaired } from "./load.js";
 import { benchWebhooks } from "./webhooks.js";
 
@@ -213,6 +217,14 @@ async function main() {
       rounds: 3,
       concurrency: 10,
     });
+    const checkout = await benchCheckout({
+      base,
+      cookie,
+      baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+      seconds: SECONDS,
+      rounds,
+      concurrency: 8,
+    });
     const [scryptRun, signInRun] = [signInPair.baseline, signInPair.subject];
     const [baselineRun, sessionRun] = [sessionPair.baseline, sessionPair.subject];
 
@@ -227,6 +239,9 @@ async function main() {
     console.log(line(`GET /get-session x${httpConcurrency}`, sessionRun));
     console.log(line(`bare Hono + PK select x${httpConcurrency}`, productsBaselineRun));
     console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsRun));
+    console.log(line("bare Hono + PK select x8", checkout.baseline));
+    console.log(line("checkout purchase x8", checkout.purchase));
+    console.log(line("confirm -> order.paid", checkout.webhookLatency));
     console.log("");
     console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
     console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
@@ -235,6 +250,12 @@ async function main() {
     );
     console.log(
       `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
+    );
+    console.log(
+      `checkout purchase / baseline: ${((checkout.purchase.throughput / checkout.baseline.throughput) * 100).toFixed(1)}%  (create + card token + confirm, sandbox; p99 ${checkout.purchase.p99.toFixed(1)} ms vs ${checkout.baseline.p99.toFixed(1)} ms)`,
+    );
+    console.log(
+      `confirm -> order.paid:      p50 ${checkout.webhookLatency.p50.toFixed(1)} ms, p99 ${checkout.webhookLatency.p99.toFixed(1)} ms = ${(checkout.webhookLatency.p50 / checkout.baseline.p50).toFixed(1)}x the bare round trip p50${checkout.webhooksMissing ? ` (${checkout.webhooksMissing} never arrived)` : ""}`,
     );
     if (process.env.BENCH_JSON) {
       console.log(
@@ -249,6 +270,11 @@ async function main() {
           products: brief(productsRun),
           productsRatio,
           webhooks,
+          checkout: {
+            baseline: brief(checkout.baseline),
+            purchase: brief(checkout.purchase),
+            webhookLatency: brief(checkout.webhookLatency),
+          },
         }),
       );
     }
