@@ -834,6 +834,8 @@ const kassaMigrations: Record<string, Migration> = {
       await sql`create index kassa_customer_session_expires_idx on kassa_customer_session (expires_at)`.execute(
         db,
       );
+    },
+  },
   "0560_refunds": {
     // Refunds of paid orders, and which orders have had their invoice generated.
     async up(db: Kysely<unknown>) {

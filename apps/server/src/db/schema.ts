@@ -601,6 +601,8 @@ export interface CustomerSessionTable {
   expires_at: Date;
   created_at: Date;
   modified_at: Date | null;
+}
+
 export interface RefundTable {
   id: string;
   organization_id: string;
