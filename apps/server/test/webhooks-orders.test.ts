@@ -7,7 +7,7 @@ import { call, createMerchant, createToken, type Merchant } from "./support/v1.j
 /**
  * Order and subscription events reach webhooks in Polar's shapes: the SDK's validateEvent
  * parses each one strictly (order.created, order.paid, order.updated, subscription.created,
- * subscription.active).
+ * subscription.active) and customer.state_changed with the new subscription.
  */
 
 let server: TestServer;
@@ -16,7 +16,14 @@ let acme: Merchant;
 let token: string;
 let secret: string;
 
-const TYPES = ["order.created", "order.paid", "order.updated", "subscription.created", "subscription.active"];
+const TYPES = [
+  "order.created",
+  "order.paid",
+  "order.updated",
+  "subscription.created",
+  "subscription.active",
+  "customer.state_changed",
+];
 
 beforeAll(async () => {
   [server, receiver] = await Promise.all([
@@ -109,6 +116,9 @@ describe("order and subscription events", () => {
           metadata: { ref: "abc" },
         });
         expect(event.data.prices.map((p) => p.id)).toEqual([product.body.prices[0].id]);
+      } else if (event.type === "customer.state_changed") {
+        expect(event.data.id).toBe(customer!.id);
+        expect(event.data.activeSubscriptions.map((sub) => sub.id)).toEqual([subscriptionId]);
       } else throw new Error(`unexpected ${event.type}`);
     }
   });
