@@ -46,7 +46,8 @@ export const AddressInput = z
     country: z
       .string({ error: "Field required" })
       .transform((c) => c.toUpperCase())
-      .pipe(z.enum(INPUT_COUNTRIES, { error: "A two-letter ISO 3166-1 country code, e.g. US" })),
+      .pipe(z.enum(INPUT_COUNTRIES, { error: "A two-letter ISO 3166-1 country code, e.g. US" }))
+      .openapi({ type: "string", enum: INPUT_COUNTRIES, description: "ISO 3166-1 alpha-2, e.g. US" }),
   })
   // As Polar: a US state or Canadian province is stored as its ISO 3166-2 code (`NY` -> `US-NY`).
   .transform((address, ctx) => {
