@@ -353,4 +353,21 @@ describe("customer portal authentication", () => {
     ];
     for (const f of calls) await expect(f()).resolves.not.toBeInstanceOf(SDKValidationError);
   });
+
+  it("the OpenAPI document lists the portal's endpoints under the customer session scheme", async () => {
+    const res = await call(server, undefined, "GET", "/v1/openapi.json");
+    const doc = res.body;
+    for (const path of [
+      "/v1/customer-portal/customers/me",
+      "/v1/customer-portal/orders/",
+      "/v1/customer-portal/orders/{id}",
+      "/v1/customer-portal/subscriptions/",
+      "/v1/customer-portal/subscriptions/{id}",
+    ]) {
+      expect(Object.keys(doc.paths[path] ?? {}), path).toEqual(["get"]);
+      expect(doc.paths[path].get.security, path).toEqual([{ customer_session: [] }]);
+    }
+    expect(doc.paths["/v1/customer-sessions/"].post.security).toEqual([{ access_token: [] }]);
+    expect(doc.components.securitySchemes.customer_session).toMatchObject({ type: "http", scheme: "bearer" });
+  });
 });

@@ -27,6 +27,7 @@ import { registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
+import { idempotency } from "./idempotency.js";
 import { withDocumentedPaths } from "./openapi.js";
 import { mountReference } from "./reference.js";
 
@@ -225,6 +226,7 @@ export function createV1Api(deps: V1Deps) {
       await next();
     }),
   );
+  api.use(`${V1_PREFIX}/*`, idempotency({ db: deps.db, clock: deps.clock, logger: deps.logger }));
 
   registerOrganizationAccessTokenRoutes(api);
   registerOrganizationRoutes(api);
