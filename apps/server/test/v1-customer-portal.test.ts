@@ -370,4 +370,25 @@ describe("customer portal authentication", () => {
     expect(doc.paths["/v1/customer-sessions/"].post.security).toEqual([{ access_token: [] }]);
     expect(doc.components.securitySchemes.customer_session).toMatchObject({ type: "http", scheme: "bearer" });
   });
+
+  it("a portal customer has a rate limit of their own, apart from the merchant's", async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT: "on", V1_RATE_LIMIT: "4" } });
+    try {
+      const m = await createMerchant(limited);
+      const t = await createToken(m, ["customer_sessions:write", "products:read"]);
+      const customer = await insertCustomer(limited, m.organizationId);
+      const session = await call(limited, t, "POST", "/v1/customer-sessions/", { customer_id: customer.id });
+      expect(session.status).toBe(201);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push(
+          (await call(limited, session.body.token, "GET", "/v1/customer-portal/customers/me")).status,
+        );
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+      // The merchant's budget (token creation, session creation so far) is untouched by the customer.
+      expect((await call(limited, t, "GET", "/v1/products/")).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  }, 120_000);
 });

@@ -216,7 +216,12 @@ export function createV1Api(deps: V1Deps) {
         resolved ??= (async () => {
           const ctx = await authenticate(c);
           if (hit) {
-            const verdict = await hit(`v1:org:${ctx.organizationId}`);
+            // A portal customer has a budget of their own: they cannot spend the merchant's.
+            const bucket =
+              ctx.actor.kind === "customer"
+                ? `v1:customer:${ctx.actor.customerId}`
+                : `v1:org:${ctx.organizationId}`;
+            const verdict = await hit(bucket);
             if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
           }
           return ctx;

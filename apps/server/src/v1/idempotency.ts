@@ -152,13 +152,17 @@ export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; log
     const started = Date.now();
     for (;;) {
       if (await claim(scope, key, fingerprint, token)) break;
+      const waited = Date.now() - started >= IDEMPOTENCY_WAIT_MS;
       const row: Stored | undefined = await db
         .selectFrom("kassa_idempotency_key")
         .select(["fingerprint", "response_status", "response_headers", "response_body"])
         .where("scope", "=", scope)
         .where("key", "=", key)
         .executeTakeFirst();
-      if (!row) continue; // released by a failed first request: claim it
+      if (!row) {
+        if (waited) throw new IdempotencyKeyInUse();
+        continue; // released by a failed first request: claim it
+      }
       if (row.fingerprint !== fingerprint)
         throw keyError(
           key,
@@ -169,7 +173,7 @@ export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; log
         headers.set("Idempotent-Replayed", "true");
         return new Response(row.response_body, { status: row.response_status, headers });
       }
-      if (Date.now() - started >= IDEMPOTENCY_WAIT_MS) throw new IdempotencyKeyInUse();
+      if (waited) throw new IdempotencyKeyInUse();
       await sleep(POLL_MS);
     }
 
