@@ -353,4 +353,42 @@ describe("customer portal authentication", () => {
     ];
     for (const f of calls) await expect(f()).resolves.not.toBeInstanceOf(SDKValidationError);
   });
+
+  it("the OpenAPI document lists the portal's endpoints under the customer session scheme", async () => {
+    const res = await call(server, undefined, "GET", "/v1/openapi.json");
+    const doc = res.body;
+    for (const path of [
+      "/v1/customer-portal/customers/me",
+      "/v1/customer-portal/orders/",
+      "/v1/customer-portal/orders/{id}",
+      "/v1/customer-portal/subscriptions/",
+      "/v1/customer-portal/subscriptions/{id}",
+    ]) {
+      expect(Object.keys(doc.paths[path] ?? {}), path).toEqual(["get"]);
+      expect(doc.paths[path].get.security, path).toEqual([{ customer_session: [] }]);
+    }
+    expect(doc.paths["/v1/customer-sessions/"].post.security).toEqual([{ access_token: [] }]);
+    expect(doc.components.securitySchemes.customer_session).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("a portal customer has a rate limit of their own, apart from the merchant's", async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT: "on", V1_RATE_LIMIT: "4" } });
+    try {
+      const m = await createMerchant(limited);
+      const t = await createToken(m, ["customer_sessions:write", "products:read"]);
+      const customer = await insertCustomer(limited, m.organizationId);
+      const session = await call(limited, t, "POST", "/v1/customer-sessions/", { customer_id: customer.id });
+      expect(session.status).toBe(201);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push(
+          (await call(limited, session.body.token, "GET", "/v1/customer-portal/customers/me")).status,
+        );
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+      // The merchant's budget (token creation, session creation so far) is untouched by the customer.
+      expect((await call(limited, t, "GET", "/v1/products/")).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  }, 120_000);
 });

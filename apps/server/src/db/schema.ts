@@ -637,7 +637,28 @@ export interface OrderInvoiceTable {
   generated_at: Date;
 }
 
+/**
+ * A POST's Idempotency-Key (migration 0550): claimed by the first request (`claim`, until
+ * `locked_until`), then holding its answer until `expires_at`.
+ */
+export interface IdempotencyKeyTable {
+  /** Who may replay it: `org:{id}` for a token, `user:{id}:org:{id}`, `customer:{id}`. */
+  scope: string;
+  key: string;
+  /** SHA-256 of the method, path and body of the first request. */
+  fingerprint: string;
+  claim: string;
+  /** Null while the first request runs. */
+  response_status: number | null;
+  response_headers: Json<Record<string, string> | null>;
+  response_body: string | null;
+  locked_until: Date;
+  expires_at: Date;
+  created_at: Date;
+}
+
 export interface KassaDatabase {
+  kassa_idempotency_key: IdempotencyKeyTable;
   kassa_customer_session: CustomerSessionTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;

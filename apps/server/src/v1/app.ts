@@ -33,6 +33,7 @@ import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
+import { idempotency } from "./idempotency.js";
 import { withDocumentedPaths } from "./openapi.js";
 import { purchasePorts } from "./purchase-ports.js";
 import { mountReference } from "./reference.js";
@@ -222,7 +223,12 @@ export function createV1Api(deps: V1Deps) {
         resolved ??= (async () => {
           const ctx = await authenticate(c);
           if (hit) {
-            const verdict = await hit(`v1:org:${ctx.organizationId}`);
+            // A portal customer has a budget of their own: they cannot spend the merchant's.
+            const bucket =
+              ctx.actor.kind === "customer"
+                ? `v1:customer:${ctx.actor.customerId}`
+                : `v1:org:${ctx.organizationId}`;
+            const verdict = await hit(bucket);
             if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
           }
           return ctx;
@@ -232,6 +238,7 @@ export function createV1Api(deps: V1Deps) {
       await next();
     }),
   );
+  api.use(`${V1_PREFIX}/*`, idempotency({ db: deps.db, clock: deps.clock, logger: deps.logger }));
 
   registerOrganizationAccessTokenRoutes(api);
   registerOrganizationRoutes(api);

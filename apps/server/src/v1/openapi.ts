@@ -1,6 +1,6 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Scope } from "@kassa/contracts";
-import { requireScope } from "./scopes.js";
+import { requireCustomer, requireScope } from "./scopes.js";
 
 /** Every `/v1` operation takes an organization access token (or the dashboard's session). */
 export const security = [{ access_token: [] }];
@@ -68,6 +68,21 @@ export function route<R extends Omit<RouteConfig, "middleware" | "security">>(co
     security,
     middleware: [requireScope(scope)] as const,
     description: `${rest.description ? `${rest.description}\n\n` : ""}**Scopes**: \`${scope}\``,
+  });
+}
+
+/**
+ * An endpoint of the customer portal (`/v1/customer-portal/*`): a customer session
+ * (`polar_cst_...`) only, in the document with the customer session security scheme.
+ */
+export function customerRoute<R extends Omit<RouteConfig, "middleware" | "security">>(config: R) {
+  const path = config.path.endsWith("/") ? config.path.slice(0, -1) : config.path;
+  if (path !== config.path) documentedPaths.set(path, config.path);
+  return createRoute({
+    ...config,
+    path,
+    security: [{ customer_session: [] }],
+    middleware: [requireCustomer] as const,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Scope } from "@kassa/contracts";
 import { createMiddleware } from "hono/factory";
-import { InsufficientScope, NotPermitted } from "../kit/api/errors.js";
+import { InsufficientScope, NotPermitted, Unauthorized } from "../kit/api/errors.js";
 import type { V1Env } from "./env.js";
 
 /**
@@ -27,3 +27,11 @@ export function requireScope(scope: Scope) {
     await next();
   });
 }
+
+/** Gates a customer portal endpoint: the caller is a customer session (see `v1/authenticate.ts`). */
+export const requireCustomer = createMiddleware<V1Env>(async (c, next) => {
+  const ctx = await c.var.authenticate();
+  if (ctx.actor.kind !== "customer") throw new Unauthorized();
+  c.set("ctx", ctx);
+  await next();
+});

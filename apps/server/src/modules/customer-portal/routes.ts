@@ -1,36 +1,17 @@
-import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
-import { Unauthorized } from "../../kit/api/errors.js";
+import { z } from "@hono/zod-openapi";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
-import type { V1App, V1Env } from "../../v1/env.js";
-import { errorResponses } from "../../v1/openapi.js";
+import type { V1App } from "../../v1/env.js";
+import { customerRoute, errorResponses } from "../../v1/openapi.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
-
-/** Portal endpoints take a customer session only (`v1/authenticate.ts` refuses anything else). */
-const requireCustomer = createMiddleware<V1Env>(async (c, next) => {
-  const ctx = await c.var.authenticate();
-  if (ctx.actor.kind !== "customer") throw new Unauthorized();
-  c.set("ctx", ctx);
-  await next();
-});
-
-function portalRoute<R extends Omit<RouteConfig, "middleware" | "security">>(config: R) {
-  return createRoute({
-    ...config,
-    path: config.path.endsWith("/") ? config.path.slice(0, -1) : config.path,
-    security: [{ customer_session: [] }],
-    middleware: [requireCustomer] as const,
-  });
-}
 
 const ok = (schema: z.ZodType) => ({
   description: "Successful Response",
   content: { "application/json": { schema } },
 });
 
-const me = portalRoute({
+const me = customerRoute({
   method: "get",
   path: "/v1/customer-portal/customers/me",
   tags: ["customer_portal"],
@@ -38,7 +19,7 @@ const me = portalRoute({
   responses: { 200: ok(CustomerPortalCustomer), ...errorResponses() },
 });
 
-const listOrders = portalRoute({
+const listOrders = customerRoute({
   method: "get",
   path: "/v1/customer-portal/orders/",
   tags: ["customer_portal"],
@@ -56,7 +37,7 @@ const listOrders = portalRoute({
   responses: { 200: ok(listResource(CustomerOrder, "CustomerOrder")), ...errorResponses() },
 });
 
-const getOrder = portalRoute({
+const getOrder = customerRoute({
   method: "get",
   path: "/v1/customer-portal/orders/{id}",
   tags: ["customer_portal"],
@@ -65,7 +46,7 @@ const getOrder = portalRoute({
   responses: { 200: ok(CustomerOrder), ...errorResponses({ notFound: true }) },
 });
 
-const listSubscriptions = portalRoute({
+const listSubscriptions = customerRoute({
   method: "get",
   path: "/v1/customer-portal/subscriptions/",
   tags: ["customer_portal"],
@@ -82,7 +63,7 @@ const listSubscriptions = portalRoute({
   responses: { 200: ok(listResource(CustomerSubscription, "CustomerSubscription")), ...errorResponses() },
 });
 
-const getSubscription = portalRoute({
+const getSubscription = customerRoute({
   method: "get",
   path: "/v1/customer-portal/subscriptions/{id}",
   tags: ["customer_portal"],

@@ -1,4 +1,4 @@
 export { findProducts, type ProductRow } from "./repository.js";
 export { registerProductRoutes } from "./routes.js";
-export { Product, type PriceWire, type ProductWire } from "./schemas.js";
+export { type PriceWire, Product, type ProductWire } from "./schemas.js";
 export { pricesToWire, productSummary, productsToWire } from "./wire.js";
