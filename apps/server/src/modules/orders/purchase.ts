@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
+import { emitCustomerStateChanged } from "../customers/index.js";
 import { findProducts } from "../products/index.js";
 import {
   addInterval,
@@ -151,7 +152,7 @@ export async function recordPurchase(
   const [wire] = await orderWire(trx, organizationId, [order]);
   await emit("order.created", wire);
   await emit("order.paid", wire);
-  // TODO(customers): call emitCustomerStateChanged(trx, ctx, input.customerId) from
-  // modules/customers once its "customers core:" milestone is merged (customer.state_changed).
+  // The customer's state now holds the new subscription (and, later, the product's benefits).
+  await emitCustomerStateChanged(trx, { ...ctx, organizationId }, input.customerId);
   return { orderId: order.id, subscriptionId: subscription?.id ?? null };
 }

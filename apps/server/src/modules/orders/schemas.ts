@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
+import { AddressInput } from "../customers/index.js";
 import { Address, DiscountMinimal, EmbeddedCustomer, SubscriptionBase } from "../subscriptions/schemas.js";
 
 export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
@@ -86,21 +87,6 @@ export const Order = z
     description: z.string(),
   })
   .openapi("Order");
-
-const Country = z
-  .string()
-  .regex(/^[A-Za-z]{2}$/, 'The country must be a two-letter ISO 3166-1 code, e.g. "US".');
-
-export const AddressInput = z
-  .object({
-    line1: z.string().nullish(),
-    line2: z.string().nullish(),
-    postal_code: z.string().nullish(),
-    city: z.string().nullish(),
-    state: z.string().nullish(),
-    country: Country.transform((c) => c.toUpperCase()),
-  })
-  .openapi("AddressInput");
 
 export const OrderUpdate = z
   .object({

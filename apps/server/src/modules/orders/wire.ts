@@ -1,6 +1,6 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { customerWire } from "../customers/wire.js";
+import { customerWire } from "../customers/index.js";
 import { findProducts, productSummary } from "../products/index.js";
 import { addressWire, discountsById, findSubscriptions, subscriptionBase } from "../subscriptions/index.js";
 import * as repo from "./repository.js";

@@ -1,7 +1,7 @@
 import type { AddressValue } from "../../db/schema.js";
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { customerWire } from "../customers/wire.js";
+import { customerWire } from "../customers/index.js";
 import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
 import * as repo from "./repository.js";
 
