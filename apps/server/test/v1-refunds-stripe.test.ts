@@ -98,12 +98,12 @@ async function stripeSays(refund: Json) {
   expect(res.status).toBe(200);
 }
 
-async function until<T>(check: () => Promise<T | undefined | false>): Promise<T> {
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() - started > 20_000) throw new Error("condition not met in time");
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -221,4 +221,38 @@ describe("Stripe refunds", () => {
     expect(again.status).toBe(201);
     expect(await orderRow(order.id)).toMatchObject({ status: "refunded", refunded_amount: 1_000 });
   });
+
+  it("keeps a refund pending when Stripe's answer is lost, and asks again with the same key: one refund at Stripe", async () => {
+    fake.settings.refundStatus = "succeeded";
+    const order = await stripeOrder(800, 0);
+    fake.settings.lostRefundAnswers = 10; // every attempt of the first call (the client retries)
+    const res = await call(server, token, "POST", "/v1/refunds/", {
+      order_id: order.id,
+      reason: "other",
+      amount: 800,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.status).toBe("pending");
+    expect(await orderRow(order.id)).toMatchObject({ status: "paid", refunded_amount: 0 });
+    // The amount stays reserved: money may have moved.
+    const more = await call(server, token, "POST", "/v1/refunds/", {
+      order_id: order.id,
+      reason: "other",
+      amount: 1,
+    });
+    expect(more.status).toBe(422);
+    fake.settings.lostRefundAnswers = 0;
+    // The retry job (30 s later) replays the same request and gets Stripe's first answer.
+    await until(async () => (await refundRow(res.body.id)).status === "succeeded", 90_000);
+    expect(await orderRow(order.id)).toEqual({
+      status: "refunded",
+      refunded_amount: 800,
+      refunded_tax_amount: 0,
+    });
+    const sent = fake.requests.filter(
+      (r) => r.path === "/v1/refunds" && r.form.get("metadata[kassa_refund_id]") === res.body.id,
+    );
+    expect(new Set(sent.map((r) => r.idempotencyKey)).size).toBe(1);
+    expect(fake.object(order.chargeId!)?._refunded).toBe(800);
+  }, 120_000);
 });

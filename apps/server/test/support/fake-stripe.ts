@@ -52,7 +52,11 @@ export interface FakeStripe {
   /** A Stripe object by id, as the fake holds it (for assertions). */
   object(id: string): Obj | undefined;
   /** The status new refunds get: `succeeded` (default) or `pending` (as bank transfers refund). */
-  settings: { refundStatus: "succeeded" | "pending" };
+  settings: {
+    refundStatus: "succeeded" | "pending";
+    /** Answers this many refund requests with a 500 after making the refund (a lost answer). */
+    lostRefundAnswers: number;
+  };
   /** Fails a pending refund as the bank would: the amount is refundable again on its charge. */
   failRefund(id: string): Obj;
   close(): Promise<void>;
@@ -63,7 +67,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const usedTokens = new Set<string>();
   const idempotency = new Map<string, { hash: string; status: number; body: Obj }>();
   const requests: RecordedRequest[] = [];
-  const settings: FakeStripe["settings"] = { refundStatus: "succeeded" };
+  const settings: FakeStripe["settings"] = { refundStatus: "succeeded", lostRefundAnswers: 0 };
   let counter = 0;
   const newId = (prefix: string) => `${prefix}_fake${String(++counter).padStart(6, "0")}`;
 
@@ -302,6 +306,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
               message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
             },
           });
+        if (url.pathname === "/v1/refunds" && settings.lostRefundAnswers > 0) {
+          settings.lostRefundAnswers -= 1;
+          return reply(500, { error: { type: "api_error", message: "An unknown error occurred." } });
+        }
         return reply(seen.status, seen.body);
       }
     }
@@ -315,6 +323,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       body = { error: error.body };
     }
     if (method === "POST" && key) idempotency.set(key, { hash, status, body });
+    if (method === "POST" && url.pathname === "/v1/refunds" && settings.lostRefundAnswers > 0) {
+      settings.lostRefundAnswers -= 1;
+      return reply(500, { error: { type: "api_error", message: "An unknown error occurred." } });
+    }
     reply(status, body);
   }
 
