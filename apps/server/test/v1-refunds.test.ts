@@ -434,6 +434,9 @@ describe("GET /v1/refunds/", () => {
     expect(await ids("succeeded=false")).toEqual([refunds[2]!.id]);
     expect(await ids("succeeded=true&sorting=created_at")).toEqual([refunds[0]!.id, refunds[1]!.id]);
     expect(await ids("id=not-a-uuid")).toEqual([]);
+    await server.sql("update kassa_customer set external_id = 'ext-42' where id = $1", orders[1]!.customerId);
+    expect(await ids("external_customer_id=ext-42")).toEqual([refunds[2]!.id]);
+    expect(await ids("external_customer_id=nobody")).toEqual([]);
     const paged = await call(server, listToken, "GET", "/v1/refunds/?limit=2&page=2");
     expect(paged.body.items).toHaveLength(1);
     expect(paged.body.pagination).toEqual({ total_count: 3, max_page: 2 });
