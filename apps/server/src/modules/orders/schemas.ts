@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
 import { AddressInput } from "../customers/index.js";
-import { Address, DiscountMinimal, EmbeddedCustomer, SubscriptionBase } from "../subscriptions/schemas.js";
+import { Address, DiscountMinimal, EmbeddedCustomer, SubscriptionBase } from "../subscriptions/index.js";
 
 export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
 export const BILLING_REASONS = [

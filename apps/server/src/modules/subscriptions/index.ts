@@ -6,6 +6,7 @@ export {
   type SubscriptionRow,
 } from "./repository.js";
 export { registerSubscriptionRoutes } from "./routes.js";
+export { Address, DiscountMinimal, EmbeddedCustomer, Subscription, SubscriptionBase } from "./schemas.js";
 export {
   addressWire,
   type DiscountMinimalWire,

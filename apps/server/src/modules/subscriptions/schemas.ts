@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
 import { Address } from "../customers/index.js";
-import { Product } from "../products/schemas.js";
+import { Product } from "../products/index.js";
 
 export { Address };
 
