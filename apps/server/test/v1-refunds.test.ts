@@ -169,7 +169,7 @@ describe("POST /v1/refunds/", () => {
     expect(await orderRow(order.id)).toMatchObject({ status: "refunded", refunded_amount: 4_000 });
   });
 
-  it("sends refund.created with the refund as the API answered it", async () => {
+  it("sends refund.created, then order.updated and order.refunded with the order as the API answers it", async () => {
     const order = await seedOrder(server, acme, { subtotal: 2_000, tax: 200 });
     const res = await refund({ order_id: order.id, reason: "customer_request", amount: 500 });
     expect(res.status).toBe(201);
@@ -182,6 +182,26 @@ describe("POST /v1/refunds/", () => {
     expect(parsed.type).toBe("refund.created");
     const body = JSON.parse(created!.body);
     expect(body.data).toEqual(res.body);
+
+    // Then the order, as GET /v1/orders/{id} answers it: order.updated and order.refunded.
+    const forOrder = (d: Json) => d.id === order.id;
+    const [updated] = await receiver.waitFor(1, 20_000, hooksFor("order.updated", forOrder));
+    const [refunded] = await receiver.waitFor(1, 20_000, hooksFor("order.refunded", forOrder));
+    const event = validateEvent(refunded!.body, refunded!.headers, secret);
+    if (event.type !== "order.refunded") throw new Error(event.type);
+    expect(event.data).toMatchObject({
+      id: order.id,
+      status: "partially_refunded",
+      refundedAmount: 500,
+      refundedTaxAmount: 50,
+    });
+    expect(JSON.parse(refunded!.body).data).toMatchObject({
+      refundable_amount: 1_500,
+      refundable_tax_amount: 150,
+    });
+    expect(validateEvent(updated!.body, updated!.headers, secret).type).toBe("order.updated");
+    const got = await call(server, token, "GET", `/v1/orders/${order.id}`);
+    expect(JSON.parse(refunded!.body).data).toEqual(got.body);
   });
 });
 
@@ -414,6 +434,9 @@ describe("GET /v1/refunds/", () => {
     expect(await ids("succeeded=false")).toEqual([refunds[2]!.id]);
     expect(await ids("succeeded=true&sorting=created_at")).toEqual([refunds[0]!.id, refunds[1]!.id]);
     expect(await ids("id=not-a-uuid")).toEqual([]);
+    await server.sql("update kassa_customer set external_id = 'ext-42' where id = $1", orders[1]!.customerId);
+    expect(await ids("external_customer_id=ext-42")).toEqual([refunds[2]!.id]);
+    expect(await ids("external_customer_id=nobody")).toEqual([]);
     const paged = await call(server, listToken, "GET", "/v1/refunds/?limit=2&page=2");
     expect(paged.body.items).toHaveLength(1);
     expect(paged.body.pagination).toEqual({ total_count: 3, max_page: 2 });
