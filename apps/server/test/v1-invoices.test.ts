@@ -259,7 +259,8 @@ describe("signed document URLs", () => {
     const u = new URL(url);
     const sig = u.searchParams.get("signature")!;
     const expires = u.searchParams.get("expires")!;
-    const flipped = `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`;
+    // The first character: all six of its bits are signature bits (the last one's low bits are padding).
+    const flipped = `${sig.startsWith("A") ? "B" : "A"}${sig.slice(1)}`;
     const variants = [
       url.replace(`signature=${sig}`, `signature=${flipped}`),
       url.replace(a.id, b.id),
@@ -292,5 +293,51 @@ describe("receipts", () => {
     const refused = await call(server, token, "GET", `/v1/orders/${unpaid.id}/receipt`);
     expect(refused.status).toBe(422);
     expect(refused.body.error).toBe("NotPaidOrder");
+  });
+});
+
+describe("invoices in the customer portal", () => {
+  async function session(customerId: string) {
+    const sessions = await createToken(acme, ["customer_sessions:write"]);
+    const res = await call(server, sessions, "POST", "/v1/customer-sessions/", { customer_id: customerId });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.token as string;
+  }
+
+  it("lets a customer generate and open the invoice of their own order, never another customer's", async () => {
+    const mine = await seedOrder(server, acme, { label: "Portal plan" });
+    const theirs = await seedOrder(server, acme);
+    const cst = await session(mine.customerId);
+    const path = `/v1/customer-portal/orders/${mine.id}/invoice`;
+
+    expect((await call(server, cst, "GET", path)).status).toBe(404);
+    const generated = await call(server, cst, "POST", path);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(202);
+    const got = await call(server, cst, "GET", path);
+    expect(got.status).toBe(200);
+    const { res, bytes } = await download(got.body.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/pdf");
+    expect(pdfText(bytes)).toContain(mine.invoiceNumber);
+    // The portal's order list now says the invoice exists.
+    const listed = await call(server, cst, "GET", `/v1/customer-portal/orders/${mine.id}`);
+    expect(listed.body.is_invoice_generated).toBe(true);
+
+    // Another customer's order, even of the same organization: not found, nothing generated.
+    const foreign = `/v1/customer-portal/orders/${theirs.id}/invoice`;
+    expect((await call(server, cst, "POST", foreign)).status).toBe(404);
+    expect((await call(server, cst, "GET", foreign)).status).toBe(404);
+    const [row] = await server.sql<{ invoice_generated_at: unknown }>(
+      "select invoice_generated_at from kassa_order where id = $1",
+      theirs.id,
+    );
+    expect(row!.invoice_generated_at).toBeNull();
+  });
+
+  it("takes only a customer session", async () => {
+    const order = await seedOrder(server, acme);
+    const path = `/v1/customer-portal/orders/${order.id}/invoice`;
+    expect((await call(server, token, "POST", path)).status).toBe(401);
+    expect((await call(server, undefined, "GET", path)).status).toBe(401);
   });
 });

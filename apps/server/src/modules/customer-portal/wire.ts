@@ -196,7 +196,7 @@ export async function customerOrdersWire(db: Db, caller: repo.Caller, rows: repo
       billing_name: row.billing_name,
       billing_address: address(row.billing_address),
       invoice_number: row.invoice_number,
-      is_invoice_generated: false,
+      is_invoice_generated: row.invoice_generated_at !== null,
       seats: null,
       customer_id: row.customer_id,
       product_id: row.product_id,

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { IdParam } from "../../kit/api/schemas.js";
 import type { V1App } from "../../v1/env.js";
-import { errorResponses, route } from "../../v1/openapi.js";
+import { customerRoute, errorResponses, route } from "../../v1/openapi.js";
 import * as service from "./service.js";
 
 const TAG = "orders";
@@ -52,6 +52,31 @@ const receipt = route({
   responses: { 200: ok(DocumentUrl("OrderReceipt")), ...errorResponses({ notFound: true }) },
 });
 
+const portalGenerate = customerRoute({
+  method: "post",
+  path: "/v1/customer-portal/orders/{id}/invoice",
+  tags: ["customer_portal"],
+  summary: "Generate the invoice of one of my orders",
+  description:
+    "With a customer session: makes the invoice of the customer's own paid order available (it needs a billing name and address).",
+  request: { params: IdParam },
+  responses: {
+    202: { description: "Invoice generated.", content: { "application/json": { schema: z.null() } } },
+    ...errorResponses({ notFound: true }),
+  },
+});
+
+const portalInvoice = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/orders/{id}/invoice",
+  tags: ["customer_portal"],
+  summary: "Get the invoice of one of my orders",
+  description:
+    "With a customer session: a signed URL of the invoice PDF of the customer's own order, valid for an hour. 404 until it is generated.",
+  request: { params: IdParam },
+  responses: { 200: ok(DocumentUrl("CustomerOrderInvoice")), ...errorResponses({ notFound: true }) },
+});
+
 export function registerInvoiceRoutes(app: V1App, env: service.InvoicesEnv) {
   app.openapi(generate, async (c) => {
     await service.generateInvoice({ ctx: c.var.ctx, input: c.req.valid("param") });
@@ -62,5 +87,13 @@ export function registerInvoiceRoutes(app: V1App, env: service.InvoicesEnv) {
   );
   app.openapi(receipt, async (c) =>
     c.json(await service.getReceipt({ ctx: c.var.ctx, env, input: c.req.valid("param") }), 200),
+  );
+  // The customer's own orders only: the service scopes a customer actor to them.
+  app.openapi(portalGenerate, async (c) => {
+    await service.generateInvoice({ ctx: c.var.ctx, input: c.req.valid("param") });
+    return c.json(null, 202);
+  });
+  app.openapi(portalInvoice, async (c) =>
+    c.json(await service.getInvoice({ ctx: c.var.ctx, env, input: c.req.valid("param") }), 200),
   );
 }
