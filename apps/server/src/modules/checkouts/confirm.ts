@@ -4,7 +4,7 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import type { CustomerRow } from "../customers/wire.js";
+import type { CustomerRow } from "../customers/index.js";
 import {
   type ChargeResult,
   type PaymentProcessor,
@@ -176,7 +176,7 @@ async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.Check
     email: known?.email ?? row.customer_email,
     name: row.customer_billing_name ?? row.customer_name,
     metadata: { checkout_id: row.id },
-    idempotencyKey: `checkout:${row.id}:customer`,
+    idempotencyKey: `checkout:${row.id}:${row.attempt}:customer`,
   });
   return created.id;
 }

@@ -229,7 +229,9 @@ export async function customerSubscriptionsWire(db: Db, caller: repo.Caller, row
       caller.organizationId,
       rows.map((r) => r.product_id),
     ),
-    pricesToWire(db, caller.organizationId, [...new Set(rows.flatMap((r) => r.price_ids))]),
+    pricesToWire(db, caller.organizationId, [...new Set(rows.flatMap((r) => r.price_ids))]).then(
+      (list) => new Map(list.map((p) => [p.id, p])),
+    ),
   ]);
   return rows.flatMap((row) => {
     const product = products.get(row.product_id);

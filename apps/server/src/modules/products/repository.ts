@@ -168,16 +168,3 @@ export function findProducts(db: Db, organizationId: string, ids: string[]) {
     .where("id", "in", ids)
     .execute();
 }
-
-/** Prices by id, archived ones included (a subscription keeps the price it was bought at). */
-export function findPrices(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_product_price as pp")
-    .innerJoin("kassa_product as p", "p.id", "pp.product_id")
-    .selectAll("pp")
-    .select("p.recurring_interval")
-    .where("pp.organization_id", "=", organizationId)
-    .where("pp.id", "in", ids)
-    .execute();
-}

@@ -174,29 +174,6 @@ export async function productsToWire(
   });
 }
 
-/** Prices by id as Polar answers them, archived ones included (what a subscription is on). */
-export async function pricesToWire(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-): Promise<Map<string, PriceWire>> {
-  const rows = await repo.findPrices(db, organizationId, ids);
-  const meterIds = [...new Set(rows.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))];
-  const meters = new Map(
-    (await findMeters(db, organizationId, meterIds)).map((m) => [
-      m.id,
-      {
-        id: m.id,
-        name: m.name,
-        unit: m.unit,
-        custom_label: m.custom_label,
-        custom_multiplier: m.custom_multiplier,
-      },
-    ]),
-  );
-  return new Map(rows.map((row) => [row.id, priceToWire(row, row.recurring_interval as Interval, meters)]));
-}
-
 /** A product without its prices, benefits and media: how a discount names the products it applies to. */
 export function productSummary(row: repo.ProductRow) {
   const interval = row.recurring_interval as Interval;
