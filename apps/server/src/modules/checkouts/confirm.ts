@@ -4,7 +4,7 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import type { CustomerRow } from "../customers/index.js";
+import { type CustomerRow, validateTaxId } from "../customers/index.js";
 import {
   type ChargeResult,
   type PaymentProcessor,
@@ -281,7 +281,10 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
         name: row.customer_billing_name ?? row.customer_name,
         externalId: row.external_customer_id,
         billingAddress: row.customer_billing_address,
-        taxId: row.customer_tax_id ? [row.customer_tax_id, null] : null,
+        taxId:
+          row.customer_tax_id && row.customer_billing_address
+            ? (validateTaxId(row.customer_tax_id, row.customer_billing_address.country) ?? null)
+            : null,
         metadata: row.customer_metadata,
       });
     }
