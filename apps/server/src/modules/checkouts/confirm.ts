@@ -144,6 +144,7 @@ async function claim(
       status: "confirmed",
       attempt: row.attempt + 1,
       payment_error: null,
+      payment_outcome: JSON.stringify(null),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
     return {
@@ -250,6 +251,7 @@ async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "open",
       payment_error: message,
+      payment_outcome: JSON.stringify(null),
       modified_at: ctx.clock.now(),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
@@ -313,6 +315,7 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
     });
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "succeeded",
+      payment_outcome: JSON.stringify(null),
       customer_id: customer.id,
       order_id: purchase.orderId,
       subscription_id: purchase.subscriptionId,
@@ -349,7 +352,17 @@ export async function confirmCheckout({
   clientSecret: string;
   input: CheckoutConfirmInput;
 }) {
-  const { ctx } = await openBySecret(base, deps, clientSecret);
+  const { ctx, row } = await openBySecret(base, deps, clientSecret);
+  // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
+  if (row.status === "confirmed" && row.payment_outcome) {
+    const c = { row, recurring: false, paymentRequired: false, setupRequired: false };
+    const { saved, token } = await fulfil(ctx, deps, c, { ok: true, ...row.payment_outcome });
+    return {
+      ...(await checkoutPublicWire(ctx.db, deps.env, saved)),
+      status: "confirmed" as const,
+      customer_session_token: token,
+    };
+  }
   const c = await claim(ctx, deps, clientSecret, input);
   let outcome: Outcome;
   try {
@@ -362,6 +375,8 @@ export async function confirmCheckout({
     await reopen(ctx, deps, c, outcome.message);
     throw new PaymentError(outcome.message);
   }
+  const { ok: _ok, ...paid } = outcome;
+  await repo.recordPaymentOutcome(ctx.db, c.row.id, c.row.attempt, paid);
   const { saved, token } = await fulfil(ctx, deps, c, outcome);
   const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
   return { ...wire, status: "confirmed" as const, customer_session_token: token };

@@ -280,6 +280,7 @@ export async function createCheckout({
       checkout_link_id: checkoutLinkId,
       attempt: 0,
       payment_error: null,
+      payment_outcome: JSON.stringify(null),
       order_id: null,
       subscription_id: null,
       expires_at: new Date(now.getTime() + CHECKOUT_TTL_MS),
