@@ -554,6 +554,24 @@ describe("checkout links", () => {
       products: [oneTime.id],
     });
     expect(foreign.status).toBe(422);
+    // A product archived since is no longer offered by the link.
+    const retired = await product(token, {
+      name: "Old edition",
+      prices: [{ amount_type: "fixed", price_amount: 999, price_currency: "usd" }],
+    });
+    const mixed = await polar.checkoutLinks.create({
+      paymentProcessor: "stripe",
+      products: [retired.id, oneTime.id],
+    });
+    expect(
+      (await call(server, token, "PATCH", `/v1/products/${retired.id}`, { is_archived: true })).status,
+    ).toBe(200);
+    const reopened = await fetch(`${server.url}/v1/checkout-links/${mixed.clientSecret}/redirect`, {
+      redirect: "manual",
+    });
+    expect(reopened.status).toBe(307);
+    const fresh = await client(new URL(reopened.headers.get("location")!).pathname.split("/").pop()!);
+    expect(fresh.body.products.map((p: Json) => p.id)).toEqual([oneTime.id]);
     await polar.checkoutLinks.delete({ id: link.id });
     const gone = await fetch(`${server.url}/v1/checkout-links/${link.clientSecret}/redirect`, {
       redirect: "manual",
