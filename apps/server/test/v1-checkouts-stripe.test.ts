@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
 
 /** Checkouts on the Stripe processor (a local server speaking Stripe's API): confirm with a Stripe confirmation token. */
 
@@ -12,7 +13,9 @@ let server: TestServer;
 let token: string;
 let ebook: Json;
 let plan: Json;
+let acme: Merchant;
 
+const WEBHOOK_SECRET = "whsec_test_kassa_fake_stripe_secret";
 const ctoken = (kind: string) => `ctoken_${kind}_${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
@@ -20,12 +23,13 @@ beforeAll(async () => {
   server = await startTestServer({
     env: {
       STRIPE_SECRET_KEY: "sk_test_kassa_fake",
-      STRIPE_WEBHOOK_SECRET: "whsec_test_kassa_fake_stripe_secret",
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      JOB_POLL_INTERVAL_MS: "200",
       STRIPE_PUBLISHABLE_KEY: "pk_test_kassa_fake",
       STRIPE_API_URL: fake.url,
     },
   });
-  const acme = await createMerchant(server, "Acme");
+  acme = await createMerchant(server, "Acme");
   token = await createToken(acme, ["checkouts:write", "products:write"]);
   const create = async (body: Json) => (await call(server, token, "POST", "/v1/products/", body)).body;
   ebook = await create({ name: "E-book", prices: [{ amount_type: "fixed", price_amount: 2500 }] });
@@ -91,5 +95,61 @@ describe("checkouts on Stripe", () => {
     );
     expect(sub).toMatchObject({ status: "active" });
     expect(sub!.payment_method_id).toMatch(/^pm_/);
+  });
+
+  it("3-D Secure: confirm hands the page the intent's client secret; Stripe's payment_intent.succeeded settles it", async () => {
+    const c = await newCheckout(plan.id);
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("threeDS"),
+      customer_email: "sca@example.com",
+      customer_billing_address: { country: "DE" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+    expect(res.body.payment_processor_metadata.intent_client_secret).toBeTruthy();
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("confirmed");
+    const pi = fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1);
+    expect(pi?.form.get("metadata[checkout_id]")).toBe(c.id);
+    const evt = {
+      id: `evt_${randomUUID()}`,
+      object: "event",
+      type: "payment_intent.succeeded",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: "pi_sca_test",
+          object: "payment_intent",
+          amount: 900,
+          amount_received: 900,
+          currency: "usd",
+          status: "succeeded",
+          metadata: { kassa_organization_id: acme.organizationId, checkout_id: c.id },
+        },
+      },
+    };
+    const body = JSON.stringify(evt);
+    const hook = await fetch(`${server.url}/v1/integrations/stripe/webhook`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret: WEBHOOK_SECRET,
+        }),
+      },
+      body,
+    });
+    expect(hook.status).toBe(200);
+    let status = "";
+    for (let i = 0; i < 100 && status !== "succeeded"; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status;
+    }
+    expect(status).toBe("succeeded");
+    const orders = await server.sql<{ total_amount: number; charge_id: string }>(
+      "select total_amount, charge_id from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(orders).toEqual([{ total_amount: 900, charge_id: "pi_sca_test" }]);
   });
 });
