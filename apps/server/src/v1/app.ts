@@ -276,10 +276,7 @@ export function createV1Api(deps: V1Deps) {
     events: deps.events ?? noEvents,
     env: { baseURL: deps.baseURL, payments: deps.payments },
     tax: new OrganizationRateTaxCalculator(deps.db),
-    confirm:
-      deps.payments && purchasePorts
-        ? { processor: deps.payments.processor, ports: purchasePorts }
-        : undefined,
+    confirm: deps.payments ? { processor: deps.payments.processor, ports: purchasePorts } : undefined,
   };
   registerCheckoutRoutes(api, checkouts);
   registerCheckoutLinkRoutes(api, checkouts);
