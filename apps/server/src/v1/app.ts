@@ -17,10 +17,12 @@ import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
+import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
+import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
@@ -233,6 +235,8 @@ export function createV1Api(deps: V1Deps) {
   registerDiscountRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
+  registerOrderRoutes(api);
+  registerSubscriptionRoutes(api);
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,

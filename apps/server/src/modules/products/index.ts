@@ -1,3 +1,3 @@
 export { findProducts, type ProductRow } from "./repository.js";
 export { registerProductRoutes } from "./routes.js";
-export { productSummary } from "./wire.js";
+export { pricesToWire, productSummary, productsToWire } from "./wire.js";

@@ -1,0 +1,9 @@
+export { Address, AddressInput, type AddressInputValue } from "./address.js";
+export {
+  type CheckoutCustomerInput,
+  emitCustomerStateChanged,
+  findCustomer,
+  findOrCreateCustomerForCheckout,
+} from "./core.js";
+export { type CustomerStateWire, customerState } from "./state.js";
+export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";
