@@ -36,6 +36,11 @@ const EXPECTED: Record<string, string[]> = {
   "/v1/files/": ["get", "post"],
   "/v1/files/{id}": ["patch", "delete"],
   "/v1/files/{id}/uploaded": ["post"],
+  "/v1/customers/": ["get", "post"],
+  "/v1/customers/{id}": ["get", "patch", "delete"],
+  "/v1/customers/{id}/state": ["get"],
+  "/v1/customers/external/{external_id}": ["get", "patch", "delete"],
+  "/v1/customers/external/{external_id}/state": ["get"],
 };
 
 function refs(node: unknown, out: string[] = []): string[] {

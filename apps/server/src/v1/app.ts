@@ -14,6 +14,7 @@ import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
@@ -233,6 +234,7 @@ export function createV1Api(deps: V1Deps) {
   registerBenefitRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
+  registerCustomerRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
   registerOrderRoutes(api);

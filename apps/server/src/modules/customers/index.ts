@@ -5,5 +5,6 @@ export {
   findCustomer,
   findOrCreateCustomerForCheckout,
 } from "./core.js";
+export { registerCustomerRoutes } from "./routes.js";
 export { type CustomerStateWire, customerState } from "./state.js";
 export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";
