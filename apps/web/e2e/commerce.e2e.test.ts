@@ -202,6 +202,49 @@ describe("commerce dashboard", () => {
     expect(row).toEqual({ name: "Alice E.", external_id: "user_alice" });
   });
 
+  it("the owner creates a checkout link and a checkout, each with its URL to copy", async () => {
+    await page.getByRole("link", { name: "Checkout links" }).click();
+    await heading("Checkout links").waitFor();
+    await page.getByRole("heading", { name: "No checkout links yet" }).waitFor();
+    await page.getByRole("button", { name: "New checkout link" }).click();
+    await dialog()
+      .getByLabel(/^Products/)
+      .first()
+      .click();
+    await page.getByRole("option", { name: "E-book" }).click();
+    await inDialog("Label").fill("Homepage");
+    await dialog().getByRole("switch", { name: "Require a billing address" }).check();
+    await dialog().getByRole("button", { name: "Create link" }).click();
+    const url = await inDialog("Checkout link URL").inputValue();
+    expect(url).toMatch(/^http/);
+    await dialog().getByRole("button", { name: "Done" }).click();
+    const row = page.getByRole("row", { name: /Homepage/ });
+    await row.getByText(url).waitFor();
+    const [link] = await server.sql<{ label: string; require_billing_address: boolean }>(
+      "select label, require_billing_address from kassa_checkout_link where organization_id = $1",
+      merchant.organizationId,
+    );
+    expect(link).toEqual({ label: "Homepage", require_billing_address: true });
+
+    await page.getByRole("link", { name: "Checkouts" }).click();
+    await heading("Checkouts").waitFor();
+    await page.getByRole("button", { name: "New checkout" }).click();
+    await dialog()
+      .getByLabel(/^Product/)
+      .first()
+      .click();
+    await page.getByRole("option", { name: "Pro" }).click();
+    await inDialog("Success URL").fill("https://commerce.test/thanks");
+    await dialog().getByRole("button", { name: "Create checkout" }).click();
+    const checkoutUrl = await inDialog("Checkout URL").inputValue();
+    expect(checkoutUrl).toContain("/checkout/");
+    await shots.take(page, "checkout-created");
+    await dialog().getByRole("button", { name: "Done" }).click();
+    const table = page.getByRole("table", { name: "Checkouts" });
+    await table.getByText("Open", { exact: true }).waitFor();
+    await table.getByText("Pro", { exact: true }).waitFor();
+  });
+
   it("a member reads the customer and the order but is offered no action", async () => {
     const member = await addMember(server, merchant, "member");
     await page.context().clearCookies();
