@@ -471,6 +471,37 @@ describe("checkout links", () => {
     });
   });
 
+  it("editing shows the link's URL and sends its changes", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/checkout-links/": page([checkoutLink]),
+      "PATCH /v1/checkout-links/link-1": { ...checkoutLink, allow_discount_codes: false },
+    });
+    const { user } = renderApp("/dashboard/acme/checkout-links", { session });
+    await user.click(await screen.findByRole("button", { name: "Homepage button" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Edit checkout link" });
+    expect((within(dialog).getByLabelText("Checkout link URL") as HTMLInputElement).value).toBe(
+      checkoutLink.url,
+    );
+    await user.click(within(dialog).getByRole("switch", { name: "Allow discount codes" }));
+    await user.click(within(dialog).getByRole("button", { name: "Add metadata" }));
+    await user.type(within(dialog).getByLabelText("Metadata key 1"), "campaign");
+    await user.type(within(dialog).getByLabelText("Metadata value 1"), "spring");
+    await user.click(within(dialog).getByRole("button", { name: "Save link" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Edit checkout link" })).toBeNull());
+    const patch = requests.find((r) => r.method === "PATCH");
+    expect(patch?.path).toBe("/v1/checkout-links/link-1");
+    expect(patch?.body).toEqual({
+      products: ["prod-1"],
+      label: "Homepage button",
+      allow_discount_codes: false,
+      require_billing_address: false,
+      discount_id: null,
+      success_url: null,
+      metadata: { campaign: "spring" },
+    });
+  });
+
   it("deleting asks first; a member sees the links without any action", async () => {
     const { requests } = stubServer({
       ...dashboardAnswers("admin"),
