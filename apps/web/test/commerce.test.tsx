@@ -283,6 +283,33 @@ describe("orders", () => {
     });
   });
 
+  it("a refusal about the order itself is shown in the dialog; a subscription's order keeps its benefits", async () => {
+    stubServer({
+      ...orderAnswers("owner", { ...order, subscription_id: "sub-1" }),
+      "POST /v1/refunds/": answerWith(422, {
+        error: "RequestValidationError",
+        detail: [
+          {
+            type: "value_error",
+            loc: ["body", "order_id"],
+            msg: "Order has no payment to refund (it was free of charge).",
+            input: "ord-1",
+          },
+        ],
+      }),
+    });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Refund" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
+    const revoke = within(dialog).getByRole("checkbox", { name: /Revoke the benefits/ }) as HTMLInputElement;
+    expect(revoke.disabled).toBe(true);
+    await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Other" }));
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    const alert = await within(dialog).findByRole("alert");
+    expect(alert.textContent).toContain("Order has no payment to refund (it was free of charge).");
+  });
+
   it("a member reads an order but may not refund it nor generate its invoice", async () => {
     stubServer(orderAnswers("member", { ...order, is_invoice_generated: false }));
     renderApp("/dashboard/acme/orders/ord-1", { session });
@@ -441,6 +468,37 @@ describe("checkout links", () => {
       discount_id: null,
       success_url: "https://acme.test/ok",
       metadata: {},
+    });
+  });
+
+  it("editing shows the link's URL and sends its changes", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/checkout-links/": page([checkoutLink]),
+      "PATCH /v1/checkout-links/link-1": { ...checkoutLink, allow_discount_codes: false },
+    });
+    const { user } = renderApp("/dashboard/acme/checkout-links", { session });
+    await user.click(await screen.findByRole("button", { name: "Homepage button" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Edit checkout link" });
+    expect((within(dialog).getByLabelText("Checkout link URL") as HTMLInputElement).value).toBe(
+      checkoutLink.url,
+    );
+    await user.click(within(dialog).getByRole("switch", { name: "Allow discount codes" }));
+    await user.click(within(dialog).getByRole("button", { name: "Add metadata" }));
+    await user.type(within(dialog).getByLabelText("Metadata key 1"), "campaign");
+    await user.type(within(dialog).getByLabelText("Metadata value 1"), "spring");
+    await user.click(within(dialog).getByRole("button", { name: "Save link" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Edit checkout link" })).toBeNull());
+    const patch = requests.find((r) => r.method === "PATCH");
+    expect(patch?.path).toBe("/v1/checkout-links/link-1");
+    expect(patch?.body).toEqual({
+      products: ["prod-1"],
+      label: "Homepage button",
+      allow_discount_codes: false,
+      require_billing_address: false,
+      discount_id: null,
+      success_url: null,
+      metadata: { campaign: "spring" },
     });
   });
 
