@@ -4,7 +4,7 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import type { CustomerRow } from "../customers/wire.js";
+import { type CustomerRow, validateTaxId } from "../customers/index.js";
 import {
   type ChargeResult,
   type PaymentProcessor,
@@ -144,6 +144,7 @@ async function claim(
       status: "confirmed",
       attempt: row.attempt + 1,
       payment_error: null,
+      payment_outcome: JSON.stringify(null),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
     return {
@@ -176,7 +177,7 @@ async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.Check
     email: known?.email ?? row.customer_email,
     name: row.customer_billing_name ?? row.customer_name,
     metadata: { checkout_id: row.id },
-    idempotencyKey: `checkout:${row.id}:customer`,
+    idempotencyKey: `checkout:${row.id}:${row.attempt}:customer`,
   });
   return created.id;
 }
@@ -250,6 +251,7 @@ async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "open",
       payment_error: message,
+      payment_outcome: JSON.stringify(null),
       modified_at: ctx.clock.now(),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
@@ -281,7 +283,10 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
         name: row.customer_billing_name ?? row.customer_name,
         externalId: row.external_customer_id,
         billingAddress: row.customer_billing_address,
-        taxId: row.customer_tax_id ? [row.customer_tax_id, null] : null,
+        taxId:
+          row.customer_tax_id && row.customer_billing_address
+            ? (validateTaxId(row.customer_tax_id, row.customer_billing_address.country) ?? null)
+            : null,
         metadata: row.customer_metadata,
       });
     }
@@ -310,6 +315,7 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
     });
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "succeeded",
+      payment_outcome: JSON.stringify(null),
       customer_id: customer.id,
       order_id: purchase.orderId,
       subscription_id: purchase.subscriptionId,
@@ -346,7 +352,17 @@ export async function confirmCheckout({
   clientSecret: string;
   input: CheckoutConfirmInput;
 }) {
-  const { ctx } = await openBySecret(base, deps, clientSecret);
+  const { ctx, row } = await openBySecret(base, deps, clientSecret);
+  // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
+  if (row.status === "confirmed" && row.payment_outcome) {
+    const c = { row, recurring: false, paymentRequired: false, setupRequired: false };
+    const { saved, token } = await fulfil(ctx, deps, c, { ok: true, ...row.payment_outcome });
+    return {
+      ...(await checkoutPublicWire(ctx.db, deps.env, saved)),
+      status: "confirmed" as const,
+      customer_session_token: token,
+    };
+  }
   const c = await claim(ctx, deps, clientSecret, input);
   let outcome: Outcome;
   try {
@@ -359,6 +375,8 @@ export async function confirmCheckout({
     await reopen(ctx, deps, c, outcome.message);
     throw new PaymentError(outcome.message);
   }
+  const { ok: _ok, ...paid } = outcome;
+  await repo.recordPaymentOutcome(ctx.db, c.row.id, c.row.attempt, paid);
   const { saved, token } = await fulfil(ctx, deps, c, outcome);
   const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
   return { ...wire, status: "confirmed" as const, customer_session_token: token };

@@ -1,24 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { MetadataInput, MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
+import { AddressInput } from "../customers/index.js";
 
 export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
-
-/** An address as a buyer gives it: a country (ISO 3166-1 alpha-2) and optional lines. */
-export const AddressInput = z
-  .object({
-    line1: z.string().max(256).nullish(),
-    line2: z.string().max(256).nullish(),
-    postal_code: z.string().max(64).nullish(),
-    city: z.string().max(128).nullish(),
-    state: z.string().max(128).nullish(),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, "A two-letter ISO 3166-1 country code")
-      .transform((c) => c.toUpperCase()),
-  })
-  .openapi("AddressInput");
 
 const CustomFieldDataInput = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
