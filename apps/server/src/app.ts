@@ -10,6 +10,7 @@ import type { Clock } from "./kit/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
+import { DOCUMENT_URL_TTL_SECONDS, registerDocumentRoutes } from "./modules/invoices/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
@@ -191,6 +192,14 @@ export function createApp(deps: AppDeps) {
 
   // Upload, media and download URLs of files (bytes, not JSON: outside /v1).
   registerStorageRoutes(app, { db, clock: deps.clock, env: deps.files, logger: deps.logger });
+
+  // Invoices and receipts of orders, behind URLs Kassa signed (PDF and printable HTML).
+  registerDocumentRoutes(app, {
+    db,
+    clock: deps.clock,
+    env: { signer: deps.files.signer, baseURL: config.baseURL, ttlSeconds: DOCUMENT_URL_TTL_SECONDS },
+    logger: deps.logger,
+  });
 
   // The web app: last, so every API route above wins; /api/* and /v1/* keep their 404s.
   mountWebApp(app, config.webDir);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PurchaseInput } from "../src/modules/orders/index.js";
 import type { Json } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
 /**
  * Orders and subscriptions: a paid purchase (recordPurchase, as a confirmed checkout records
@@ -307,6 +307,21 @@ describe("recordPurchase", () => {
       server.purchase(purchase({ productId: monthly.id, productPriceId: monthly.priceId, checkoutId })),
     ).rejects.toThrow();
     expect(await count()).toEqual(before);
+
+    // Racing confirmations of one checkout: exactly one order, one subscription.
+    const raced = "7a0b3f44-5d7e-4d8f-9c1a-2b3c4d5e6f70";
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () =>
+        server.purchase(
+          purchase({ productId: monthly.id, productPriceId: monthly.priceId, checkoutId: raced }),
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const after = await count();
+    expect(Number(after!.orders)).toBe(Number(before!.orders) + 1);
+    expect(Number(after!.subs)).toBe(Number(before!.subs) + 1);
+    expect(after!.last).toBe(before!.last + 1);
   });
 
   it("invoice numbers are sequential per organization, also under parallel purchases", async () => {
@@ -619,5 +634,36 @@ describe("the orders and subscriptions API", () => {
       o.book,
     );
     expect(row!.billing_name).toBe("Ann Corp");
+  });
+
+  it("dashboard sessions: the owner reads and updates, a member only reads", async () => {
+    const q = `?organization_id=${shop.organizationId}`;
+    const owner = shop.owner.client;
+    const list = await owner.get(`/v1/orders/${q}&customer_id=${c.ann}`);
+    expect(list.status).toBe(200);
+    expect(ids(list.body.items)).toEqual([o.team, o.book]);
+    const subs = await owner.get(`/v1/subscriptions/${q}`);
+    expect(ids(subs.body.items)).toEqual([s.team, s.pro]);
+    const renamed = await owner.request("PATCH", `/v1/orders/${o.book2}${q}`, { billing_name: "Zed Ltd" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.billing_name).toBe("Zed Ltd");
+    // Another organization's owner: not found.
+    expect(
+      (await acme.owner.client.get(`/v1/orders/${o.book}?organization_id=${acme.organizationId}`)).status,
+    ).toBe(404);
+
+    const member = await addMember(server, shop, "member");
+    expect((await member.client.get(`/v1/orders/${o.book}${q}`)).status).toBe(200);
+    expect((await member.client.get(`/v1/subscriptions/${s.team}${q}`)).status).toBe(200);
+    const refused = await member.client.request("PATCH", `/v1/orders/${o.book2}${q}`, {
+      billing_name: "Nope",
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("NotPermitted");
+    const [row] = await server.sql<{ billing_name: string }>(
+      "select billing_name from kassa_order where id = $1",
+      o.book2,
+    );
+    expect(row!.billing_name).toBe("Zed Ltd");
   });
 });

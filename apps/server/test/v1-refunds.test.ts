@@ -169,7 +169,7 @@ describe("POST /v1/refunds/", () => {
     expect(await orderRow(order.id)).toMatchObject({ status: "refunded", refunded_amount: 4_000 });
   });
 
-  it("sends refund.created with the refund as the API answered it", async () => {
+  it("sends refund.created, then order.updated and order.refunded with the order as the API answers it", async () => {
     const order = await seedOrder(server, acme, { subtotal: 2_000, tax: 200 });
     const res = await refund({ order_id: order.id, reason: "customer_request", amount: 500 });
     expect(res.status).toBe(201);
@@ -182,6 +182,26 @@ describe("POST /v1/refunds/", () => {
     expect(parsed.type).toBe("refund.created");
     const body = JSON.parse(created!.body);
     expect(body.data).toEqual(res.body);
+
+    // Then the order, as GET /v1/orders/{id} answers it: order.updated and order.refunded.
+    const forOrder = (d: Json) => d.id === order.id;
+    const [updated] = await receiver.waitFor(1, 20_000, hooksFor("order.updated", forOrder));
+    const [refunded] = await receiver.waitFor(1, 20_000, hooksFor("order.refunded", forOrder));
+    const event = validateEvent(refunded!.body, refunded!.headers, secret);
+    if (event.type !== "order.refunded") throw new Error(event.type);
+    expect(event.data).toMatchObject({
+      id: order.id,
+      status: "partially_refunded",
+      refundedAmount: 500,
+      refundedTaxAmount: 50,
+    });
+    expect(JSON.parse(refunded!.body).data).toMatchObject({
+      refundable_amount: 1_500,
+      refundable_tax_amount: 150,
+    });
+    expect(validateEvent(updated!.body, updated!.headers, secret).type).toBe("order.updated");
+    const got = await call(server, token, "GET", `/v1/orders/${order.id}`);
+    expect(JSON.parse(refunded!.body).data).toEqual(got.body);
   });
 });
 

@@ -838,7 +838,7 @@ const kassaMigrations: Record<string, Migration> = {
     },
   },
   "0560_refunds": {
-    // Refunds of paid orders, and which orders have had their invoice generated.
+    // Refunds of paid orders, and when an order's invoice was generated.
     async up(db: Kysely<unknown>) {
       await sql`create table kassa_refund (
         id text primary key,
@@ -867,11 +867,8 @@ const kassaMigrations: Record<string, Migration> = {
       await sql`create unique index kassa_refund_processor_key on kassa_refund (processor, processor_refund_id)
         where processor_refund_id is not null`.execute(db);
 
-      await sql`create table kassa_order_invoice (
-        order_id text primary key references kassa_order(id) on delete cascade,
-        organization_id text not null references organization(id) on delete cascade,
-        generated_at timestamptz not null
-      )`.execute(db);
+      // Set when the order's invoice is generated (Polar's `is_invoice_generated`).
+      await sql`alter table kassa_order add column invoice_generated_at timestamptz`.execute(db);
     },
   },
 };

@@ -492,6 +492,8 @@ export interface OrderTable {
   custom_field_data: Json<Record<string, string | number | boolean | null>>;
   created_at: Date;
   modified_at: Date | null;
+  /** When the invoice was generated (migration 0560); null until then. */
+  invoice_generated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderItemTable {
@@ -639,13 +641,6 @@ export interface RefundTable {
   modified_at: Date | null;
 }
 
-/** An order whose invoice the merchant (or the customer) has generated. */
-export interface OrderInvoiceTable {
-  order_id: string;
-  organization_id: string;
-  generated_at: Date;
-}
-
 export interface KassaDatabase {
   kassa_customer_session: CustomerSessionTable;
   kassa_customer: CustomerTable;
@@ -688,5 +683,4 @@ export interface KassaDatabase {
   kassa_processor_event: ProcessorEventTable;
   kassa_tax_rate: TaxRateTable;
   kassa_refund: RefundTable;
-  kassa_order_invoice: OrderInvoiceTable;
 }

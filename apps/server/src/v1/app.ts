@@ -21,6 +21,7 @@ import { registerCustomerSessionRoutes } from "../modules/customer-sessions/inde
 import { registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
+import { DOCUMENT_URL_TTL_SECONDS, registerInvoiceRoutes } from "../modules/invoices/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
@@ -276,6 +277,11 @@ export function createV1Api(deps: V1Deps) {
   registerCheckoutRoutes(api, checkouts);
   registerCheckoutLinkRoutes(api, checkouts);
   if (deps.payments) registerRefundRoutes(api, { processor: deps.payments.processor });
+  registerInvoiceRoutes(api, {
+    signer: deps.files.signer,
+    baseURL: deps.baseURL,
+    ttlSeconds: DOCUMENT_URL_TTL_SECONDS,
+  });
 
   return {
     api,

@@ -51,6 +51,10 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   /** A Stripe object by id, as the fake holds it (for assertions). */
   object(id: string): Obj | undefined;
+  /** The status new refunds get: `succeeded` (default) or `pending` (as bank transfers refund). */
+  settings: { refundStatus: "succeeded" | "pending" };
+  /** Fails a pending refund as the bank would: the amount is refundable again on its charge. */
+  failRefund(id: string): Obj;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const usedTokens = new Set<string>();
   const idempotency = new Map<string, { hash: string; status: number; body: Obj }>();
   const requests: RecordedRequest[] = [];
+  const settings: FakeStripe["settings"] = { refundStatus: "succeeded" };
   let counter = 0;
   const newId = (prefix: string) => `${prefix}_fake${String(++counter).padStart(6, "0")}`;
 
@@ -223,7 +228,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       payment_intent: pi.id,
       reason: form.get("reason"),
       metadata: metadataOf(form),
-      status: "succeeded",
+      status: settings.refundStatus,
     };
     objects.set(re.id as string, re);
     return re;
@@ -325,6 +330,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     url: `http://127.0.0.1:${port}`,
     requests,
     object: (id) => objects.get(id),
+    settings,
+    failRefund(id) {
+      const re = objects.get(id);
+      if (re?.object !== "refund") throw new Error(`no refund ${id}`);
+      const pi = objects.get(re.payment_intent as string);
+      if (pi && re.status !== "failed") pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
+      re.status = "failed";
+      return re;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

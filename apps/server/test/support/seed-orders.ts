@@ -24,6 +24,8 @@ export interface SeedOrderOptions {
   status?: "pending" | "paid" | "partially_refunded" | "refunded";
   /** Pay through the sandbox (default when the total is above 0). */
   charge?: boolean;
+  /** A charge made elsewhere (e.g. a Stripe payment intent), with its processor. */
+  paidWith?: { processor: "sandbox" | "stripe"; chargeId: string };
   subscriptionId?: string | null;
   billingName?: string | null;
   billingAddress?: Record<string, string | null> | null;
@@ -82,8 +84,10 @@ export async function seedOrder(
   const total = net + tax;
   const currency = opts.currency ?? "usd";
   const status = opts.status ?? "paid";
-  const pay = opts.charge ?? (status !== "pending" && total > 0);
-  const chargeId = pay ? await sandboxCharge(server, merchant, total, currency) : null;
+  const pay = !opts.paidWith && (opts.charge ?? (status !== "pending" && total > 0));
+  const chargeId =
+    opts.paidWith?.chargeId ?? (pay ? await sandboxCharge(server, merchant, total, currency) : null);
+  const processor = opts.paidWith?.processor ?? (chargeId ? "sandbox" : null);
   const customerId = randomUUID();
   const orderId = randomUUID();
   const invoiceNumber = `INV-${Date.now().toString(36).toUpperCase()}-${counter}`;
@@ -129,7 +133,7 @@ export async function seedOrder(
         ? null
         : JSON.stringify(opts.billingAddress),
     invoiceNumber,
-    chargeId ? "sandbox" : null,
+    processor,
     chargeId,
     createdAt,
   );

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
-/** What a signed URL allows: putting one part of an upload, or downloading a file. */
-export type SignedPurpose = "upload" | "download";
+/** What a signed URL allows: putting one part of an upload, downloading a file, or reading an order's invoice or receipt (its id in place of a file id). */
+export type SignedPurpose = "upload" | "download" | "invoice" | "receipt";
 
 export interface UrlSigner {
   sign(purpose: SignedPurpose, fileId: string, part: number, expires: number): string;

@@ -79,7 +79,7 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
         billing_name: row.billing_name,
         billing_address: addressWire(row.billing_address),
         invoice_number: row.invoice_number,
-        is_invoice_generated: false,
+        is_invoice_generated: row.invoice_generated_at !== null,
         receipt_number: null,
         seats: null,
         customer_id: row.customer_id,

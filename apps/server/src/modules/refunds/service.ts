@@ -5,6 +5,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { enqueue } from "../../kit/jobs/index.js";
+import { orderWire } from "../orders/index.js";
 import { type PaymentProcessor, ProcessorRequestError, type RefundInput } from "../payments/index.js";
 import {
   RefundAmountTooHigh,
@@ -144,15 +145,19 @@ function orderStatusAfter(order: repo.RefundOrderRow, refundedAmount: number) {
 }
 
 /**
- * The order events of a refund that moved money: `order.updated` then `order.refunded`, each
- * with the order as the API answers it.
- * TODO(orders merge): send them with `orderWire` once the orders module is merged.
+ * The order events of a refund that moved money (or of one reversed): `order.updated`, then
+ * `order.refunded`, each with the order as the API answers it (Polar sends both).
  */
 async function announceOrderRefunded(
-  _trx: Transaction<KassaDatabase>,
-  _ctx: Ctx,
-  _order: repo.RefundOrderRow,
-): Promise<void> {}
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  order: repo.RefundOrderRow,
+): Promise<void> {
+  const [wire] = await orderWire(trx, ctx.organizationId, [order]);
+  if (!wire) return;
+  await emit(ctx, trx, "order.updated", wire);
+  await emit(ctx, trx, "order.refunded", wire);
+}
 
 /**
  * Step 3 (and the processor's later events), in one transaction: records what the processor

@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { MetadataOutput } from "../../kit/api/metadata.js";
 import { DateTime } from "../../kit/api/schemas.js";
+import { Address } from "../customers/index.js";
 import { Product } from "../products/schemas.js";
+
+export { Address };
 
 export const SUBSCRIPTION_STATUSES = [
   "incomplete",
@@ -23,17 +26,6 @@ export const CANCELLATION_REASONS = [
   "unused",
   "other",
 ] as const;
-
-export const Address = z
-  .object({
-    line1: z.string().nullable(),
-    line2: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    city: z.string().nullable(),
-    state: z.string().nullable(),
-    country: z.string(),
-  })
-  .openapi("Address");
 
 /** A discount as an order or a subscription embeds it (no products). */
 export const DiscountMinimal = z
