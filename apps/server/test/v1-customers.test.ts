@@ -160,6 +160,7 @@ describe("customers through the SDK", () => {
       billing_address: { country: "US", state: "NY" },
     });
     expect(created.status).toBe(201);
+    expect(created.body.billing_address).toMatchObject({ country: "US", state: "US-NY" });
     const res = await call(server, token, "DELETE", `${C}${created.body.id}?anonymize=true`);
     expect(res.status).toBe(204);
     const [row] = await server.sql<{ email: string; name: string; billing_address: unknown }>(
@@ -304,6 +305,11 @@ describe("refusals", () => {
       "body",
       "billing_address",
       "country",
+    ]);
+    await invalid("POST", C, { email: email(), billing_address: { country: "US", state: "ZZ" } }, [
+      "body",
+      "billing_address",
+      "state",
     ]);
     await invalid(
       "POST",

@@ -283,6 +283,33 @@ describe("orders", () => {
     });
   });
 
+  it("a refusal about the order itself is shown in the dialog; a subscription's order keeps its benefits", async () => {
+    stubServer({
+      ...orderAnswers("owner", { ...order, subscription_id: "sub-1" }),
+      "POST /v1/refunds/": answerWith(422, {
+        error: "RequestValidationError",
+        detail: [
+          {
+            type: "value_error",
+            loc: ["body", "order_id"],
+            msg: "Order has no payment to refund (it was free of charge).",
+            input: "ord-1",
+          },
+        ],
+      }),
+    });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Refund" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
+    const revoke = within(dialog).getByRole("checkbox", { name: /Revoke the benefits/ }) as HTMLInputElement;
+    expect(revoke.disabled).toBe(true);
+    await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Other" }));
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    const alert = await within(dialog).findByRole("alert");
+    expect(alert.textContent).toContain("Order has no payment to refund (it was free of charge).");
+  });
+
   it("a member reads an order but may not refund it nor generate its invoice", async () => {
     stubServer(orderAnswers("member", { ...order, is_invoice_generated: false }));
     renderApp("/dashboard/acme/orders/ord-1", { session });

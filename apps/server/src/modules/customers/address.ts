@@ -22,6 +22,16 @@ const optionalLine = z
   .nullish()
   .transform((v) => (v === undefined || v === null || v.trim() === "" ? null : v));
 
+const US_STATES = new Set(
+  (
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH " +
+    "OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC"
+  )
+    .split(" ")
+    .map((s) => `US-${s}`),
+);
+const CA_SUBDIVISIONS = new Set("AB BC MB NB NL NS NT NU ON PE QC SK YT".split(" ").map((s) => `CA-${s}`));
+
 /**
  * A billing address as Polar takes it: `country` (ISO 3166-1 alpha-2, any case) is required,
  * the other lines optional (an empty string is no value).
@@ -36,7 +46,25 @@ export const AddressInput = z
     country: z
       .string({ error: "Field required" })
       .transform((c) => c.toUpperCase())
-      .pipe(z.enum(INPUT_COUNTRIES, { error: "A two-letter ISO 3166-1 country code, e.g. US" })),
+      .pipe(z.enum(INPUT_COUNTRIES, { error: "A two-letter ISO 3166-1 country code, e.g. US" }))
+      .openapi({ type: "string", enum: INPUT_COUNTRIES, description: "ISO 3166-1 alpha-2, e.g. US" }),
+  })
+  // As Polar: a US state or Canadian province is stored as its ISO 3166-2 code (`NY` -> `US-NY`).
+  .transform((address, ctx) => {
+    const { country, state } = address;
+    if (!state || (country !== "US" && country !== "CA")) return address;
+    const code = state.toUpperCase().startsWith(`${country}-`)
+      ? state.toUpperCase()
+      : `${country}-${state.toUpperCase()}`;
+    if (!(country === "US" ? US_STATES : CA_SUBDIVISIONS).has(code)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["state"],
+        message: country === "US" ? "Invalid US state" : "Invalid CA subdivision",
+      });
+      return z.NEVER;
+    }
+    return { ...address, state: code };
   })
   .openapi("AddressInput");
 

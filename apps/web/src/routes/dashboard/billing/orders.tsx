@@ -137,7 +137,11 @@ export function OrderPage() {
   const o = order.data;
   const money = (n: number) => formatMoney(n, o.currency);
   const refundable = refundableAmount(o);
-  const canRefund = canWrite && (o.status === "paid" || o.status === "partially_refunded") && refundable > 0;
+  const canRefund =
+    canWrite &&
+    (o.status === "paid" || o.status === "partially_refunded") &&
+    refundable > 0 &&
+    o.total_amount > 0;
 
   return (
     <Stack gap="lg" maw={1100}>
@@ -441,8 +445,11 @@ function RefundForm({
       if (e instanceof V1Error && e.issues.length) {
         const byField = e.fieldErrors();
         setErrors(byField);
-        const known = ["amount", "reason", "comment", "revoke_benefits"];
-        if (!Object.keys(byField).some((k) => known.includes(k))) setRefusal(e.message);
+        // A refusal about the order itself (not paid, free of charge) concerns no field of the form.
+        const elsewhere = e.issues.find(
+          (i) => !["amount", "reason", "comment", "revoke_benefits"].includes(String(i.loc[1])),
+        );
+        if (elsewhere) setRefusal(elsewhere.msg);
       } else setRefusal(e instanceof Error ? e.message : "Something went wrong.");
     } finally {
       setSaving(false);
@@ -507,7 +514,13 @@ function RefundForm({
       />
       <Checkbox
         label="Revoke the benefits the customer got with this order"
+        description={
+          order.subscription_id
+            ? "The benefits of a subscription end with the subscription: revoke it instead."
+            : undefined
+        }
         checked={revoke}
+        disabled={Boolean(order.subscription_id)}
         onChange={(e) => setRevoke(e.currentTarget.checked)}
         error={errors.revoke_benefits}
       />
