@@ -36,6 +36,15 @@ const EXPECTED: Record<string, string[]> = {
   "/v1/files/": ["get", "post"],
   "/v1/files/{id}": ["patch", "delete"],
   "/v1/files/{id}/uploaded": ["post"],
+  "/v1/customers/": ["get", "post"],
+  "/v1/customers/{id}": ["get", "patch", "delete"],
+  "/v1/customers/{id}/state": ["get"],
+  "/v1/customers/external/{external_id}": ["get", "patch", "delete"],
+  "/v1/customers/external/{external_id}/state": ["get"],
+  "/v1/checkouts/": ["get", "post"],
+  "/v1/checkouts/{id}": ["get", "patch"],
+  "/v1/checkout-links/": ["get", "post"],
+  "/v1/checkout-links/{id}": ["get", "patch", "delete"],
 };
 
 function refs(node: unknown, out: string[] = []): string[] {

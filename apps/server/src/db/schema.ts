@@ -512,12 +512,108 @@ export interface InvoiceCounterTable {
   last_number: number;
 }
 
+/** A checkout session (migration 0520): what a buyer is about to pay, and its state. */
+export interface CheckoutTable {
+  id: string;
+  organization_id: string;
+  client_secret: string;
+  /** open, confirmed, succeeded, expired, failed */
+  status: string;
+  /** The products offered, in order (the first is selected by default). */
+  product_ids: Json<string[]>;
+  product_id: string | null;
+  product_price_id: string | null;
+  amount: number;
+  currency: string;
+  discount_id: string | null;
+  discount_amount: number;
+  net_amount: number;
+  /** Null while it cannot be computed yet (a payment is due and the country is unknown). */
+  tax_amount: number | null;
+  total_amount: number;
+  allow_discount_codes: boolean;
+  require_billing_address: boolean;
+  is_business_customer: boolean;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_ip_address: string | null;
+  customer_billing_name: string | null;
+  customer_billing_address: Json<AddressValue | null>;
+  customer_tax_id: string | null;
+  customer_metadata: Json<MetadataValue>;
+  metadata: Json<MetadataValue>;
+  custom_field_data: Json<Record<string, string | number | boolean | null>>;
+  success_url: string | null;
+  return_url: string | null;
+  embed_origin: string | null;
+  checkout_link_id: string | null;
+  /** Confirm attempts so far; the processor's idempotency key is `checkout:<id>:<attempt>`. */
+  attempt: number;
+  /** The processor's message for the last declined payment. */
+  payment_error: string | null;
+  order_id: string | null;
+  subscription_id: string | null;
+  expires_at: Date;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface DiscountRedemptionTable {
+  id: string;
+  organization_id: string;
+  discount_id: string;
+  checkout_id: string;
+  created_at: Date;
+}
+
+export interface CheckoutLinkTable {
+  id: string;
+  organization_id: string;
+  client_secret: string;
+  label: string | null;
+  allow_discount_codes: boolean;
+  require_billing_address: boolean;
+  discount_id: string | null;
+  success_url: string | null;
+  return_url: string | null;
+  metadata: Json<MetadataValue>;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface CheckoutLinkProductTable {
+  checkout_link_id: string;
+  product_id: string;
+  position: number;
+}
+
+/** A customer portal session (migration 0540); the token itself is shown once, never stored. */
+export interface CustomerSessionTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  /** SHA-256 of the `polar_cst_...` token, hex. */
+  token_hash: string;
+  return_url: string | null;
+  expires_at: Date;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
 export interface KassaDatabase {
+  kassa_customer_session: CustomerSessionTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
   kassa_order: OrderTable;
   kassa_order_item: OrderItemTable;
   kassa_invoice_counter: InvoiceCounterTable;
+  kassa_checkout: CheckoutTable;
+  kassa_discount_redemption: DiscountRedemptionTable;
+  kassa_checkout_link: CheckoutLinkTable;
+  kassa_checkout_link_product: CheckoutLinkProductTable;
   kassa_file: FileTable;
   kassa_product_media: ProductMediaTable;
   kassa_mail: MailTable;

@@ -13,19 +13,27 @@ import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
+import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
+import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
+import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
+import { registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
+import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
-import { registerTaxRoutes } from "../modules/tax/index.js";
+import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
+import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import type { V1Env } from "./env.js";
 import { withDocumentedPaths } from "./openapi.js";
+import { purchasePorts } from "./purchase-ports.js";
 import { mountReference } from "./reference.js";
 
 export interface V1Deps {
@@ -231,8 +239,13 @@ export function createV1Api(deps: V1Deps) {
   registerBenefitRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
+  registerCustomerRoutes(api);
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
+  registerOrderRoutes(api);
+  registerSubscriptionRoutes(api);
+  registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
+  registerCustomerPortalRoutes(api);
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
@@ -248,6 +261,19 @@ export function createV1Api(deps: V1Deps) {
             }),
     });
   registerFileRoutes(api, deps.files);
+  const checkouts = {
+    db: deps.db,
+    clock: deps.clock,
+    events: deps.events ?? noEvents,
+    env: { baseURL: deps.baseURL, payments: deps.payments },
+    tax: new OrganizationRateTaxCalculator(deps.db),
+    confirm:
+      deps.payments && purchasePorts
+        ? { processor: deps.payments.processor, ports: purchasePorts }
+        : undefined,
+  };
+  registerCheckoutRoutes(api, checkouts);
+  registerCheckoutLinkRoutes(api, checkouts);
 
   return {
     api,

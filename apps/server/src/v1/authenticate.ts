@@ -13,6 +13,7 @@ import {
 } from "../kit/api/errors.js";
 import type { Clock } from "../kit/clock.js";
 import type { Ctx, EventSink } from "../kit/context.js";
+import { authenticateCustomerSession } from "../modules/customer-sessions/index.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
 import { findMemberRole } from "../modules/organizations/index.js";
 import type { V1Env } from "./env.js";
@@ -51,8 +52,13 @@ function organizationMismatch(where: "query" | "body" | "path", id: string): Err
   return new ResourceNotFound("Organization not found.");
 }
 
+/** The customer portal's endpoints: the only ones a customer session (`polar_cst_`) reaches. */
+export const CUSTOMER_PORTAL_PREFIX = "/v1/customer-portal/";
+
 /**
  * Resolves the caller and the organization of the request into `c.var.ctx`:
+ * - on `/v1/customer-portal/*`: `Authorization: Bearer polar_cst_...`, a live customer
+ *   session of a customer that is not deleted; nothing else is accepted there.
  * - `Authorization: Bearer polar_oat_...`: an organization access token; its organization is
  *   the only one it can name.
  * - otherwise the dashboard's Better Auth session cookie, with the organization named by
@@ -63,6 +69,19 @@ export function authenticator(deps: AuthenticateDeps) {
   const { db, clock, auth, events } = deps;
   return async (c: Context<V1Env>): Promise<Ctx> => {
     const header = c.req.header("authorization");
+    if (c.req.path.startsWith(CUSTOMER_PORTAL_PREFIX)) {
+      if (header === undefined) throw new Unauthorized();
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      const session = presented ? await authenticateCustomerSession(db, clock, presented) : null;
+      if (!session) throw new InvalidToken();
+      return {
+        organizationId: session.organizationId,
+        actor: { kind: "customer", customerId: session.customerId, sessionId: session.sessionId },
+        db,
+        clock,
+        events,
+      };
+    }
     if (header !== undefined) {
       const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
       const token = presented ? await authenticateToken(db, clock, presented) : null;

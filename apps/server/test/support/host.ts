@@ -5,9 +5,12 @@
  */
 import { sql } from "kysely";
 import { loadConfig } from "../../src/config.js";
+import type { Clock } from "../../src/kit/clock.js";
 import { createLogger } from "../../src/kit/logger.js";
+import { type PurchaseInput, recordPurchase } from "../../src/modules/orders/index.js";
 import { ProcessorRequestError } from "../../src/modules/payments/index.js";
 import { OrganizationRateTaxCalculator } from "../../src/modules/tax/index.js";
+import { webhookEventSink } from "../../src/modules/webhooks/index.js";
 import { startKassa } from "../../src/server.js";
 
 type Request =
@@ -19,7 +22,8 @@ type Request =
       args: { body?: unknown; query?: unknown; headers?: Record<string, string> };
     }
   | { id: number; op: "stop" }
-  | { id: number; op: "payments"; target: "processor" | "tax"; method: string; args: unknown };
+  | { id: number; op: "payments"; target: "processor" | "tax"; method: string; args: unknown }
+  | { id: number; op: "purchase"; input: PurchaseInput; now?: string };
 
 const send = (message: unknown) => process.send?.(message);
 
@@ -64,6 +68,25 @@ process.on("message", async (raw: Request) => {
       if (typeof fn !== "function") throw new Error(`no ${raw.target} method named ${raw.method}`);
       const value = await fn.call(target, raw.args);
       send({ id: raw.id, ok: true, value: JSON.parse(JSON.stringify(value ?? null)) });
+    } else if (raw.op === "purchase") {
+      // A paid purchase recorded as a checkout records it (in one transaction, as Kassa
+      // itself), at `now` when given: for suites that need orders before checkouts exist.
+      const clock: Clock = raw.now ? { now: () => new Date(raw.now as string) } : { now: () => new Date() };
+      const db = server.database.db;
+      const value = await db.transaction().execute((trx) =>
+        recordPurchase(
+          trx,
+          {
+            organizationId: raw.input.organizationId,
+            actor: { kind: "system", reason: "test purchase" },
+            db,
+            clock,
+            events: webhookEventSink(clock),
+          },
+          raw.input,
+        ),
+      );
+      send({ id: raw.id, ok: true, value });
     } else if (raw.op === "stop") {
       await server.close();
       send({ id: raw.id, ok: true, value: null });

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PurchaseInput } from "../../src/modules/orders/index.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 import { freePort } from "./ports.js";
 
@@ -29,6 +30,11 @@ export interface TestServer {
    * ServerApiError whose `status` is the ProcessorRequestError code.
    */
   payments<T = unknown>(target: "processor" | "tax", method: string, args: unknown): Promise<T>;
+  /**
+   * Records a paid purchase in the server process with `recordPurchase` (modules/orders), as
+   * a confirmed checkout does, optionally at a given time; answers the new ids.
+   */
+  purchase(input: PurchaseInput, now?: Date): Promise<{ orderId: string; subscriptionId: string | null }>;
   /** Graceful stop (SIGTERM) and database cleanup. */
   stop(): Promise<void>;
 }
@@ -148,6 +154,7 @@ export async function startTestServer(
     sql: (text, ...params) => call({ op: "sql", text, params }),
     api: (name, args = {}) => call({ op: "api", name, args }),
     payments: (target, method, args) => call({ op: "payments", target, method, args }),
+    purchase: (input, now) => call({ op: "purchase", input, ...(now ? { now: now.toISOString() } : {}) }),
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

@@ -1,2 +1,2 @@
-export { findMemberRole } from "./repository.js";
+export { findMemberRole, findOrganization, type OrganizationRow } from "./repository.js";
 export { registerOrganizationRoutes } from "./routes.js";

@@ -99,6 +99,17 @@ export function activePrices(db: Db, organizationId: string, productIds: string[
     .execute();
 }
 
+/** Prices of the organization among `ids`, archived ones included (what a subscription was sold at). */
+export function findPrices(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_product_price")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}
+
 export function insertPrices(db: Db, rows: Insertable<ProductPriceTable>[]) {
   if (rows.length === 0) return Promise.resolve();
   return db

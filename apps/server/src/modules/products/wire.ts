@@ -63,6 +63,43 @@ function priceToWire(
   }
 }
 
+async function meterSummaries(db: Db, organizationId: string, prices: repo.PriceRow[]) {
+  const meterIds = [...new Set(prices.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))];
+  return new Map(
+    (await findMeters(db, organizationId, meterIds)).map((m) => [
+      m.id,
+      {
+        id: m.id,
+        name: m.name,
+        unit: m.unit,
+        custom_label: m.custom_label,
+        custom_multiplier: m.custom_multiplier,
+      },
+    ]),
+  );
+}
+
+/**
+ * Prices by id as Polar answers them, archived ones included, in the order of `ids` (unknown
+ * ids are left out): the prices a subscription was sold at, even once the product changed.
+ */
+export async function pricesToWire(db: Db, organizationId: string, ids: string[]): Promise<PriceWire[]> {
+  const rows = await repo.findPrices(db, organizationId, ids);
+  const products = new Map(
+    (await repo.findProducts(db, organizationId, [...new Set(rows.map((r) => r.product_id))])).map((p) => [
+      p.id,
+      p,
+    ]),
+  );
+  const meters = await meterSummaries(db, organizationId, rows);
+  return ids.flatMap((id) => {
+    const row = rows.find((r) => r.id === id);
+    if (!row) return [];
+    const interval = (products.get(row.product_id)?.recurring_interval ?? null) as Interval;
+    return [priceToWire(row, interval, meters)];
+  });
+}
+
 /** Products as Polar answers them: active prices (metered ones embed their meter), benefits, custom fields. */
 export async function productsToWire(
   db: Db,

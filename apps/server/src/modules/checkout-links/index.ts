@@ -1,0 +1,1 @@
+export { registerCheckoutLinkRoutes } from "./routes.js";

@@ -1,0 +1,365 @@
+import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { AddressValue, KassaDatabase } from "../../db/schema.js";
+import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
+import type { Metadata } from "../../kit/api/metadata.js";
+import { type Ctx, emit, inTransaction } from "../../kit/context.js";
+import type { CustomerRow } from "../customers/index.js";
+import {
+  type ChargeResult,
+  type PaymentProcessor,
+  ProcessorRequestError,
+  type SetupResult,
+} from "../payments/index.js";
+import { CheckoutNotFound, NotOpenCheckout, PaymentError } from "./errors.js";
+import { missingConfirmFields } from "./pricing.js";
+import * as repo from "./repository.js";
+import type { CheckoutConfirmInput } from "./schemas.js";
+import { applyUpdate, type CheckoutDeps, isRedeemable, openBySecret, rowPatch } from "./service.js";
+import { checkoutPublicWire, checkoutWire } from "./wire.js";
+
+/**
+ * What confirm needs from the modules that own customers, orders and customer sessions
+ * (bound in ports.ts; tests or another deployment may bind others).
+ */
+export interface PurchasePorts {
+  findOrCreateCustomerForCheckout(
+    trx: Transaction<KassaDatabase>,
+    ctx: Ctx,
+    input: {
+      email: string;
+      name: string | null;
+      externalId: string | null;
+      billingAddress: AddressValue | null;
+      taxId: [string, string | null] | null;
+      metadata: Record<string, string | number | boolean>;
+    },
+  ): Promise<CustomerRow>;
+  recordPurchase(
+    trx: Transaction<KassaDatabase>,
+    ctx: Ctx,
+    input: {
+      organizationId: string;
+      customerId: string;
+      checkoutId: string | null;
+      productId: string;
+      productPriceId: string;
+      currency: string;
+      subtotalAmount: number;
+      discountAmount: number;
+      netAmount: number;
+      taxAmount: number;
+      totalAmount: number;
+      discountId: string | null;
+      billingName: string | null;
+      billingAddress: AddressValue | null;
+      processor: "sandbox" | "stripe" | null;
+      chargeId: string | null;
+      paymentMethodId: string | null;
+      metadata: Record<string, string | number | boolean>;
+      customFieldData: Record<string, string | number | boolean | null>;
+    },
+  ): Promise<{ orderId: string; subscriptionId: string | null }>;
+  createCustomerSession(
+    trx: Transaction<KassaDatabase>,
+    input: { organizationId: string; customerId: string; returnUrl?: string | null; now: Date },
+  ): Promise<{ id: string; token: string; expiresAt: Date }>;
+}
+
+export interface ConfirmDeps extends CheckoutDeps {
+  processor: PaymentProcessor;
+  ports: PurchasePorts;
+}
+
+type Claim = {
+  row: repo.CheckoutRow;
+  recurring: boolean;
+  paymentRequired: boolean;
+  setupRequired: boolean;
+};
+
+/**
+ * tx1: under the checkout's row lock, applies the fields sent with confirm, checks everything
+ * confirm needs (one 422 naming every missing field), holds the discount redemption under the
+ * discount's row lock, and moves the checkout `open` -> `confirmed` with a new attempt number.
+ */
+async function claim(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  clientSecret: string,
+  input: CheckoutConfirmInput,
+): Promise<Claim> {
+  return inTransaction(ctx, async (trx) => {
+    const row = await repo.findBySecret(trx, clientSecret, { forUpdate: true });
+    if (!row) throw new CheckoutNotFound();
+    if (row.status !== "open") throw new NotOpenCheckout(row.id, row.status);
+    const { next, product, discount, figures, customIssues } = await applyUpdate(
+      trx,
+      ctx,
+      deps,
+      row,
+      input,
+      "confirm",
+    );
+    const issues: ValidationIssue[] = [...customIssues];
+    if (!product?.prices.some((p) => p.id === next.product_price_id))
+      issues.push({
+        type: "value_error",
+        loc: ["body", "product_price_id"],
+        msg: "Price is archived.",
+        input: next.product_price_id,
+      });
+    issues.push(...missingConfirmFields(next, figures));
+    if (figures.isPaymentFormRequired && !input.confirmation_token_id)
+      issues.push({
+        type: "missing",
+        loc: ["body", "confirmation_token_id"],
+        msg: "Confirmation token is required.",
+        input: null,
+      });
+    if (issues.length > 0) throw new RequestValidationError(issues);
+
+    const now = ctx.clock.now();
+    if (discount) {
+      const locked = await repo.findDiscount(trx, row.organization_id, discount.id, { forUpdate: true });
+      if (!locked || !isRedeemable(locked, now))
+        throw new RequestValidationError([
+          {
+            type: "value_error",
+            loc: ["body", "discount_id"],
+            msg: "Discount is no longer redeemable.",
+            input: discount.id,
+          },
+        ]);
+      await repo.insertRedemption(trx, {
+        id: randomUUID(),
+        organization_id: row.organization_id,
+        discount_id: discount.id,
+        checkout_id: row.id,
+        created_at: now,
+      });
+    }
+    const saved = await repo.updateCheckout(trx, row.id, {
+      ...rowPatch(next, now),
+      status: "confirmed",
+      attempt: row.attempt + 1,
+      payment_error: null,
+    });
+    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+    return {
+      row: saved,
+      recurring: product?.is_recurring ?? false,
+      paymentRequired: saved.total_amount > 0,
+      setupRequired: figures.isPaymentSetupRequired,
+    };
+  });
+}
+
+/** The processor's customer to charge: the Kassa customer's if it has one, else a new one (idempotent). */
+async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.CheckoutRow): Promise<string> {
+  const org = row.organization_id;
+  const known =
+    (row.customer_id ? await repo.findLiveCustomer(ctx.db, org, row.customer_id) : undefined) ??
+    (row.external_customer_id
+      ? await repo.findCustomerByExternalId(ctx.db, org, row.external_customer_id)
+      : undefined) ??
+    (row.customer_email ? await repo.findCustomerByEmail(ctx.db, org, row.customer_email) : undefined);
+  if (known?.processor_customer_id) {
+    const exists = await deps.processor.findCustomer({
+      organizationId: org,
+      customerId: known.processor_customer_id,
+    });
+    if (exists) return exists.id;
+  }
+  const created = await deps.processor.createCustomer({
+    organizationId: org,
+    email: known?.email ?? row.customer_email,
+    name: row.customer_billing_name ?? row.customer_name,
+    metadata: { checkout_id: row.id },
+    idempotencyKey: `checkout:${row.id}:${row.attempt}:customer`,
+  });
+  return created.id;
+}
+
+type Outcome =
+  | { ok: true; chargeId: string | null; paymentMethodId: string | null; processorCustomerId: string | null }
+  | { ok: false; message: string };
+
+/** The charge (or the card setup of a free first period), outside any transaction. */
+async function pay(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  c: Claim,
+  tokenId: string | null | undefined,
+): Promise<Outcome> {
+  if (!c.paymentRequired && !c.setupRequired)
+    return { ok: true, chargeId: null, paymentMethodId: null, processorCustomerId: null };
+  const row = c.row;
+  try {
+    const customerId = await processorCustomerFor(ctx, deps, row);
+    const metadata: Metadata = { checkout_id: row.id, organization_id: row.organization_id };
+    if (c.paymentRequired) {
+      const result: ChargeResult = await deps.processor.charge({
+        organizationId: row.organization_id,
+        amount: row.total_amount,
+        currency: row.currency,
+        customerId,
+        source: { confirmationTokenId: tokenId ?? "" },
+        savePaymentMethod: c.recurring,
+        metadata,
+        idempotencyKey: `checkout:${row.id}:${row.attempt}`,
+      });
+      if (result.status === "failed") return { ok: false, message: result.message };
+      if (result.status === "pending")
+        return { ok: false, message: "This payment needs an action the checkout cannot take yet." };
+      return {
+        ok: true,
+        chargeId: result.chargeId,
+        paymentMethodId: c.recurring ? (result.paymentMethod?.id ?? null) : null,
+        processorCustomerId: customerId,
+      };
+    }
+    const setup: SetupResult = await deps.processor.savePaymentMethod({
+      organizationId: row.organization_id,
+      customerId,
+      confirmationTokenId: tokenId ?? "",
+      metadata,
+      idempotencyKey: `checkout:${row.id}:${row.attempt}`,
+    });
+    if (setup.status === "failed") return { ok: false, message: setup.message };
+    if (setup.status === "pending")
+      return { ok: false, message: "This payment method needs an action the checkout cannot take yet." };
+    return {
+      ok: true,
+      chargeId: null,
+      paymentMethodId: setup.paymentMethod.id,
+      processorCustomerId: customerId,
+    };
+  } catch (error) {
+    if (error instanceof ProcessorRequestError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+/** tx2 on a decline: back to `open` with the message, the discount redemption given back. */
+async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
+  await inTransaction(ctx, async (trx) => {
+    const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
+    if (row?.status !== "confirmed" || row.attempt !== c.row.attempt) return;
+    await repo.releaseRedemption(trx, row.id);
+    const saved = await repo.updateCheckout(trx, row.id, {
+      status: "open",
+      payment_error: message,
+      modified_at: ctx.clock.now(),
+    });
+    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+  });
+}
+
+/** tx2 on success: the customer, the order (and subscription), the checkout `succeeded`. */
+async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Outcome, { ok: true }>) {
+  return inTransaction(ctx, async (trx) => {
+    const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
+    if (row?.status !== "confirmed" || row.attempt !== c.row.attempt)
+      throw new NotOpenCheckout(c.row.id, row?.status ?? "unknown");
+    const org = row.organization_id;
+    // Polar gives a portal session only to a customer this checkout named or created, never to
+    // one merely matched by e-mail (someone else could type that address).
+    let newCustomer = false;
+    let customer: CustomerRow | undefined = row.customer_id
+      ? await repo.findLiveCustomer(trx, org, row.customer_id)
+      : undefined;
+    if (!customer) {
+      const existing =
+        (row.external_customer_id
+          ? await repo.findCustomerByExternalId(trx, org, row.external_customer_id)
+          : undefined) ??
+        (row.customer_email ? await repo.findCustomerByEmail(trx, org, row.customer_email) : undefined);
+      newCustomer = existing === undefined;
+      customer = await deps.ports.findOrCreateCustomerForCheckout(trx, ctx, {
+        email: row.customer_email ?? "",
+        name: row.customer_billing_name ?? row.customer_name,
+        externalId: row.external_customer_id,
+        billingAddress: row.customer_billing_address,
+        taxId: row.customer_tax_id ? [row.customer_tax_id, null] : null,
+        metadata: row.customer_metadata,
+      });
+    }
+    if (outcome.processorCustomerId)
+      await repo.setProcessorCustomer(trx, customer.id, outcome.processorCustomerId);
+    const purchase = await deps.ports.recordPurchase(trx, ctx, {
+      organizationId: org,
+      customerId: customer.id,
+      checkoutId: row.id,
+      productId: row.product_id!,
+      productPriceId: row.product_price_id!,
+      currency: row.currency,
+      subtotalAmount: row.amount,
+      discountAmount: row.discount_amount,
+      netAmount: row.net_amount,
+      taxAmount: row.tax_amount ?? 0,
+      totalAmount: row.total_amount,
+      discountId: row.discount_id,
+      billingName: row.customer_billing_name ?? row.customer_name,
+      billingAddress: row.customer_billing_address,
+      processor: outcome.chargeId || outcome.paymentMethodId ? deps.processor.name : null,
+      chargeId: outcome.chargeId,
+      paymentMethodId: outcome.paymentMethodId,
+      metadata: row.metadata,
+      customFieldData: row.custom_field_data,
+    });
+    const saved = await repo.updateCheckout(trx, row.id, {
+      status: "succeeded",
+      customer_id: customer.id,
+      order_id: purchase.orderId,
+      subscription_id: purchase.subscriptionId,
+      modified_at: ctx.clock.now(),
+    });
+    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+    const session =
+      row.customer_id !== null || newCustomer
+        ? await deps.ports.createCustomerSession(trx, {
+            organizationId: org,
+            customerId: customer.id,
+            returnUrl: row.return_url,
+            now: ctx.clock.now(),
+          })
+        : null;
+    return { saved, token: session?.token ?? null };
+  });
+}
+
+/**
+ * Confirms a checkout and pays it (see modules/payments/processor.ts for the three steps):
+ * claim, charge outside any transaction with the key `checkout:<id>:<attempt>`, record the
+ * outcome. Answers Polar's CheckoutPublicConfirmed: status `confirmed` (as Polar answers it,
+ * whose payment settles later); reading the checkout again shows `succeeded`.
+ */
+export async function confirmCheckout({
+  base,
+  deps,
+  clientSecret,
+  input,
+}: {
+  base: Omit<Ctx, "organizationId" | "actor">;
+  deps: ConfirmDeps;
+  clientSecret: string;
+  input: CheckoutConfirmInput;
+}) {
+  const { ctx } = await openBySecret(base, deps, clientSecret);
+  const c = await claim(ctx, deps, clientSecret, input);
+  let outcome: Outcome;
+  try {
+    outcome = await pay(ctx, deps, c, input.confirmation_token_id);
+  } catch (error) {
+    await reopen(ctx, deps, c, "The payment could not be processed.");
+    throw error;
+  }
+  if (!outcome.ok) {
+    await reopen(ctx, deps, c, outcome.message);
+    throw new PaymentError(outcome.message);
+  }
+  const { saved, token } = await fulfil(ctx, deps, c, outcome);
+  const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
+  return { ...wire, status: "confirmed" as const, customer_session_token: token };
+}

@@ -1,0 +1,13 @@
+import { ResourceNotFound } from "../../kit/api/errors.js";
+
+export class CustomerOrderNotFound extends ResourceNotFound {
+  constructor() {
+    super("Order not found.");
+  }
+}
+
+export class CustomerSubscriptionNotFound extends ResourceNotFound {
+  constructor() {
+    super("Customer subscription was not found.");
+  }
+}

@@ -1,0 +1,1 @@
+export { registerCustomerPortalRoutes } from "./routes.js";

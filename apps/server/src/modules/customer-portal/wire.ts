@@ -1,0 +1,256 @@
+import { iso } from "../../kit/api/schemas.js";
+import type { Db } from "../../kit/context.js";
+import type { CustomerRow } from "../customers/wire.js";
+import { pricesToWire, productsToWire } from "../products/index.js";
+import * as repo from "./repository.js";
+
+type ProductWire = Awaited<ReturnType<typeof productsToWire>>[number];
+
+const address = (value: CustomerRow["billing_address"]) =>
+  value
+    ? {
+        line1: value.line1 ?? null,
+        line2: value.line2 ?? null,
+        postal_code: value.postal_code ?? null,
+        city: value.city ?? null,
+        state: value.state ?? null,
+        country: value.country,
+      }
+    : null;
+
+/** Polar's `CustomerPortalCustomer`: what a customer sees of themself. */
+export function portalCustomerWire(row: CustomerRow) {
+  return {
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    id: row.id,
+    email: row.email,
+    email_verified: row.email_verified,
+    name: row.name,
+    // Kassa keeps the name on invoices per order (`billing_name`), none on the customer.
+    billing_name: null,
+    billing_address: address(row.billing_address),
+    tax_id: row.tax_id,
+    oauth_accounts: {},
+    default_payment_method_id: null,
+    type: "individual" as const,
+  };
+}
+
+/** Polar's `CustomerOrganization`: the seller as its customers see it. */
+function organizationWire(row: repo.OrganizationRow) {
+  return {
+    created_at: iso(new Date(row.created_at)),
+    modified_at: iso(row.modified_at ?? null),
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    avatar_url: row.logo ?? null,
+    proration_behavior: (row.proration_behavior ?? "prorate") as "invoice" | "prorate",
+    allow_customer_updates: row.allow_customer_updates ?? true,
+    customer_portal_settings: {
+      usage: { show: true },
+      subscription: { update_seats: true, update_plan: true },
+    },
+    organization_features: { member_model_enabled: false },
+  };
+}
+
+/**
+ * A product as its buyer sees it (Polar's `CustomerOrderProduct` / `CustomerSubscriptionProduct`):
+ * no metadata, no custom fields, benefits in their public shape, and the seller.
+ */
+function customerProductWire(product: ProductWire, organization: ReturnType<typeof organizationWire>) {
+  return {
+    id: product.id,
+    created_at: product.created_at,
+    modified_at: product.modified_at,
+    trial_interval: product.trial_interval,
+    trial_interval_count: product.trial_interval_count,
+    name: product.name,
+    description: product.description,
+    visibility: product.visibility,
+    recurring_interval: product.recurring_interval,
+    recurring_interval_count: product.recurring_interval_count,
+    is_recurring: product.is_recurring,
+    is_archived: product.is_archived,
+    organization_id: product.organization_id,
+    prices: product.prices,
+    benefits: product.benefits.map((b) => ({
+      id: b.id,
+      created_at: b.created_at,
+      modified_at: b.modified_at,
+      type: b.type,
+      description: b.description,
+      selectable: b.selectable,
+      deletable: b.deletable,
+      is_deleted: false,
+      organization_id: b.organization_id,
+    })),
+    medias: product.medias,
+    organization,
+  };
+}
+
+type CustomerProductWire = ReturnType<typeof customerProductWire>;
+
+async function productsById(db: Db, organizationId: string, ids: string[]) {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map<string, CustomerProductWire>();
+  const [rows, organization] = await Promise.all([
+    db
+      .selectFrom("kassa_product")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", unique)
+      .execute(),
+    repo.findOrganization(db, organizationId),
+  ]);
+  const seller = organizationWire(organization);
+  const wires = await productsToWire(db, organizationId, rows);
+  return new Map(wires.map((p) => [p.id, customerProductWire(p, seller)]));
+}
+
+/** The subscription fields every shape shares (Polar's `CustomerOrderSubscription`). */
+function subscriptionBase(row: repo.SubscriptionRow) {
+  return {
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    id: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    recurring_interval: row.recurring_interval as "day" | "week" | "month" | "year",
+    recurring_interval_count: row.recurring_interval_count,
+    status: row.status as
+      | "incomplete"
+      | "incomplete_expired"
+      | "trialing"
+      | "active"
+      | "past_due"
+      | "canceled"
+      | "unpaid",
+    current_period_start: iso(row.current_period_start),
+    current_period_end: iso(row.current_period_end),
+    trial_start: iso(row.trial_start),
+    trial_end: iso(row.trial_end),
+    cancel_at_period_end: row.cancel_at_period_end,
+    canceled_at: iso(row.canceled_at),
+    started_at: iso(row.started_at),
+    ends_at: iso(row.ends_at),
+    ended_at: iso(row.ended_at),
+    customer_id: row.customer_id,
+    product_id: row.product_id,
+    discount_id: row.discount_id,
+    checkout_id: row.checkout_id,
+    seats: null,
+    customer_cancellation_reason: row.customer_cancellation_reason,
+    customer_cancellation_comment: row.customer_cancellation_comment,
+  };
+}
+
+const PAID_STATUSES = new Set(["paid", "refunded", "partially_refunded"]);
+
+/** Orders in Polar's `CustomerOrder` shape (product, subscription and items embedded). */
+export async function customerOrdersWire(db: Db, caller: repo.Caller, rows: repo.OrderRow[]) {
+  const [products, items, subscriptions] = await Promise.all([
+    productsById(
+      db,
+      caller.organizationId,
+      rows.flatMap((r) => (r.product_id ? [r.product_id] : [])),
+    ),
+    repo.orderItems(
+      db,
+      rows.map((r) => r.id),
+    ),
+    repo.findSubscriptions(
+      db,
+      caller,
+      rows.flatMap((r) => (r.subscription_id ? [r.subscription_id] : [])),
+    ),
+  ]);
+  const subscriptionById = new Map(subscriptions.map((s) => [s.id, subscriptionBase(s)]));
+  return rows.map((row) => {
+    const product = row.product_id ? (products.get(row.product_id) ?? null) : null;
+    const own = items.filter((i) => i.order_id === row.id);
+    return {
+      id: row.id,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
+      status: row.status as "pending" | "paid" | "refunded" | "partially_refunded" | "void",
+      paid: PAID_STATUSES.has(row.status),
+      subtotal_amount: row.subtotal_amount,
+      discount_amount: row.discount_amount,
+      net_amount: row.net_amount,
+      tax_amount: row.tax_amount,
+      total_amount: row.total_amount,
+      applied_balance_amount: 0,
+      due_amount: row.status === "pending" ? row.total_amount : 0,
+      refunded_amount: row.refunded_amount,
+      refunded_tax_amount: row.refunded_tax_amount,
+      currency: row.currency,
+      billing_reason: row.billing_reason as
+        | "purchase"
+        | "subscription_create"
+        | "subscription_cycle"
+        | "subscription_update",
+      billing_name: row.billing_name,
+      billing_address: address(row.billing_address),
+      invoice_number: row.invoice_number,
+      is_invoice_generated: false,
+      seats: null,
+      customer_id: row.customer_id,
+      product_id: row.product_id,
+      discount_id: row.discount_id,
+      subscription_id: row.subscription_id,
+      checkout_id: row.checkout_id,
+      product,
+      subscription: row.subscription_id ? (subscriptionById.get(row.subscription_id) ?? null) : null,
+      items: own.map((i) => ({
+        created_at: iso(i.created_at),
+        modified_at: iso(i.modified_at),
+        id: i.id,
+        label: i.label,
+        amount: i.amount,
+        tax_amount: i.tax_amount,
+        proration: i.proration,
+        product_price_id: i.product_price_id,
+      })),
+      description: product?.name ?? own[0]?.label ?? "",
+      next_payment_attempt_at: null,
+    };
+  });
+}
+
+/** Subscriptions in Polar's `CustomerSubscription` shape (product with its seller, prices). */
+export async function customerSubscriptionsWire(db: Db, caller: repo.Caller, rows: repo.SubscriptionRow[]) {
+  const [products, prices] = await Promise.all([
+    productsById(
+      db,
+      caller.organizationId,
+      rows.map((r) => r.product_id),
+    ),
+    pricesToWire(db, caller.organizationId, [...new Set(rows.flatMap((r) => r.price_ids))]).then(
+      (list) => new Map(list.map((p) => [p.id, p])),
+    ),
+  ]);
+  return rows.flatMap((row) => {
+    const product = products.get(row.product_id);
+    if (!product) return [];
+    return [
+      {
+        ...subscriptionBase(row),
+        product,
+        prices: row.price_ids.flatMap((id) => {
+          const price = prices.get(id);
+          return price ? [price] : [];
+        }),
+        meters: [],
+        pending_update: null,
+      },
+    ];
+  });
+}
+
+export type PortalCustomerWire = ReturnType<typeof portalCustomerWire>;
+export type CustomerOrderWire = Awaited<ReturnType<typeof customerOrdersWire>>[number];
+export type CustomerSubscriptionWire = Awaited<ReturnType<typeof customerSubscriptionsWire>>[number];

@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { RequestValidationError } from "../../kit/api/errors.js";
+import { iso, isUuid } from "../../kit/api/schemas.js";
+import type { Clock } from "../../kit/clock.js";
+import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import { customerWire } from "../customers/wire.js";
+import * as repo from "./repository.js";
+import type { CustomerSessionCreateInput, CustomerSessionWire } from "./schemas.js";
+import { CUSTOMER_SESSION_PREFIX, generateSessionToken, hashSessionToken } from "./token.js";
+
+/** How long a customer session stays valid, as on Polar. */
+export const CUSTOMER_SESSION_TTL_MS = 60 * 60 * 1000;
+
+/** A `polar_cst_...` token valid 1 hour; stored as SHA-256; the token is returned once. */
+export async function createCustomerSession(
+  trx: Db,
+  input: { organizationId: string; customerId: string; returnUrl?: string | null; now: Date },
+): Promise<{ id: string; token: string; expiresAt: Date }> {
+  const token = generateSessionToken();
+  const id = randomUUID();
+  const expiresAt = new Date(input.now.getTime() + CUSTOMER_SESSION_TTL_MS);
+  await repo.insertSession(trx, {
+    id,
+    organization_id: input.organizationId,
+    customer_id: input.customerId,
+    token_hash: hashSessionToken(token),
+    return_url: input.returnUrl ?? null,
+    expires_at: expiresAt,
+    created_at: input.now,
+    modified_at: null,
+  });
+  return { id, token, expiresAt };
+}
+
+export interface AuthenticatedCustomerSession {
+  sessionId: string;
+  organizationId: string;
+  customerId: string;
+}
+
+/**
+ * The session behind a `polar_cst_...` bearer credential, or null when it is unknown, expired
+ * or its customer was deleted. The lookup is by SHA-256 of the presented value through a
+ * unique index: only hashes are compared, so timing says nothing about a token.
+ */
+export async function authenticateCustomerSession(
+  db: Db,
+  clock: Clock,
+  presented: string,
+): Promise<AuthenticatedCustomerSession | null> {
+  if (!presented.startsWith(CUSTOMER_SESSION_PREFIX)) return null;
+  const row = await repo.findLiveSessionByHash(db, hashSessionToken(presented));
+  if (!row || row.expires_at.getTime() <= clock.now().getTime()) return null;
+  return { sessionId: row.id, organizationId: row.organization_id, customerId: row.customer_id };
+}
+
+/**
+ * Where a customer session opens the customer portal: Kassa's web app at
+ * `/portal/{organization slug}`, with the token (and the e-mail, as Polar adds it) in the query.
+ */
+export function customerPortalUrl(baseURL: string, slug: string, token: string, email: string): string {
+  const query = new URLSearchParams({ customer_session_token: token, email });
+  return `${baseURL}/portal/${encodeURIComponent(slug)}?${query.toString()}`;
+}
+
+function customerMissing(field: string, input: unknown) {
+  return RequestValidationError.field(["body", field], "Customer does not exist.", input);
+}
+
+/** `POST /v1/customer-sessions/`: a session for a live customer of the caller's organization. */
+export async function openCustomerSession({
+  ctx,
+  input,
+  baseURL,
+}: {
+  ctx: Ctx;
+  input: CustomerSessionCreateInput;
+  baseURL: string;
+}): Promise<CustomerSessionWire> {
+  const externalId = input.external_customer_id ?? input.customer_external_id;
+  let by: { id: string } | { externalId: string };
+  let field: string;
+  let value: string;
+  if (input.customer_id !== undefined) {
+    if (!isUuid(input.customer_id))
+      throw RequestValidationError.field(
+        ["body", "customer_id"],
+        "Input should be a valid UUID",
+        input.customer_id,
+        "uuid_parsing",
+      );
+    by = { id: input.customer_id };
+    field = "customer_id";
+    value = input.customer_id;
+  } else if (externalId !== undefined) {
+    by = { externalId };
+    field = "external_customer_id";
+    value = externalId;
+  } else {
+    throw new RequestValidationError([
+      { type: "missing", loc: ["body", "customer_id"], msg: "Field required", input: null },
+      { type: "missing", loc: ["body", "external_customer_id"], msg: "Field required", input: null },
+    ]);
+  }
+  const now = ctx.clock.now();
+  return inTransaction(ctx, async (trx) => {
+    const customer = await repo.findLiveCustomer(trx, ctx.organizationId, by);
+    if (!customer) throw customerMissing(field, value);
+    const returnUrl = input.return_url ?? null;
+    const session = await createCustomerSession(trx, {
+      organizationId: ctx.organizationId,
+      customerId: customer.id,
+      returnUrl,
+      now,
+    });
+    // Sessions expired for a day are dead weight: a bounded batch goes with each new one.
+    await repo.deleteExpired(trx, new Date(now.getTime() - 24 * 60 * 60 * 1000), 100);
+    const slug = await repo.organizationSlug(trx, ctx.organizationId);
+    return {
+      created_at: iso(now),
+      modified_at: null,
+      id: session.id,
+      token: session.token,
+      expires_at: iso(session.expiresAt),
+      return_url: returnUrl,
+      customer_portal_url: customerPortalUrl(baseURL, slug, session.token, customer.email),
+      customer_id: customer.id,
+      customer: customerWire(customer),
+    };
+  });
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from "node:crypto";
+import { sql, type Transaction, type Updateable } from "kysely";
+import { isUniqueViolation } from "../../db/errors.js";
+import type { AddressValue, CustomerTable, KassaDatabase } from "../../db/schema.js";
+import { isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, type Db, emit } from "../../kit/context.js";
+import * as repo from "./repository.js";
+import { customerState } from "./state.js";
+import { type CustomerRow, customerWire } from "./wire.js";
+
+type Trx = Transaction<KassaDatabase>;
+
+/** A live customer of the organization, or undefined (also for an id that is not a UUID). */
+export function findCustomer(db: Db, organizationId: string, id: string): Promise<CustomerRow | undefined> {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return repo.findCustomer(db, organizationId, id);
+}
+
+/** Records `customer.state_changed` with the customer's state (Polar's `CustomerState`). */
+export async function emitCustomerStateChanged(trx: Trx, ctx: Ctx, customerId: string): Promise<void> {
+  const row = await repo.findCustomer(trx, ctx.organizationId, customerId, { withDeleted: true });
+  if (!row) return;
+  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row));
+}
+
+/**
+ * Records `customer.created`, `customer.updated` or `customer.deleted` with the customer, then
+ * `customer.state_changed`, as Polar sends a state change after each of those.
+ */
+export async function recordCustomerEvent(
+  trx: Trx,
+  ctx: Ctx,
+  type: "customer.created" | "customer.updated" | "customer.deleted",
+  row: CustomerRow,
+): Promise<void> {
+  await emit(ctx, trx, type, customerWire(row));
+  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row));
+}
+
+/**
+ * Runs `write` inside a savepoint: a unique violation rolls back only it (the caller's
+ * transaction stays usable) and gives undefined.
+ */
+async function unlessTaken<T>(trx: Trx, write: () => Promise<T>): Promise<T | undefined> {
+  await sql`savepoint kassa_customer_write`.execute(trx);
+  try {
+    const result = await write();
+    await sql`release savepoint kassa_customer_write`.execute(trx);
+    return result;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await sql`rollback to savepoint kassa_customer_write`.execute(trx);
+    return undefined;
+  }
+}
+
+export interface CheckoutCustomerInput {
+  email: string;
+  name: string | null;
+  externalId: string | null;
+  billingAddress: AddressValue | null;
+  taxId: [string, string | null] | null;
+  metadata: Record<string, string | number | boolean>;
+}
+
+async function findExisting(trx: Trx, organizationId: string, input: CheckoutCustomerInput) {
+  if (input.externalId) {
+    const byExternal = await repo.findByExternalId(trx, organizationId, input.externalId, {
+      forUpdate: true,
+    });
+    if (byExternal) return byExternal;
+  }
+  return repo.findByEmail(trx, organizationId, input.email, { forUpdate: true });
+}
+
+/** Fills what the customer lacks from the checkout; records customer.updated if anything changed. */
+async function fillCustomer(trx: Trx, ctx: Ctx, row: CustomerRow, input: CheckoutCustomerInput) {
+  const patch: Updateable<CustomerTable> = {};
+  if (!row.name && input.name) patch.name = input.name;
+  if (!row.billing_address && input.billingAddress)
+    patch.billing_address = JSON.stringify(input.billingAddress);
+  if (!row.tax_id && input.taxId) patch.tax_id = JSON.stringify(input.taxId);
+  const metadata = { ...row.metadata, ...input.metadata };
+  if (Object.entries(input.metadata).some(([k, v]) => row.metadata[k] !== v))
+    patch.metadata = JSON.stringify(metadata);
+  let current = row;
+  if (Object.keys(patch).length > 0) {
+    patch.modified_at = ctx.clock.now();
+    current = (await repo.updateCustomer(trx, ctx.organizationId, row.id, patch)) ?? row;
+  }
+  // An external id is set once: only on a customer without one, and only while no other
+  // live customer holds it (else the customer is used as it is).
+  let externalSet = false;
+  if (!current.external_id && input.externalId) {
+    const externalId = input.externalId;
+    const updated = await unlessTaken(trx, () =>
+      repo.updateCustomer(trx, ctx.organizationId, row.id, {
+        external_id: externalId,
+        modified_at: ctx.clock.now(),
+      }),
+    );
+    if (updated) {
+      current = updated;
+      externalSet = true;
+    }
+  }
+  if (Object.keys(patch).length > 0 || externalSet)
+    await recordCustomerEvent(trx, ctx, "customer.updated", current);
+  return current;
+}
+
+/**
+ * The customer a checkout pays as: the live customer with the external id, else with the
+ * e-mail (whatever its case), else a new one (customer.created). What the found customer lacks
+ * (name, billing address, tax id, external id) is filled from the checkout (customer.updated).
+ * Safe under races: concurrent checkouts for one e-mail end on one customer (the unique index
+ * decides; the loser reads the winner's row).
+ */
+export async function findOrCreateCustomerForCheckout(
+  trx: Trx,
+  ctx: Ctx,
+  input: CheckoutCustomerInput,
+): Promise<CustomerRow> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await findExisting(trx, ctx.organizationId, input);
+    if (existing) return fillCustomer(trx, ctx, existing, input);
+    const created = await repo.insertCustomerIfFree(trx, {
+      id: randomUUID(),
+      organization_id: ctx.organizationId,
+      external_id: input.externalId,
+      email: input.email,
+      name: input.name,
+      billing_address: JSON.stringify(input.billingAddress),
+      tax_id: JSON.stringify(input.taxId),
+      locale: null,
+      avatar_url: null,
+      processor_customer_id: null,
+      metadata: JSON.stringify(input.metadata),
+      created_at: ctx.clock.now(),
+      modified_at: null,
+      deleted_at: null,
+    });
+    if (created) {
+      await recordCustomerEvent(trx, ctx, "customer.created", created);
+      return created;
+    }
+    // Another transaction took the e-mail or the external id first: read its customer.
+  }
+  throw new Error("could not find or create the checkout's customer");
+}

@@ -1,0 +1,10 @@
+export { Address, AddressInput, type AddressInputValue } from "./address.js";
+export {
+  type CheckoutCustomerInput,
+  emitCustomerStateChanged,
+  findCustomer,
+  findOrCreateCustomerForCheckout,
+} from "./core.js";
+export { registerCustomerRoutes } from "./routes.js";
+export { type CustomerStateWire, customerState } from "./state.js";
+export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";

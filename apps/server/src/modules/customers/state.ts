@@ -1,0 +1,50 @@
+import { iso } from "../../kit/api/schemas.js";
+import type { Db } from "../../kit/context.js";
+import * as repo from "./repository.js";
+import { type CustomerRow, customerWire } from "./wire.js";
+
+function subscriptionState(row: repo.SubscriptionRow) {
+  return {
+    id: row.id,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    custom_field_data: row.custom_field_data,
+    metadata: row.metadata,
+    status: row.status as (typeof repo.ACTIVE_SUBSCRIPTION_STATUSES)[number],
+    amount: row.amount,
+    currency: row.currency,
+    recurring_interval: row.recurring_interval,
+    current_period_start: iso(row.current_period_start),
+    current_period_end: iso(row.current_period_end),
+    trial_start: iso(row.trial_start),
+    trial_end: iso(row.trial_end),
+    cancel_at_period_end: row.cancel_at_period_end,
+    canceled_at: iso(row.canceled_at),
+    started_at: iso(row.started_at),
+    ends_at: iso(row.ends_at),
+    product_id: row.product_id,
+    discount_id: row.discount_id,
+    // Deprecated on Polar, still sent: the subscription's first price.
+    ...(row.price_ids[0] ? { price_id: row.price_ids[0] } : {}),
+    // No metered prices on subscriptions yet: nothing consumed to report.
+    meters: [] as never[],
+  };
+}
+
+/**
+ * The customer with what it is entitled to, in Polar's `CustomerState` shape: its active
+ * subscriptions (active or trialing). `granted_benefits` is always empty: Kassa has no benefit
+ * grants yet (no grant table exists). `active_meters` likewise: no per-customer meter balance
+ * is kept yet.
+ */
+export async function customerState(db: Db, row: CustomerRow) {
+  const subscriptions = row.deleted_at ? [] : await repo.activeSubscriptions(db, row.organization_id, row.id);
+  return {
+    ...customerWire(row),
+    active_subscriptions: subscriptions.map(subscriptionState),
+    granted_benefits: [] as never[],
+    active_meters: [] as never[],
+  };
+}
+
+export type CustomerStateWire = Awaited<ReturnType<typeof customerState>>;

@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { AddressValue, KassaDatabase } from "../../db/schema.js";
+import type { Ctx } from "../../kit/context.js";
+import { findProducts } from "../products/index.js";
+import {
+  addInterval,
+  insertSubscription,
+  type RecurringInterval,
+  subscriptionWire,
+} from "../subscriptions/index.js";
+import * as repo from "./repository.js";
+import { orderWire } from "./wire.js";
+
+export interface PurchaseInput {
+  organizationId: string;
+  customerId: string;
+  checkoutId: string | null;
+  productId: string;
+  productPriceId: string;
+  currency: string;
+  /** before discount */
+  subtotalAmount: number;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number;
+  totalAmount: number;
+  discountId: string | null;
+  billingName: string | null;
+  billingAddress: AddressValue | null;
+  processor: "sandbox" | "stripe" | null;
+  chargeId: string | null;
+  /** saved method for renewals (recurring products) */
+  paymentMethodId: string | null;
+  metadata: Record<string, string | number | boolean>;
+  customFieldData: Record<string, string | number | boolean | null>;
+}
+
+/** Polar's invoice numbers: the organization's prefix (its slug, upper case), then a counter of at least 4 digits. */
+export function formatInvoiceNumber(slug: string, n: number): string {
+  return `${slug.toUpperCase()}-${String(n).padStart(4, "0")}`;
+}
+
+/**
+ * Records a paid purchase: the order (`paid`, billing reason `purchase`), or for a recurring
+ * product the order (`subscription_create`) and its new `active` subscription, whose first
+ * period starts now. The caller has taken the payment and owns the transaction; the events
+ * are recorded in it. One order per checkout: a second one violates the unique index on
+ * `kassa_order.checkout_id` and the transaction fails.
+ */
+export async function recordPurchase(
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  input: PurchaseInput,
+): Promise<{ orderId: string; subscriptionId: string | null }> {
+  const organizationId = input.organizationId;
+  const [product] = await findProducts(trx, organizationId, [input.productId]);
+  if (!product)
+    throw new Error(`recordPurchase: no product ${input.productId} in organization ${organizationId}`);
+  const now = ctx.clock.now();
+  const metadata = JSON.stringify(input.metadata);
+  const customFieldData = JSON.stringify(input.customFieldData);
+  const emit = (type: string, data: unknown) => ctx.events.enqueue(trx, { organizationId, type, data });
+
+  let subscription: Awaited<ReturnType<typeof insertSubscription>> | undefined;
+  if (product.recurring_interval) {
+    const interval = product.recurring_interval as RecurringInterval;
+    const count = product.recurring_interval_count ?? 1;
+    subscription = await insertSubscription(trx, {
+      id: randomUUID(),
+      organization_id: organizationId,
+      customer_id: input.customerId,
+      product_id: product.id,
+      price_ids: JSON.stringify([input.productPriceId]),
+      discount_id: input.discountId,
+      checkout_id: input.checkoutId,
+      status: "active",
+      // What each period costs after the discount, before tax (Polar's subscription amount).
+      amount: input.netAmount,
+      currency: input.currency,
+      recurring_interval: interval,
+      recurring_interval_count: count,
+      current_period_start: now,
+      current_period_end: addInterval(now, interval, count),
+      trial_start: null,
+      trial_end: null,
+      cancel_at_period_end: false,
+      canceled_at: null,
+      started_at: now,
+      ends_at: null,
+      ended_at: null,
+      customer_cancellation_reason: null,
+      customer_cancellation_comment: null,
+      payment_method_id: input.paymentMethodId,
+      metadata,
+      custom_field_data: customFieldData,
+      created_at: now,
+      modified_at: null,
+    });
+  }
+
+  const number = await repo.nextInvoiceNumber(trx, organizationId);
+  const slug = await repo.organizationSlug(trx, organizationId);
+  const order = await repo.insertOrder(trx, {
+    id: randomUUID(),
+    organization_id: organizationId,
+    customer_id: input.customerId,
+    product_id: product.id,
+    discount_id: input.discountId,
+    subscription_id: subscription?.id ?? null,
+    checkout_id: input.checkoutId,
+    status: "paid",
+    billing_reason: subscription ? "subscription_create" : "purchase",
+    subtotal_amount: input.subtotalAmount,
+    discount_amount: input.discountAmount,
+    net_amount: input.netAmount,
+    tax_amount: input.taxAmount,
+    total_amount: input.totalAmount,
+    currency: input.currency,
+    billing_name: input.billingName,
+    billing_address: JSON.stringify(input.billingAddress),
+    invoice_number: formatInvoiceNumber(slug, number),
+    processor: input.processor,
+    charge_id: input.chargeId,
+    metadata,
+    custom_field_data: customFieldData,
+    created_at: now,
+    modified_at: null,
+  });
+  await repo.insertItems(trx, [
+    {
+      id: randomUUID(),
+      order_id: order.id,
+      // Polar labels a fixed, custom or free price's line with the product's name.
+      label: product.name,
+      amount: input.subtotalAmount,
+      tax_amount: input.taxAmount,
+      proration: false,
+      product_price_id: input.productPriceId,
+      position: 0,
+      created_at: now,
+      modified_at: null,
+    },
+  ]);
+
+  if (subscription) {
+    const [wire] = await subscriptionWire(trx, organizationId, [subscription]);
+    await emit("subscription.created", wire);
+    await emit("subscription.active", wire);
+  }
+  const [wire] = await orderWire(trx, organizationId, [order]);
+  await emit("order.created", wire);
+  await emit("order.paid", wire);
+  // TODO(customers): call emitCustomerStateChanged(trx, ctx, input.customerId) from
+  // modules/customers once its "customers core:" milestone is merged (customer.state_changed).
+  return { orderId: order.id, subscriptionId: subscription?.id ?? null };
+}

@@ -1,0 +1,189 @@
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import type { OrderItemTable, OrderTable } from "../../db/schema.js";
+import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
+import type { Db } from "../../kit/context.js";
+
+export type OrderRow = Selectable<OrderTable>;
+export type OrderItemRow = Selectable<OrderItemTable>;
+export type OrderSortField =
+  | "created_at"
+  | "status"
+  | "invoice_number"
+  | "amount"
+  | "net_amount"
+  | "customer"
+  | "product"
+  | "discount"
+  | "subscription";
+
+export interface OrderFilters {
+  productIds?: string[] | undefined;
+  /** `one_time` or `recurring` products. */
+  billingTypes?: string[] | undefined;
+  discountIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  checkoutIds?: string[] | undefined;
+  subscriptionIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  /** Customer e-mail or name, or product name. */
+  query?: string | undefined;
+  metadata: Record<string, string[]>;
+}
+
+export function insertOrder(db: Db, row: Insertable<OrderTable>) {
+  return db.insertInto("kassa_order").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function insertItems(db: Db, rows: Insertable<OrderItemTable>[]) {
+  if (rows.length === 0) return Promise.resolve();
+  return db
+    .insertInto("kassa_order_item")
+    .values(rows)
+    .execute()
+    .then(() => undefined);
+}
+
+/**
+ * The organization's next invoice number: the counter row is created or incremented in one
+ * statement, which holds its row lock until the transaction ends, so two purchases never
+ * share a number and a rolled-back purchase leaves no gap.
+ */
+export async function nextInvoiceNumber(db: Db, organizationId: string): Promise<number> {
+  const row = await db
+    .insertInto("kassa_invoice_counter")
+    .values({ organization_id: organizationId, last_number: 1 })
+    .onConflict((oc) =>
+      oc.column("organization_id").doUpdateSet({ last_number: sql`kassa_invoice_counter.last_number + 1` }),
+    )
+    .returning("last_number")
+    .executeTakeFirstOrThrow();
+  return row.last_number;
+}
+
+export function organizationSlug(db: Db, organizationId: string) {
+  return db
+    .selectFrom("organization")
+    .select("slug")
+    .where("id", "=", organizationId)
+    .executeTakeFirstOrThrow()
+    .then((r) => r.slug);
+}
+
+export function findOrder(db: Db, organizationId: string, id: string, opts: { forUpdate?: boolean } = {}) {
+  let query = db
+    .selectFrom("kassa_order")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id);
+  if (opts.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export function updateOrder(db: Db, organizationId: string, id: string, patch: Updateable<OrderTable>) {
+  return db
+    .updateTable("kassa_order")
+    .set(patch)
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function itemsOf(db: Db, orderIds: string[]) {
+  if (orderIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_order_item")
+    .selectAll()
+    .where("order_id", "in", orderIds)
+    .orderBy("position")
+    .execute();
+}
+
+/** Polar's order of statuses when sorting by status. */
+const STATUS_RANK = sql<number>`case o.status
+  when 'draft' then 1 when 'pending' then 2 when 'paid' then 3
+  when 'partially_refunded' then 4 when 'refunded' then 5 when 'void' then 6 end`;
+
+export async function listOrders(
+  db: Db,
+  organizationId: string,
+  filters: OrderFilters,
+  page: Page,
+  sorting: Sort<OrderSortField>[],
+) {
+  let base = db
+    .selectFrom("kassa_order as o")
+    .innerJoin("kassa_customer as c", "c.id", "o.customer_id")
+    .leftJoin("kassa_product as p", "p.id", "o.product_id")
+    .leftJoin("kassa_discount as d", "d.id", "o.discount_id")
+    .where("o.organization_id", "=", organizationId);
+  if (filters.productIds?.length) base = base.where("o.product_id", "in", filters.productIds);
+  if (filters.billingTypes?.length) {
+    const recurring = filters.billingTypes.includes("recurring");
+    const oneTime = filters.billingTypes.includes("one_time");
+    if (recurring !== oneTime)
+      base = base
+        .where("p.recurring_interval", recurring ? "is not" : "is", null)
+        .where("p.id", "is not", null);
+  }
+  if (filters.discountIds?.length) base = base.where("o.discount_id", "in", filters.discountIds);
+  if (filters.customerIds?.length) base = base.where("o.customer_id", "in", filters.customerIds);
+  if (filters.externalCustomerIds?.length)
+    base = base.where("c.external_id", "in", filters.externalCustomerIds);
+  if (filters.checkoutIds?.length) base = base.where("o.checkout_id", "in", filters.checkoutIds);
+  if (filters.subscriptionIds?.length) base = base.where("o.subscription_id", "in", filters.subscriptionIds);
+  if (filters.statuses?.length) base = base.where("o.status", "in", filters.statuses);
+  if (filters.createdAfter) base = base.where("o.created_at", ">", filters.createdAfter);
+  if (filters.createdBefore) base = base.where("o.created_at", "<", filters.createdBefore);
+  if (filters.query) {
+    const q = filters.query;
+    base = base.where((eb) =>
+      eb.or([containsText("c.email", q), containsText("c.name", q), containsText("p.name", q)]),
+    );
+  }
+  const metadata = metadataCondition("o.metadata", filters.metadata);
+  if (metadata) base = base.where(metadata);
+  let query = base.selectAll("o");
+  for (const s of sorting) {
+    const key =
+      s.field === "customer"
+        ? sql.ref("c.email")
+        : s.field === "product"
+          ? sql.ref("p.name")
+          : s.field === "discount"
+            ? sql.ref("d.name")
+            : s.field === "subscription"
+              ? sql.ref("o.subscription_id")
+              : s.field === "status"
+                ? STATUS_RANK
+                : s.field === "amount" || s.field === "net_amount"
+                  ? sql.ref("o.net_amount")
+                  : sql.ref(`o.${s.field}`);
+    query = query.orderBy(key, (o) => (s.direction === "asc" ? o.asc() : o.desc()).nullsLast());
+  }
+  const rows = await query
+    .select(totalOver)
+    .orderBy("o.id")
+    .limit(page.limit)
+    .offset(offsetOf(page))
+    .execute();
+  return pageWithTotal(
+    rows,
+    async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
+  );
+}
+
+/** Customers by id, deleted ones included (an order names its customer for ever). */
+export function findCustomers(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}

@@ -1,0 +1,17 @@
+export { addInterval, type RecurringInterval } from "./period.js";
+export {
+  findSubscription,
+  findSubscriptions,
+  insertSubscription,
+  type SubscriptionRow,
+} from "./repository.js";
+export { registerSubscriptionRoutes } from "./routes.js";
+export {
+  addressWire,
+  type DiscountMinimalWire,
+  discountsById,
+  type SubscriptionBaseWire,
+  type SubscriptionWire,
+  subscriptionBase,
+  subscriptionWire,
+} from "./wire.js";

@@ -1,0 +1,145 @@
+import { type Insertable, type Selectable, sql } from "kysely";
+import { metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import type { SubscriptionTable } from "../../db/schema.js";
+import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
+import type { Db } from "../../kit/context.js";
+
+export type SubscriptionRow = Selectable<SubscriptionTable>;
+export type SubscriptionSortField =
+  | "customer"
+  | "status"
+  | "started_at"
+  | "current_period_end"
+  | "ended_at"
+  | "ends_at"
+  | "amount"
+  | "product"
+  | "discount";
+
+/** Statuses Polar counts as active (`active=true`), and as revoked (`active=false`). */
+export const ACTIVE_STATUSES = ["trialing", "active"];
+export const REVOKED_STATUSES = ["canceled", "unpaid"];
+
+export interface SubscriptionFilters {
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  discountIds?: string[] | undefined;
+  active?: boolean | undefined;
+  cancelAtPeriodEnd?: boolean | undefined;
+  cancellationReasons?: string[] | undefined;
+  canceledAfter?: Date | undefined;
+  canceledBefore?: Date | undefined;
+  metadata: Record<string, string[]>;
+}
+
+export function insertSubscription(db: Db, row: Insertable<SubscriptionTable>) {
+  return db.insertInto("kassa_subscription").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findSubscription(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_subscription")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function findSubscriptions(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_subscription")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}
+
+/** Polar's order of statuses when sorting by status (an active one ending at period end after the others). */
+const STATUS_RANK = sql<number>`case s.status
+  when 'incomplete' then 1 when 'incomplete_expired' then 2 when 'trialing' then 3
+  when 'active' then (case when s.cancel_at_period_end then 5 else 4 end)
+  when 'paused' then 6 when 'past_due' then 7 when 'canceled' then 8 when 'unpaid' then 9 end`;
+/** Amounts compared per month, as Polar sorts them. */
+const MONTHLY_AMOUNT = sql<number>`case s.recurring_interval
+  when 'year' then s.amount / 12.0 when 'week' then s.amount * 4 when 'day' then s.amount * 30
+  else s.amount end`;
+
+export async function listSubscriptions(
+  db: Db,
+  organizationId: string,
+  filters: SubscriptionFilters,
+  page: Page,
+  sorting: Sort<SubscriptionSortField>[],
+) {
+  let base = db
+    .selectFrom("kassa_subscription as s")
+    .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
+    .innerJoin("kassa_product as p", "p.id", "s.product_id")
+    .leftJoin("kassa_discount as d", "d.id", "s.discount_id")
+    .where("s.organization_id", "=", organizationId);
+  if (filters.productIds?.length) base = base.where("s.product_id", "in", filters.productIds);
+  if (filters.customerIds?.length) base = base.where("s.customer_id", "in", filters.customerIds);
+  if (filters.externalCustomerIds?.length)
+    base = base.where("c.external_id", "in", filters.externalCustomerIds);
+  if (filters.discountIds?.length) base = base.where("s.discount_id", "in", filters.discountIds);
+  if (filters.active !== undefined)
+    base = base.where("s.status", "in", filters.active ? ACTIVE_STATUSES : REVOKED_STATUSES);
+  if (filters.cancelAtPeriodEnd !== undefined)
+    base = base.where("s.cancel_at_period_end", "=", filters.cancelAtPeriodEnd);
+  if (filters.cancellationReasons?.length)
+    base = base.where("s.customer_cancellation_reason", "in", filters.cancellationReasons);
+  if (filters.canceledAfter) base = base.where("s.canceled_at", ">", filters.canceledAfter);
+  if (filters.canceledBefore) base = base.where("s.canceled_at", "<", filters.canceledBefore);
+  const metadata = metadataCondition("s.metadata", filters.metadata);
+  if (metadata) base = base.where(metadata);
+  let query = base.selectAll("s");
+  for (const s of sorting) {
+    const key =
+      s.field === "customer"
+        ? sql.ref("c.email")
+        : s.field === "product"
+          ? sql.ref("p.name")
+          : s.field === "discount"
+            ? sql.ref("d.name")
+            : s.field === "status"
+              ? STATUS_RANK
+              : s.field === "amount"
+                ? MONTHLY_AMOUNT
+                : sql.ref(`s.${s.field}`);
+    query = query.orderBy(key, (o) => (s.direction === "asc" ? o.asc() : o.desc()).nullsLast());
+  }
+  const rows = await query
+    .select(totalOver)
+    .orderBy("s.id")
+    .limit(page.limit)
+    .offset(offsetOf(page))
+    .execute();
+  return pageWithTotal(
+    rows,
+    async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
+  );
+}
+
+/** Discounts by id, soft-deleted ones included: a subscription or an order keeps naming its discount. */
+export function findDiscountsById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_discount")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}
+
+/** Customers by id, deleted ones included (an order names its customer for ever). */
+export function findCustomersById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}

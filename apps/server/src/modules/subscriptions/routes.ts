@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
+import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
+import type { V1App } from "../../v1/env.js";
+import { errorResponses, route } from "../../v1/openapi.js";
+import { CANCELLATION_REASONS, Subscription } from "./schemas.js";
+import * as service from "./service.js";
+
+const TAG = "subscriptions";
+const ok = (schema: z.ZodType) => ({
+  description: "Successful Response",
+  content: { "application/json": { schema } },
+});
+
+/** A date filter: ISO-8601, with an offset or without one (then UTC). */
+const DateFilter = z.iso
+  .datetime({ offset: true, local: true })
+  .transform((v) => new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`))
+  .optional();
+
+const list = route({
+  method: "get",
+  path: "/v1/subscriptions/",
+  tags: [TAG],
+  summary: "List subscriptions",
+  scope: "subscriptions:read",
+  request: {
+    query: z.object({
+      organization_id: repeatable(z.string()),
+      product_id: repeatable(z.string()),
+      customer_id: repeatable(z.string()),
+      external_customer_id: repeatable(z.string()),
+      discount_id: repeatable(z.string()),
+      active: BooleanQuery.optional(),
+      cancel_at_period_end: BooleanQuery.optional(),
+      customer_cancellation_reason: repeatable(z.enum(CANCELLATION_REASONS)),
+      canceled_at_after: DateFilter,
+      canceled_at_before: DateFilter,
+      ...pageParams,
+      sorting: sortingParam([
+        "customer",
+        "status",
+        "started_at",
+        "current_period_end",
+        "ended_at",
+        "ends_at",
+        "amount",
+        "product",
+        "discount",
+      ]),
+    }),
+  },
+  responses: { 200: ok(listResource(Subscription, "Subscription")), ...errorResponses() },
+});
+
+const get = route({
+  method: "get",
+  path: "/v1/subscriptions/{id}",
+  tags: [TAG],
+  summary: "Get a subscription",
+  scope: "subscriptions:read",
+  request: { params: IdParam },
+  responses: { 200: ok(Subscription), ...errorResponses({ notFound: true }) },
+});
+
+export function registerSubscriptionRoutes(app: V1App) {
+  app.openapi(list, async (c) => {
+    const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
+    return c.json(await service.listSubscriptions({ ctx: c.var.ctx, input }), 200);
+  });
+  app.openapi(get, async (c) =>
+    c.json(await service.getSubscription({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+  );
+}

@@ -1,0 +1,383 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/**
+ * Confirming checkouts on the sandbox processor: the purchase end to end (order, subscription,
+ * customer, customer session), free checkouts, declines then a good card, one 422 for every
+ * missing field, and the limits under parallel requests (one order per checkout, a discount's
+ * max_redemptions never exceeded).
+ */
+
+let server: TestServer;
+let receiver: Receiver;
+let acme: Merchant;
+let token: string;
+let oneTime: Json;
+let monthly: Json;
+let free: Json;
+
+const GOOD = "4242424242424242";
+const DECLINED = "4000000000000002";
+const NO_FUNDS = "4000000000009995";
+const FR = { country: "FR" } as const;
+
+async function product(body: Record<string, unknown>) {
+  const res = await call(server, token, "POST", "/v1/products/", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function checkout(body: Record<string, unknown>) {
+  const res = await call(server, token, "POST", "/v1/checkouts/", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function cardToken(number = GOOD): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: number,
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+const confirm = (secret: string, body: Record<string, unknown>) =>
+  call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
+
+const get = async (id: string) => (await call(server, token, "GET", `/v1/checkouts/${id}`)).body;
+
+const ordersOf = (checkoutId: string) =>
+  server.sql<{
+    id: string;
+    total_amount: number;
+    status: string;
+    billing_reason: string;
+    customer_id: string;
+  }>(
+    "select id, total_amount, status, billing_reason, customer_id from kassa_order where checkout_id = $1",
+    checkoutId,
+  );
+
+const chargesOf = (checkoutId: string) =>
+  server.sql<{ amount: number; status: string }>(
+    "select amount, status from kassa_sandbox_charge where metadata->>'checkout_id' = $1",
+    checkoutId,
+  );
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([
+    startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } }),
+    startReceiver(),
+  ]);
+  acme = await createMerchant(server, "Acme");
+  token = await createToken(acme, [
+    "checkouts:write",
+    "products:write",
+    "discounts:write",
+    "custom_fields:write",
+    "webhooks:write",
+  ]);
+  oneTime = await product({
+    name: "E-book",
+    prices: [{ amount_type: "fixed", price_amount: 1999, price_currency: "usd" }],
+  });
+  monthly = await product({
+    name: "Pro plan",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+  });
+  free = await product({ name: "Free sample", prices: [{ amount_type: "free", price_currency: "usd" }] });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+describe("confirm (sandbox)", () => {
+  it("one-time purchase through the SDK: order paid, customer created, session token, succeeded", async () => {
+    const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/confirm`,
+      format: "raw",
+      events: ["checkout.updated", "order.paid"],
+    });
+    expect(ep.status).toBe(201);
+    const c = await checkout({ products: [oneTime.id], metadata: { ref: "x1" } });
+    const confirmed = await sdk(server, "").checkouts.clientConfirm({
+      clientSecret: c.client_secret,
+      checkoutConfirmStripe: {
+        confirmationTokenId: await cardToken(),
+        customerEmail: "ada@example.com",
+        customerName: "Ada",
+        customerBillingAddress: FR,
+      },
+    });
+    expect(confirmed).toMatchObject({ id: c.id, status: "confirmed", totalAmount: 1999 });
+    expect(confirmed.customerSessionToken).toMatch(/^polar_cst_/);
+    const after = await get(c.id);
+    expect(after).toMatchObject({ status: "succeeded", customer_email: "ada@example.com" });
+    expect(after.customer_id).toBeTruthy();
+    const orders = await ordersOf(c.id);
+    expect(orders).toEqual([
+      expect.objectContaining({
+        total_amount: 1999,
+        status: "paid",
+        billing_reason: "purchase",
+        customer_id: after.customer_id,
+      }),
+    ]);
+    expect(await chargesOf(c.id)).toEqual([{ amount: 1999, status: "succeeded" }]);
+    // The portal session works for this customer.
+    const portal = await call(
+      server,
+      confirmed.customerSessionToken!,
+      "GET",
+      "/v1/customer-portal/customers/me",
+    );
+    expect(portal.status).toBe(200);
+    expect(portal.body.email).toBe("ada@example.com");
+
+    const hooks = await receiver.waitFor(3, 20_000, (h) => h.path === "/confirm");
+    const bodies = hooks.map((h) => JSON.parse(h.body));
+    expect(bodies.some((b) => b.type === "checkout.updated" && b.data.status === "succeeded")).toBe(true);
+    expect(bodies.some((b) => b.type === "checkout.updated" && b.data.status === "confirmed")).toBe(true);
+    // A confirmed checkout cannot be confirmed or changed again.
+    const again = await confirm(c.client_secret, { confirmation_token_id: await cardToken() });
+    expect(again.status).toBe(403);
+    expect(again.body.error).toBe("NotOpenCheckout");
+  });
+
+  it("recurring: an active subscription charged with the saved card", async () => {
+    const c = await checkout({ products: [monthly.id], customer_email: "sub@example.com" });
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_billing_address: FR,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const after = await get(c.id);
+    expect(after.status).toBe("succeeded");
+    expect(after.subscription_id).toBeTruthy();
+    const [sub] = await server.sql<{ status: string; payment_method_id: string | null; amount: number }>(
+      "select status, payment_method_id, amount from kassa_subscription where id = $1",
+      after.subscription_id,
+    );
+    expect(sub).toMatchObject({ status: "active", amount: 1000 });
+    expect(sub!.payment_method_id).toMatch(/^pm_sbx_/);
+    const [pm] = await server.sql<{ customer_id: string | null }>(
+      "select customer_id from kassa_sandbox_payment_method where id = $1",
+      sub!.payment_method_id,
+    );
+    expect(pm!.customer_id).toMatch(/^cus_sbx_/);
+    const [customer] = await server.sql<{ processor_customer_id: string }>(
+      "select processor_customer_id from kassa_customer where id = $1",
+      after.customer_id,
+    );
+    expect(customer!.processor_customer_id).toBe(pm!.customer_id);
+    expect((await ordersOf(c.id))[0]).toMatchObject({
+      billing_reason: "subscription_create",
+      total_amount: 1000,
+    });
+  });
+
+  it("free: no card asked, no charge, an order of 0", async () => {
+    const c = await checkout({ products: [free.id] });
+    expect(c.is_payment_form_required).toBe(false);
+    const res = await confirm(c.client_secret, { customer_email: "free@example.com" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.customer_session_token).toMatch(/^polar_cst_/);
+    expect((await get(c.id)).status).toBe("succeeded");
+    expect(await ordersOf(c.id)).toEqual([expect.objectContaining({ total_amount: 0, status: "paid" })]);
+    expect(await chargesOf(c.id)).toEqual([]);
+  });
+
+  it("a declined card puts it back to open with the processor's message; a good card then pays", async () => {
+    const limited = await call(server, token, "POST", "/v1/discounts/", {
+      type: "percentage",
+      basis_points: 5000,
+      duration: "once",
+      name: "Half",
+      code: "HALF",
+      max_redemptions: 1,
+    });
+    const c = await checkout({
+      products: [oneTime.id],
+      customer_email: "retry@example.com",
+      discount_id: limited.body.id,
+    });
+    expect(c).toMatchObject({ discount_amount: 1000, total_amount: 999 }); // 1999 * 50% = 999.5 -> 1000 off
+    const declined = await confirm(c.client_secret, {
+      confirmation_token_id: await cardToken(DECLINED),
+      customer_billing_address: FR,
+    });
+    expect(declined.status).toBe(400);
+    expect(declined.body).toEqual({
+      error: "PaymentError",
+      detail: "The payment failed: Your card was declined. Please try again with a different payment method.",
+    });
+    expect((await get(c.id)).status).toBe("open");
+    const [held] = await server.sql<{ redemptions_count: number }>(
+      "select redemptions_count from kassa_discount where id = $1",
+      limited.body.id,
+    );
+    expect(held!.redemptions_count).toBe(0);
+    const noFunds = await confirm(c.client_secret, { confirmation_token_id: await cardToken(NO_FUNDS) });
+    expect(noFunds.status).toBe(400);
+    expect(noFunds.body.detail).toContain("Your card has insufficient funds.");
+    await expect(
+      sdk(server, "").checkouts.clientConfirm({
+        clientSecret: c.client_secret,
+        checkoutConfirmStripe: { confirmationTokenId: await cardToken(DECLINED) },
+      }),
+    ).rejects.toMatchObject({ statusCode: 400 });
+    const ok = await confirm(c.client_secret, { confirmation_token_id: await cardToken(GOOD) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect((await get(c.id)).status).toBe("succeeded");
+    expect(await ordersOf(c.id)).toEqual([expect.objectContaining({ total_amount: 999 })]);
+    const charges = await chargesOf(c.id);
+    expect(charges.map((x) => x.status).sort()).toEqual(["failed", "failed", "failed", "succeeded"]);
+    const [used] = await server.sql<{ redemptions_count: number }>(
+      "select redemptions_count from kassa_discount where id = $1",
+      limited.body.id,
+    );
+    expect(used!.redemptions_count).toBe(1);
+  });
+
+  it("required custom fields and a required billing address: one 422 naming every missing field, nothing changed", async () => {
+    const field = await call(server, token, "POST", "/v1/custom-fields/", {
+      type: "text",
+      slug: "company",
+      name: "Company",
+      properties: {},
+    });
+    const terms = await call(server, token, "POST", "/v1/custom-fields/", {
+      type: "checkbox",
+      slug: "terms",
+      name: "Terms",
+      properties: {},
+    });
+    const p = await product({
+      name: "Consulting",
+      prices: [{ amount_type: "fixed", price_amount: 20000, price_currency: "usd" }],
+      attached_custom_fields: [
+        { custom_field_id: field.body.id, required: true },
+        { custom_field_id: terms.body.id, required: true },
+      ],
+    });
+    const c = await checkout({ products: [p.id], require_billing_address: true });
+    const res = await confirm(c.client_secret, { custom_field_data: { terms: false } });
+    expect(res.status).toBe(422);
+    const locs = res.body.detail.map((d: Json) => d.loc.join("."));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        "body.custom_field_data.company",
+        "body.custom_field_data.terms",
+        "body.customer_email",
+        "body.customer_billing_address",
+        "body.confirmation_token_id",
+      ]),
+    );
+    expect(res.body.detail.find((d: Json) => d.msg === "Full billing address is required.")).toBeTruthy();
+    const after = await get(c.id);
+    expect(after).toMatchObject({ status: "open", custom_field_data: {} });
+    const ok = await confirm(c.client_secret, {
+      custom_field_data: { company: "Initech", terms: true },
+      customer_email: "boss@initech.example",
+      customer_billing_address: {
+        country: "FR",
+        line1: "1 rue de Rivoli",
+        city: "Paris",
+        postal_code: "75001",
+      },
+      confirmation_token_id: await cardToken(),
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const [order] = await server.sql<{ custom_field_data: Json }>(
+      "select custom_field_data from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(order!.custom_field_data).toEqual({ company: "Initech", terms: true });
+  });
+
+  it("an expired checkout cannot be confirmed (410)", async () => {
+    const c = await checkout({ products: [oneTime.id] });
+    await server.sql(
+      "update kassa_checkout set expires_at = now() - interval '1 minute' where id = $1",
+      c.id,
+    );
+    const res = await confirm(c.client_secret, { confirmation_token_id: await cardToken() });
+    expect(res.status).toBe(410);
+    expect(res.body.error).toBe("ExpiredCheckoutError");
+  });
+
+  it("a customer matched only by e-mail gets no session token (someone else could type that address)", async () => {
+    const first = await checkout({ products: [free.id], customer_email: "known@example.com" });
+    expect((await confirm(first.client_secret, {})).body.customer_session_token).toMatch(/^polar_cst_/);
+    const second = await checkout({ products: [free.id], customer_email: "KNOWN@example.com" });
+    const res = await confirm(second.client_secret, {});
+    expect(res.status).toBe(200);
+    expect(res.body.customer_session_token).toBeNull();
+    expect((await get(second.id)).customer_id).toBe((await get(first.id)).customer_id);
+  });
+});
+
+describe("limits under parallel requests", () => {
+  it("50 parallel confirms of one checkout: exactly one order and one charge", async () => {
+    const c = await checkout({ products: [oneTime.id], customer_email: "race@example.com" });
+    const tokens = await Promise.all(Array.from({ length: 50 }, () => cardToken()));
+    const results = await Promise.all(
+      tokens.map((t) => confirm(c.client_secret, { confirmation_token_id: t, customer_billing_address: FR })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 403 || s === 409)).toBe(true);
+    expect(await ordersOf(c.id)).toHaveLength(1);
+    expect(await chargesOf(c.id)).toEqual([{ amount: 1999, status: "succeeded" }]);
+  }, 180_000);
+
+  it("100 parallel checkouts on a discount limited to 10: exactly 10 redeemed", async () => {
+    const d = await call(server, token, "POST", "/v1/discounts/", {
+      type: "fixed",
+      amount: 100,
+      currency: "usd",
+      duration: "once",
+      name: "First ten",
+      max_redemptions: 10,
+    });
+    const checkouts = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        checkout({ products: [oneTime.id], discount_id: d.body.id, customer_email: `p${i}@example.com` }),
+      ),
+    );
+    const tokens = await Promise.all(checkouts.map(() => cardToken()));
+    const results = await Promise.all(
+      checkouts.map((c, i) =>
+        confirm(c.client_secret, { confirmation_token_id: tokens[i], customer_billing_address: FR }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(10);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0]).toMatchObject({
+        loc: ["body", "discount_id"],
+        msg: "Discount is no longer redeemable.",
+      });
+    }
+    const [row] = await server.sql<{ redemptions_count: number }>(
+      "select redemptions_count from kassa_discount where id = $1",
+      d.body.id,
+    );
+    expect(row!.redemptions_count).toBe(10);
+    const [{ n }] = (await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_discount_redemption where discount_id = $1",
+      d.body.id,
+    )) as [{ n: number }];
+    expect(n).toBe(10);
+    for (const r of ok) expect(r.body.total_amount).toBe(1899);
+  }, 300_000);
+});

@@ -1,0 +1,148 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertCustomer } from "./support/portal.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/** /v1/customer-sessions/: a `polar_cst_` token for one customer's portal, valid one hour. */
+
+let server: TestServer;
+let acme: Merchant;
+let other: Merchant;
+let token: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  acme = await createMerchant(server, "Acme");
+  other = await createMerchant(server, "Other");
+  token = await createToken(acme, ["customer_sessions:write"]);
+});
+afterAll(() => server?.stop());
+
+const S = "/v1/customer-sessions/";
+
+async function sessionCount(): Promise<number> {
+  const [row] = await server.sql<{ n: number }>("select count(*)::int as n from kassa_customer_session");
+  return row?.n ?? -1;
+}
+
+describe("customer sessions", () => {
+  it("creates a session by customer id through the SDK: Polar's CustomerSession with the customer", async () => {
+    const customer = await insertCustomer(server, acme.organizationId, { externalId: "user-1" });
+    const before = Date.now();
+    const session = await sdk(server, token).customerSessions.create({
+      customerId: customer.id,
+      returnUrl: "https://shop.example.com/account",
+    });
+    expect(session.token).toMatch(/^polar_cst_[0-9A-Za-z]{43}$/);
+    expect(session.customerId).toBe(customer.id);
+    expect(session.returnUrl).toBe("https://shop.example.com/account");
+    expect(session.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 3_600_000 - 5_000);
+    expect(session.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 3_600_000 + 5_000);
+    expect(session.customer).toMatchObject({
+      id: customer.id,
+      email: customer.email,
+      externalId: "user-1",
+      name: "Ada Buyer",
+      organizationId: acme.organizationId,
+      metadata: { tier: "gold" },
+    });
+    const url = new URL(session.customerPortalUrl);
+    expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/portal/${acme.slug}`);
+    expect(url.searchParams.get("customer_session_token")).toBe(session.token);
+    expect(url.searchParams.get("email")).toBe(customer.email);
+
+    // Only the SHA-256 of the token is stored.
+    const rows = await server.sql<{ token_hash: string; customer_id: string; organization_id: string }>(
+      "select token_hash, customer_id, organization_id from kassa_customer_session where id = $1",
+      session.id,
+    );
+    expect(rows).toEqual([
+      {
+        token_hash: createHash("sha256").update(session.token).digest("hex"),
+        customer_id: customer.id,
+        organization_id: acme.organizationId,
+      },
+    ]);
+    const leaked = await server.sql(
+      "select id from kassa_customer_session where token_hash = $1 or return_url = $1",
+      session.token,
+    );
+    expect(leaked).toEqual([]);
+  });
+
+  it("creates a session by external id (both of Polar's spellings); each token is new", async () => {
+    const customer = await insertCustomer(server, acme.organizationId, { externalId: "ext-42" });
+    const a = await sdk(server, token).customerSessions.create({ externalCustomerId: "ext-42" });
+    expect(a.customerId).toBe(customer.id);
+    expect(a.returnUrl).toBeNull();
+    const b = await call(server, token, "POST", S, { customer_external_id: "ext-42" });
+    expect(b.status).toBe(201);
+    expect(b.body.customer_id).toBe(customer.id);
+    expect(b.body.token).not.toBe(a.token);
+    expect(b.body.customer.external_id).toBe("ext-42");
+  });
+
+  it("refuses a customer that is not a live customer of the caller's organization, naming the field", async () => {
+    const foreign = await insertCustomer(server, other.organizationId, { externalId: "theirs" });
+    const deleted = await insertCustomer(server, acme.organizationId, { externalId: "gone", deleted: true });
+    const count = await sessionCount();
+    const cases: [unknown, string, string][] = [
+      [{}, "customer_id", "missing"],
+      [{ return_url: "https://x.example" }, "customer_id", "missing"],
+      [{ customer_id: "not-a-uuid" }, "customer_id", "uuid_parsing"],
+      [{ customer_id: "00000000-0000-4000-8000-000000000000" }, "customer_id", "value_error"],
+      [{ customer_id: foreign.id }, "customer_id", "value_error"],
+      [{ customer_id: deleted.id }, "customer_id", "value_error"],
+      [{ external_customer_id: "theirs" }, "external_customer_id", "value_error"],
+      [{ external_customer_id: "gone" }, "external_customer_id", "value_error"],
+      [{ customer_id: 42 }, "customer_id", "invalid_type"],
+    ];
+    for (const [body, field, type] of cases) {
+      const res = await call(server, token, "POST", S, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.error).toBe("RequestValidationError");
+      expect(res.body.detail[0].loc, JSON.stringify(body)).toEqual(["body", field]);
+      if (type !== "invalid_type") expect(res.body.detail[0].type, JSON.stringify(body)).toBe(type);
+    }
+    const live = await insertCustomer(server, acme.organizationId);
+    const badUrl = await call(server, token, "POST", S, {
+      customer_id: live.id,
+      return_url: "javascript:alert(1)",
+    });
+    expect(badUrl.status).toBe(422);
+    expect(badUrl.body.detail[0].loc).toEqual(["body", "return_url"]);
+    expect(await sessionCount()).toBe(count);
+  });
+
+  it("needs customer_sessions:write; the dashboard's owner may create one too", async () => {
+    const customer = await insertCustomer(server, acme.organizationId);
+    const reader = await createToken(acme, ["products:read"]);
+    const denied = await call(server, reader, "POST", S, { customer_id: customer.id });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toBe("insufficient_scope");
+    const none = await call(server, undefined, "POST", S, { customer_id: customer.id });
+    expect(none.status).toBe(401);
+    const owner = await acme.owner.client.post(`${S}?organization_id=${acme.organizationId}`, {
+      customer_id: customer.id,
+    });
+    expect(owner.status).toBe(201);
+    expect(owner.body.customer_id).toBe(customer.id);
+  });
+
+  it("a customer session is no organization token: other endpoints answer 401 invalid_token", async () => {
+    const customer = await insertCustomer(server, acme.organizationId);
+    const { token: cst } = await sdk(server, token).customerSessions.create({ customerId: customer.id });
+    for (const path of ["/v1/products/", "/v1/customer-sessions/", "/v1/organizations/"]) {
+      const res = await call(
+        server,
+        cst,
+        path === S ? "POST" : "GET",
+        path,
+        path === S ? { customer_id: customer.id } : undefined,
+      );
+      expect(res.status, path).toBe(401);
+      expect(res.body.error, path).toBe("invalid_token");
+    }
+  });
+});
