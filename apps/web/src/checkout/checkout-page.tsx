@@ -186,12 +186,13 @@ type Load =
   | { state: "error"; status: number; message: string }
   | { state: "ready"; checkout: CheckoutPublic; payments: PaymentsConfig };
 
-export function CheckoutPage({
-  clientSecret,
-  navigate = (url) => window.location.assign(url),
-  pollIntervalMs = 1000,
-}: CheckoutPageProps) {
+const assign = (url: string) => window.location.assign(url);
+
+export function CheckoutPage({ clientSecret, navigate = assign, pollIntervalMs = 1000 }: CheckoutPageProps) {
   const [load, setLoad] = useState<Load>({ state: "loading" });
+  // Read once per client secret: a new `navigate` from a re-rendering parent must not reload it.
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
 
   useEffect(() => {
     let live = true;
@@ -204,7 +205,7 @@ export function CheckoutPage({
       ([checkout, payments]) => {
         if (!live) return;
         if (checkout.status !== "open") {
-          navigate(`/checkout/${encodeURIComponent(clientSecret)}/confirmation`);
+          navigateRef.current(`/checkout/${encodeURIComponent(clientSecret)}/confirmation`);
           return;
         }
         setLoad({ state: "ready", checkout, payments });
@@ -223,7 +224,7 @@ export function CheckoutPage({
     return () => {
       live = false;
     };
-  }, [clientSecret, navigate]);
+  }, [clientSecret]);
 
   if (load.state === "loading")
     return (
