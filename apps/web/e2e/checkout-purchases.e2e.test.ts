@@ -93,9 +93,9 @@ describe("hosted checkout purchases", () => {
     const checkout = await createCheckout(plan.id);
     await page.goto(checkout.url);
     await heading("Tinker Pro").waitFor();
-    expect(await page.getByTestId("price").textContent()).toBe("$12.00 / month");
-    expect(await page.getByTestId("total").textContent()).toBe("$12.00 / month");
-    const subscribe = page.getByRole("button", { name: "Subscribe · $12.00 / month" });
+    expect(await page.getByTestId("price").textContent()).toBe("$12.00/month");
+    expect(await page.getByTestId("total").textContent()).toBe("$12.00/month");
+    const subscribe = page.getByRole("button", { name: "Subscribe · $12.00/month" });
     await subscribe.waitFor();
     await fillBuyer("monthly@example.com", "Mo Nthly");
     await shots.take(page, "commerce-checkout-subscription");
