@@ -269,11 +269,17 @@ describe("hosted checkout purchases", () => {
     const checkout = await createCheckout(workshop.id);
 
     // The API refuses a confirm without them, naming each field.
-    const refused = await call(server, undefined, "POST", `/v1/checkouts/client/${checkout.client_secret}/confirm`, {
-      customer_email: "api@example.com",
-      customer_name: "Api Buyer",
-      customer_billing_address: { country: "DE" },
-    });
+    const refused = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        customer_email: "api@example.com",
+        customer_name: "Api Buyer",
+        customer_billing_address: { country: "DE" },
+      },
+    );
     expect(refused.status).toBe(422);
     const locs = (refused.body.detail as { loc: string[] }[]).map((d) => d.loc.join("."));
     expect(locs).toContain("body.custom_field_data.company");
