@@ -137,9 +137,9 @@ function renderCheckout() {
 }
 
 async function fillCard(user: ReturnType<typeof renderWithTheme>["user"], number: string) {
-  await user.type(screen.getByLabelText("Card number"), number);
-  await user.type(screen.getByLabelText("Expiry date"), "1230");
-  await user.type(screen.getByLabelText("Security code"), "123");
+  await user.type(screen.getByLabelText(/^Card number/), number);
+  await user.type(screen.getByLabelText(/^Expiry date/), "1230");
+  await user.type(screen.getByLabelText(/^Security code/), "123");
 }
 
 /** These tests type a whole checkout into the form: slow on a busy machine. */
@@ -168,6 +168,14 @@ describe("checkout page", () => {
     },
     SLOW,
   );
+
+  it("the app reads the checkout once (a re-render does not read it again)", async () => {
+    const calls = stubFetch((c) => (c.path === clientPath ? json(200, checkoutFixture()) : undefined));
+    renderWithTheme(<CheckoutApp location={{ pathname: `/checkout/${SECRET}`, search: "" }} />);
+    await screen.findByRole("heading", { name: "Pro license" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls.filter((c) => c.path === clientPath)).toHaveLength(1);
+  });
 
   it(
     "an expired checkout (410) says so",
@@ -347,6 +355,7 @@ describe("checkout page", () => {
       let confirms = 0;
       const calls = stubFetch(async (c) => {
         if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === clientPath && c.method === "PATCH") return json(200, checkout);
         if (c.path === "/v1/sandbox/confirmation-tokens") {
           const digits = String(c.body?.card_number);
           if (digits === "4242424242424241")
@@ -366,25 +375,26 @@ describe("checkout page", () => {
       await screen.findByRole("heading", { name: "Pro license" });
       await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
       await user.type(screen.getByLabelText(/^Cardholder name/), "Ada Buyer");
+      await user.selectOptions(screen.getByLabelText(/^Country/), "DE");
 
       // A card number the sandbox refuses: at the card number.
       await fillCard(user, "4242424242424241");
       await user.click(screen.getByRole("button", { name: "Pay $25.00" }));
       await waitFor(() =>
-        expect(describedBy(screen.getByLabelText("Card number"))).toContain("Your card number is invalid."),
+        expect(describedBy(screen.getByLabelText(/^Card number/))).toContain("Your card number is invalid."),
       );
       expect(confirms).toBe(0);
 
       // A declined card: at the card form, nothing navigates.
-      await user.clear(screen.getByLabelText("Card number"));
-      await user.type(screen.getByLabelText("Card number"), "4000000000000002");
+      await user.clear(screen.getByLabelText(/^Card number/));
+      await user.type(screen.getByLabelText(/^Card number/), "4000000000000002");
       await user.click(screen.getByRole("button", { name: "Pay $25.00" }));
       expect((await screen.findByTestId("payment-error")).textContent).toBe("Your card was declined.");
       expect(navigated).toHaveLength(0);
 
       // A good card; a double click confirms once.
-      await user.clear(screen.getByLabelText("Card number"));
-      await user.type(screen.getByLabelText("Card number"), "4242424242424242");
+      await user.clear(screen.getByLabelText(/^Card number/));
+      await user.type(screen.getByLabelText(/^Card number/), "4242424242424242");
       expect(screen.queryByTestId("payment-error")).toBeNull();
       const pay = screen.getByRole("button", { name: "Pay $25.00" });
       fireEvent.click(pay);
@@ -396,6 +406,7 @@ describe("checkout page", () => {
         confirmation_token_id: "sandbox_ctoken_4242",
         customer_email: "buyer@example.com",
         customer_name: "Ada Buyer",
+        customer_billing_address: { country: "DE" },
       });
       expect(calls.filter((c) => c.path === "/v1/sandbox/confirmation-tokens").at(-1)?.body).toEqual({
         card_number: "4242424242424242",
@@ -491,9 +502,20 @@ describe("checkout page", () => {
   );
 
   it(
-    "a business customer gives a billing address and a tax id; the country is sent at once for the tax",
+    "a business customer gives its name, a full billing address (the seller requires one) and a tax id; the country is sent at once for the tax",
     async () => {
-      const checkout = checkoutFixture();
+      const checkout = checkoutFixture({
+        require_billing_address: true,
+        tax_amount: null,
+        billing_address_fields: {
+          country: "required",
+          line1: "required",
+          line2: "optional",
+          city: "required",
+          postal_code: "required",
+          state: "disabled",
+        },
+      });
       const calls = stubFetch((c) => {
         if (c.path === clientPath && c.method === "GET") return json(200, checkout);
         if (c.path === clientPath && c.method === "PATCH") {
@@ -508,11 +530,13 @@ describe("checkout page", () => {
       });
       const { user } = renderCheckout();
       await screen.findByRole("heading", { name: "Pro license" });
-      expect(screen.queryByLabelText(/^Country/)).toBeNull();
+      expect(screen.getByTestId("tax").textContent).toBe("Calculated at payment");
+      expect(screen.queryByLabelText(/^Tax ID/)).toBeNull();
+      expect(screen.queryByLabelText(/^State/)).toBeNull();
       await user.click(screen.getByLabelText("I'm purchasing as a business"));
-      const country = await screen.findByLabelText(/^Country/);
-      await user.selectOptions(country, "FR");
+      await user.selectOptions(screen.getByLabelText(/^Country/), "FR");
       await waitFor(() => expect(screen.getByTestId("total").textContent).toBe("$30.00"));
+      expect(screen.getByTestId("tax").textContent).toBe("$5.00");
       expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([
         { is_business_customer: true },
         { customer_billing_address: { country: "FR" } },
@@ -521,8 +545,12 @@ describe("checkout page", () => {
       await user.type(screen.getByLabelText(/^Cardholder name/), "Ada");
       await fillCard(user, "4242424242424242");
       await user.click(screen.getByRole("button", { name: "Pay $30.00" }));
+      expect(describedBy(screen.getByLabelText(/^Business name/))).toContain("Enter the business name.");
       expect(describedBy(screen.getByLabelText(/^Address(?! line)/))).toContain("Enter your address.");
       expect(describedBy(screen.getByLabelText(/^City/))).toContain("Enter your city.");
+      expect(describedBy(screen.getByLabelText(/^Address line 2/))).not.toContain("Enter");
+      expect(calls.some((c) => c.path.endsWith("/confirm"))).toBe(false);
+      await user.type(screen.getByLabelText(/^Business name/), "Ada SARL");
       await user.type(screen.getByLabelText(/^Address(?! line)/), "1 rue de la Paix");
       await user.type(screen.getByLabelText(/^Postal code/), "75002");
       await user.type(screen.getByLabelText(/^City/), "Paris");
@@ -531,6 +559,7 @@ describe("checkout page", () => {
       await waitFor(() => expect(describedBy(screen.getByLabelText(/^Tax ID/))).toContain("Invalid tax ID."));
       expect(calls.find((c) => c.path.endsWith("/confirm"))?.body).toMatchObject({
         is_business_customer: true,
+        customer_billing_name: "Ada SARL",
         customer_tax_id: "FR000",
         customer_billing_address: {
           country: "FR",

@@ -147,6 +147,7 @@ export interface CheckoutUpdate {
   is_business_customer?: boolean;
   customer_email?: string | null;
   customer_name?: string | null;
+  customer_billing_name?: string | null;
   customer_billing_address?: Address | null;
   customer_tax_id?: string | null;
   discount_code?: string | null;

@@ -91,6 +91,7 @@ export function SandboxCardForm({
     <Stack gap="xs">
       <TextInput
         label="Card number"
+        withAsterisk
         name="card_number"
         inputMode="numeric"
         autoComplete="cc-number"
@@ -103,6 +104,7 @@ export function SandboxCardForm({
       <Group grow align="flex-start">
         <TextInput
           label="Expiry date"
+          withAsterisk
           name="expiry"
           inputMode="numeric"
           autoComplete="cc-exp"
@@ -114,6 +116,7 @@ export function SandboxCardForm({
         />
         <TextInput
           label="Security code"
+          withAsterisk
           name="cvc"
           inputMode="numeric"
           autoComplete="cc-csc"

@@ -60,6 +60,7 @@ interface Values {
   email: string;
   name: string;
   isBusiness: boolean;
+  billingName: string;
   address: {
     country: string;
     line1: string;
@@ -110,6 +111,7 @@ function initialValues(c: CheckoutPublic): Values {
     email: c.customer_email ?? "",
     name: c.customer_name ?? "",
     isBusiness: c.is_business_customer,
+    billingName: c.customer_billing_name ?? "",
     address: {
       country: a?.country ?? "",
       line1: a?.line1 ?? "",
@@ -137,16 +139,26 @@ function issuesByField(error: V1Error): Record<string, string> {
   return out;
 }
 
-/** Which address fields the form shows, and which it requires. */
+/**
+ * Which address fields the form shows (true: required), by the checkout's
+ * `billing_address_fields`: an address is asked when a payment is due, when the seller wants
+ * one, or for a business.
+ */
 function addressFields(c: CheckoutPublic, isBusiness: boolean): Partial<Record<AddressKey, boolean>> {
-  const modes = c.billing_address_fields;
-  const wanted = c.require_billing_address || isBusiness;
+  if (!c.is_payment_form_required && !c.require_billing_address && !isBusiness) return {};
+  const full = c.require_billing_address;
   const out: Partial<Record<AddressKey, boolean>> = {};
   for (const key of ADDRESS_KEYS) {
-    const mode = modes?.[key];
-    if (mode === "required") out[key] = true;
-    else if (wanted && mode !== "disabled") out[key] = key !== "line2" && key !== "state";
-    else if (mode === "optional" && (key === "country" || wanted)) out[key] = false;
+    const fallback =
+      key === "country"
+        ? "required"
+        : !full
+          ? "disabled"
+          : key === "line2" || key === "state"
+            ? "optional"
+            : "required";
+    const mode = c.billing_address_fields?.[key] ?? fallback;
+    if (mode !== "disabled") out[key] = mode === "required";
   }
   return out;
 }
@@ -174,12 +186,13 @@ type Load =
   | { state: "error"; status: number; message: string }
   | { state: "ready"; checkout: CheckoutPublic; payments: PaymentsConfig };
 
-export function CheckoutPage({
-  clientSecret,
-  navigate = (url) => window.location.assign(url),
-  pollIntervalMs = 1000,
-}: CheckoutPageProps) {
+const assign = (url: string) => window.location.assign(url);
+
+export function CheckoutPage({ clientSecret, navigate = assign, pollIntervalMs = 1000 }: CheckoutPageProps) {
   const [load, setLoad] = useState<Load>({ state: "loading" });
+  // Read once per client secret: a new `navigate` from a re-rendering parent must not reload it.
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
 
   useEffect(() => {
     let live = true;
@@ -192,7 +205,7 @@ export function CheckoutPage({
       ([checkout, payments]) => {
         if (!live) return;
         if (checkout.status !== "open") {
-          navigate(`/checkout/${encodeURIComponent(clientSecret)}/confirmation`);
+          navigateRef.current(`/checkout/${encodeURIComponent(clientSecret)}/confirmation`);
           return;
         }
         setLoad({ state: "ready", checkout, payments });
@@ -211,7 +224,7 @@ export function CheckoutPage({
     return () => {
       live = false;
     };
-  }, [clientSecret, navigate]);
+  }, [clientSecret]);
 
   if (load.state === "loading")
     return (
@@ -435,7 +448,9 @@ function CheckoutForm({
 
   // --- submit -----------------------------------------------------------------------------
   const paymentForm = checkout.is_payment_form_required;
-  const stripeMode = payments.processor === "stripe";
+  const meta = checkout.payment_processor_metadata;
+  // The checkout names its processor (`payment_processor_metadata.processor`); else the server's config.
+  const stripeMode = meta.processor ? meta.processor === "stripe" : payments.processor === "stripe";
 
   const validate = (): Errors => {
     const e: Errors = {};
@@ -443,6 +458,8 @@ function CheckoutForm({
     if (email === "") e.customer_email = "Enter your e-mail address.";
     else if (!EMAIL.test(email)) e.customer_email = "Enter an e-mail address like name@example.com.";
     if (paymentForm && values.name.trim() === "") e.customer_name = "Enter the cardholder's name.";
+    if (values.isBusiness && values.billingName.trim() === "")
+      e.customer_billing_name = "Enter the business name.";
     for (const key of ADDRESS_KEYS)
       if (shownAddress[key] && values.address[key].trim() === "")
         e[`customer_billing_address.${key}`] =
@@ -469,6 +486,8 @@ function CheckoutForm({
     const address = addressBody(values.address);
     if (address) body.customer_billing_address = address;
     if (values.isBusiness && values.taxId.trim() !== "") body.customer_tax_id = values.taxId.trim();
+    if (values.isBusiness && values.billingName.trim() !== "")
+      body.customer_billing_name = values.billingName.trim();
     if (custom) {
       const minor = parseAmount(values.amount, digits);
       if (minor !== null) body.amount = minor;
@@ -749,6 +768,21 @@ function CheckoutForm({
                 error={errors.is_business_customer}
                 onChange={(e) => toggleBusiness(e.currentTarget.checked)}
               />
+              {values.isBusiness && (
+                <TextInput
+                  label="Business name"
+                  name="customer_billing_name"
+                  autoComplete="organization"
+                  withAsterisk
+                  value={values.billingName}
+                  error={errors.customer_billing_name}
+                  disabled={busy}
+                  onChange={(e) => {
+                    set("billingName", e.currentTarget.value);
+                    clear("customer_billing_name");
+                  }}
+                />
+              )}
               {Object.keys(shownAddress).length > 0 && (
                 <AddressFields
                   shown={shownAddress}
@@ -877,7 +911,7 @@ function CheckoutForm({
 
 /** Error keys a field of the form shows; any other one is listed above the button. */
 const KNOWN_FIELDS =
-  /^(customer_email|customer_name|amount|discount_code|customer_tax_id|is_business_customer|product_id|product_price_id|card_number|expiry|cvc|customer_billing_address\.(country|line1|line2|postal_code|city|state)|custom_field_data\..+)$/;
+  /^(customer_email|customer_name|customer_billing_name|amount|discount_code|customer_tax_id|is_business_customer|product_id|product_price_id|card_number|expiry|cvc|customer_billing_address(\.(country|line1|line2|postal_code|city|state))?|custom_field_data\..+)$/;
 
 function boundsText(min: number, max: number | null, currency: string): string {
   if (max !== null) return `Between ${formatMoney(min, currency)} and ${formatMoney(max, currency)}`;
