@@ -171,6 +171,7 @@ export function createApp(deps: AppDeps) {
     baseURL: config.baseURL,
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
+    publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
     events: webhookEventSink(deps.clock),
     payments: deps.payments,
     trustProxy: config.trustProxy,

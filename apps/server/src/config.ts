@@ -68,6 +68,7 @@ const envSchema = z.object({
   CAPTCHA_VERIFY_URL: optionalString.pipe(urlString.optional()),
   RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   V1_RATE_LIMIT: positiveInt.default(500),
+  PUBLIC_RATE_LIMIT: positiveInt.default(120),
   PASSWORD_MIN_LENGTH: positiveInt.default(8),
   PASSWORD_MAX_LENGTH: positiveInt.default(128),
   USERNAME_MIN_LENGTH: positiveInt.default(3),
@@ -138,6 +139,8 @@ export interface KassaConfig {
   rateLimit: boolean;
   /** Requests a minute per organization (or per client address before authentication) on /v1. */
   v1RateLimit: number;
+  /** Requests a minute per client address on the public checkout endpoints (client secret, links). */
+  publicRateLimit: number;
   password: { min: number; max: number };
   username: { min: number; max: number };
   sessionFreshAge: number;
@@ -325,6 +328,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ...(captcha ? { captcha } : {}),
     rateLimit: env.RATE_LIMIT === "on",
     v1RateLimit: env.V1_RATE_LIMIT,
+    publicRateLimit: env.PUBLIC_RATE_LIMIT,
     password: { min: env.PASSWORD_MIN_LENGTH, max: env.PASSWORD_MAX_LENGTH },
     username: { min: env.USERNAME_MIN_LENGTH, max: env.USERNAME_MAX_LENGTH },
     sessionFreshAge: env.SESSION_FRESH_AGE,

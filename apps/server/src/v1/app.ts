@@ -33,7 +33,7 @@ import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
-import type { V1Env } from "./env.js";
+import { clientAddress, type V1Env } from "./env.js";
 import { idempotency } from "./idempotency.js";
 import { withDocumentedPaths } from "./openapi.js";
 import { purchasePorts } from "./purchase-ports.js";
@@ -52,6 +52,11 @@ export interface V1Deps {
   rateLimitPerMinute: number | undefined;
   /** The payment processor; absent: no payment routes (suites that build /v1 alone). */
   payments?: Payments;
+  /**
+   * Requests a minute per client address on the public endpoints a buyer reaches without an
+   * account (a checkout by its client secret, a checkout link); undefined: no limit.
+   */
+  publicRateLimitPerMinute?: number | undefined;
   /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
   sandboxTokenRateLimit?: number | undefined;
   trustProxy?: boolean;
@@ -270,6 +275,23 @@ export function createV1Api(deps: V1Deps) {
             }),
     });
   registerFileRoutes(api, deps.files);
+  // A buyer needs no account: these endpoints are limited per client address instead.
+  if (deps.publicRateLimitPerMinute !== undefined) {
+    const limit = createRateLimiter({
+      db: deps.db,
+      clock: deps.clock,
+      max: deps.publicRateLimitPerMinute,
+      windowSeconds: 60,
+    });
+    const trustProxy = deps.trustProxy ?? false;
+    const publicLimit = createMiddleware<V1Env>(async (c, next) => {
+      const verdict = await limit(`v1:public:${clientAddress(c, trustProxy)}`);
+      if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
+      await next();
+    });
+    api.use(`${V1_PREFIX}/checkouts/client/*`, publicLimit);
+    api.use(`${V1_PREFIX}/checkout-links/:secret/redirect`, publicLimit);
+  }
   const checkouts = {
     db: deps.db,
     clock: deps.clock,

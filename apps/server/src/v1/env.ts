@@ -13,3 +13,15 @@ export type V1Env = {
 };
 
 export type V1App = OpenAPIHono<V1Env>;
+
+/**
+ * The caller's address for per-address limits: the first `X-Forwarded-For` entry behind a
+ * trusted proxy, else the socket's peer.
+ */
+export function clientAddress(
+  c: { req: { header(name: string): string | undefined }; env: HttpBindings | undefined },
+  trustProxy: boolean,
+): string {
+  const forwarded = trustProxy ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+  return forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
+}

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { RequestValidationError, TooManyRequests } from "../../../kit/api/errors.js";
 import { toValidationIssues } from "../../../kit/api/validation.js";
 import type { RateLimiter } from "../../../kit/rate-limit.js";
-import type { V1App } from "../../../v1/env.js";
+import { clientAddress, type V1App } from "../../../v1/env.js";
 import { InvalidCard, type SandboxProcessor } from "./processor.js";
 
 const CardBody = z
@@ -52,11 +52,7 @@ export function registerSandboxRoutes(app: V1App, deps: SandboxRouteDeps) {
     createToken,
     async (c) => {
       if (deps.limiter) {
-        const forwarded = deps.trustProxy
-          ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
-          : undefined;
-        const address = forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
-        const verdict = await deps.limiter(`sandbox:token:${address}`);
+        const verdict = await deps.limiter(`sandbox:token:${clientAddress(c, deps.trustProxy)}`);
         if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
       }
       const card = c.req.valid("json");

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { startTestServer } from "./support/server.js";
+import { call, createMerchant, createToken } from "./support/v1.js";
+
+/**
+ * A buyer reaches a checkout by its client secret, or a checkout link, without an account:
+ * those endpoints are limited per client address (PUBLIC_RATE_LIMIT a minute), so nobody can
+ * try secrets or open checkouts in bulk; the merchant's own API keeps its per-organization limit.
+ */
+describe("public checkout endpoints", () => {
+  it("answer 429 with Retry-After past PUBLIC_RATE_LIMIT a minute per address, and nothing else is limited by it", async () => {
+    const server = await startTestServer({ env: { RATE_LIMIT: "on", PUBLIC_RATE_LIMIT: "3" } });
+    try {
+      const merchant = await createMerchant(server);
+      const token = await createToken(merchant, ["products:read"]);
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      let body: unknown = null;
+      for (const path of [
+        "/v1/checkouts/client/polar_c_unknown1",
+        "/v1/checkouts/client/polar_c_unknown2",
+        "/v1/checkout-links/polar_cl_unknown/redirect",
+        "/v1/checkouts/client/polar_c_unknown3",
+      ]) {
+        const res = await call(server, undefined, "GET", path);
+        statuses.push(res.status);
+        if (res.status === 429) {
+          retryAfter = res.headers.get("retry-after");
+          body = res.body;
+        }
+      }
+      expect(statuses).toEqual([404, 404, 404, 429]);
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+      expect(body).toMatchObject({ error: "TooManyRequests" });
+      // The confirm endpoint shares the budget; the authenticated API does not.
+      expect(
+        (await call(server, undefined, "POST", "/v1/checkouts/client/polar_c_x/confirm", {})).status,
+      ).toBe(429);
+      expect((await call(server, token, "GET", "/v1/products/")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
