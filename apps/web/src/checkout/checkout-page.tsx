@@ -559,6 +559,9 @@ function CheckoutForm({
         confirmed = await confirmCheckout(secret, body);
       } catch (error) {
         if (error instanceof V1Error && error.status === 410) return onExpired();
+        // Paid meanwhile (another tab, a retried request): its confirmation says how it went.
+        if (error instanceof V1Error && error.code === "NotOpenCheckout")
+          return navigate(`/checkout/${encodeURIComponent(secret)}/confirmation`);
         if (error instanceof V1Error && error.status === 422 && error.issues.length > 0) {
           setErrors(issuesByField(error));
         } else {
