@@ -13,9 +13,12 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { checkoutPaymentListener } from "./modules/checkouts/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
-import { webhookJobs } from "./modules/webhooks/index.js";
+import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
+import { webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
+import { purchasePorts } from "./v1/purchase-ports.js";
 
 export interface KassaServer {
   url: string;
@@ -71,7 +74,20 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
-      ...paymentJobs({ listeners: [] }),
+      ...paymentJobs({
+        listeners: purchasePorts
+          ? [
+              checkoutPaymentListener({
+                db: database.db,
+                events: webhookEventSink(clock),
+                env: { baseURL: config.baseURL, payments },
+                tax: new OrganizationRateTaxCalculator(database.db),
+                processor: payments.processor,
+                ports: purchasePorts,
+              }),
+            ]
+          : [],
+      }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({

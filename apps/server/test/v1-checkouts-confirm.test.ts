@@ -303,6 +303,42 @@ describe("confirm (sandbox)", () => {
     expect(order!.custom_field_data).toEqual({ company: "Initech", terms: true });
   });
 
+  it("paid but the order not recorded (the process stopped after the charge): confirming again records it, charging nothing more", async () => {
+    const c = await checkout({ products: [oneTime.id], customer_email: "crash@example.com" });
+    // What the first confirm left behind: claimed, charged, then stopped before its second transaction.
+    const cus = await server.payments<{ id: string }>("processor", "createCustomer", {
+      organizationId: acme.organizationId,
+      email: "crash@example.com",
+      name: null,
+      idempotencyKey: `checkout:${c.id}:1:customer`,
+    });
+    const charge = await server.payments<{ status: string; chargeId: string }>("processor", "charge", {
+      organizationId: acme.organizationId,
+      amount: 1999,
+      currency: "usd",
+      customerId: cus.id,
+      source: { confirmationTokenId: await cardToken() },
+      metadata: { checkout_id: c.id },
+      idempotencyKey: `checkout:${c.id}:1`,
+    });
+    expect(charge.status).toBe("succeeded");
+    await server.sql(
+      "update kassa_checkout set status = 'confirmed', attempt = 1, payment_outcome = $2::jsonb where id = $1",
+      c.id,
+      JSON.stringify({ chargeId: charge.chargeId, paymentMethodId: null, processorCustomerId: cus.id }),
+    );
+    const res = await confirm(c.client_secret, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await get(c.id)).status).toBe("succeeded");
+    const [order] = await server.sql<{ charge_id: string }>(
+      "select charge_id from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(order!.charge_id).toBe(charge.chargeId);
+    expect(await chargesOf(c.id)).toEqual([{ amount: 1999, status: "succeeded" }]);
+    expect((await confirm(c.client_secret, {})).status).toBe(403);
+  });
+
   it("an expired checkout cannot be confirmed (410)", async () => {
     const c = await checkout({ products: [oneTime.id] });
     await server.sql(

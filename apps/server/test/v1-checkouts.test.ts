@@ -306,6 +306,37 @@ describe("checkout sessions (merchant API)", () => {
     expect(fr.body).toMatchObject({ net_amount: 1500, tax_amount: 0, total_amount: 1500 });
   });
 
+  it("a tax ID needs the billing country and must be valid there", async () => {
+    const ok = await checkout({
+      products: [oneTime.id],
+      customer_tax_id: "FR 61 954 506 077",
+      customer_billing_address: { country: "fr" },
+    });
+    expect(ok).toMatchObject({
+      customer_tax_id: "FR61954506077",
+      customer_billing_address: { country: "FR" },
+    });
+    const noCountry = await call(server, token, "POST", "/v1/checkouts/", {
+      products: [oneTime.id],
+      customer_tax_id: "FR61954506077",
+    });
+    expect(noCountry.body.detail).toEqual([
+      {
+        type: "missing",
+        loc: ["body", "customer_billing_address"],
+        msg: "Country is required to validate tax ID.",
+        input: null,
+      },
+    ]);
+    const invalid = await client(ok.client_secret, "PATCH", { customer_tax_id: "FR123" });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail[0]).toMatchObject({
+      loc: ["body", "customer_tax_id"],
+      msg: "Invalid tax ID.",
+    });
+    expect((await client(ok.client_secret)).body.customer_tax_id).toBe("FR61954506077");
+  });
+
   it("merchant PATCH changes an open checkout; bad input is refused and nothing changes", async () => {
     const c = await checkout({ products: [oneTime.id, pwyw.id] });
     const res = await call(server, token, "PATCH", `/v1/checkouts/${c.id}`, {
@@ -523,6 +554,24 @@ describe("checkout links", () => {
       products: [oneTime.id],
     });
     expect(foreign.status).toBe(422);
+    // A product archived since is no longer offered by the link.
+    const retired = await product(token, {
+      name: "Old edition",
+      prices: [{ amount_type: "fixed", price_amount: 999, price_currency: "usd" }],
+    });
+    const mixed = await polar.checkoutLinks.create({
+      paymentProcessor: "stripe",
+      products: [retired.id, oneTime.id],
+    });
+    expect(
+      (await call(server, token, "PATCH", `/v1/products/${retired.id}`, { is_archived: true })).status,
+    ).toBe(200);
+    const reopened = await fetch(`${server.url}/v1/checkout-links/${mixed.clientSecret}/redirect`, {
+      redirect: "manual",
+    });
+    expect(reopened.status).toBe(307);
+    const fresh = await client(new URL(reopened.headers.get("location")!).pathname.split("/").pop()!);
+    expect(fresh.body.products.map((p: Json) => p.id)).toEqual([oneTime.id]);
     await polar.checkoutLinks.delete({ id: link.id });
     const gone = await fetch(`${server.url}/v1/checkout-links/${link.clientSecret}/redirect`, {
       redirect: "manual",

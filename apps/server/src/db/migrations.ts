@@ -764,6 +764,7 @@ const kassaMigrations: Record<string, Migration> = {
         checkout_link_id text,
         attempt integer not null default 0,
         payment_error text,
+        payment_outcome jsonb,
         order_id text,
         subscription_id text,
         expires_at timestamptz not null,

@@ -553,6 +553,15 @@ export interface CheckoutTable {
   attempt: number;
   /** The processor's message for the last declined payment. */
   payment_error: string | null;
+  /**
+   * The processor's answer once the payment went through, kept until the order is recorded: a
+   * confirm that failed after the charge can be completed by confirming again.
+   */
+  payment_outcome: Json<{
+    chargeId: string | null;
+    paymentMethodId: string | null;
+    processorCustomerId: string | null;
+  } | null>;
   order_id: string | null;
   subscription_id: string | null;
   expires_at: Date;

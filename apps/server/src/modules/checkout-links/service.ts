@@ -295,7 +295,15 @@ export async function openLink({
     organizationId: link.organization_id,
     actor: { kind: "system", reason: "checkout link" },
   };
-  const ids = (await repo.productIdsOf(base.db, [link.id])).map((l) => l.product_id);
+  const linked = (await repo.productIdsOf(base.db, [link.id])).map((l) => l.product_id);
+  // Products archived (or made drafts) since the link was made are no longer offered.
+  const live = new Set(
+    (await findProducts(base.db, link.organization_id, linked))
+      .filter((p) => !p.is_archived && p.visibility !== "draft")
+      .map((p) => p.id),
+  );
+  const ids = linked.filter((id) => live.has(id));
+  if (ids.length === 0) throw new CheckoutLinkNotFound();
   const chosen = query.get("product_id");
   const products = chosen && ids.includes(chosen) ? [chosen, ...ids.filter((id) => id !== chosen)] : ids;
   const metadata: Metadata = { ...link.metadata };

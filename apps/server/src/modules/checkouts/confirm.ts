@@ -4,13 +4,15 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import type { CustomerRow } from "../customers/index.js";
+import { type CustomerRow, validateTaxId } from "../customers/index.js";
 import {
   type ChargeResult,
+  type PaymentEventListener,
   type PaymentProcessor,
   ProcessorRequestError,
   type SetupResult,
 } from "../payments/index.js";
+import { findProducts } from "../products/index.js";
 import { CheckoutNotFound, NotOpenCheckout, PaymentError } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
 import * as repo from "./repository.js";
@@ -144,6 +146,7 @@ async function claim(
       status: "confirmed",
       attempt: row.attempt + 1,
       payment_error: null,
+      payment_outcome: JSON.stringify(null),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
     return {
@@ -183,7 +186,8 @@ async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.Check
 
 type Outcome =
   | { ok: true; chargeId: string | null; paymentMethodId: string | null; processorCustomerId: string | null }
-  | { ok: false; message: string };
+  | { ok: false; message: string }
+  | { ok: "pending"; chargeId: string; clientSecret: string };
 
 /** The charge (or the card setup of a free first period), outside any transaction. */
 async function pay(
@@ -211,7 +215,9 @@ async function pay(
       });
       if (result.status === "failed") return { ok: false, message: result.message };
       if (result.status === "pending")
-        return { ok: false, message: "This payment needs an action the checkout cannot take yet." };
+        return result.clientSecret
+          ? { ok: "pending", chargeId: result.chargeId, clientSecret: result.clientSecret }
+          : { ok: false, message: "This payment needs an action the checkout cannot take." };
       return {
         ok: true,
         chargeId: result.chargeId,
@@ -250,6 +256,7 @@ async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "open",
       payment_error: message,
+      payment_outcome: JSON.stringify(null),
       modified_at: ctx.clock.now(),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
@@ -281,7 +288,10 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
         name: row.customer_billing_name ?? row.customer_name,
         externalId: row.external_customer_id,
         billingAddress: row.customer_billing_address,
-        taxId: row.customer_tax_id ? [row.customer_tax_id, null] : null,
+        taxId:
+          row.customer_tax_id && row.customer_billing_address
+            ? (validateTaxId(row.customer_tax_id, row.customer_billing_address.country) ?? null)
+            : null,
         metadata: row.customer_metadata,
       });
     }
@@ -310,6 +320,7 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
     });
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "succeeded",
+      payment_outcome: JSON.stringify(null),
       customer_id: customer.id,
       order_id: purchase.orderId,
       subscription_id: purchase.subscriptionId,
@@ -346,7 +357,17 @@ export async function confirmCheckout({
   clientSecret: string;
   input: CheckoutConfirmInput;
 }) {
-  const { ctx } = await openBySecret(base, deps, clientSecret);
+  const { ctx, row } = await openBySecret(base, deps, clientSecret);
+  // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
+  if (row.status === "confirmed" && row.payment_outcome) {
+    const c = { row, recurring: false, paymentRequired: false, setupRequired: false };
+    const { saved, token } = await fulfil(ctx, deps, c, { ok: true, ...row.payment_outcome });
+    return {
+      ...(await checkoutPublicWire(ctx.db, deps.env, saved)),
+      status: "confirmed" as const,
+      customer_session_token: token,
+    };
+  }
   const c = await claim(ctx, deps, clientSecret, input);
   let outcome: Outcome;
   try {
@@ -355,11 +376,74 @@ export async function confirmCheckout({
     await reopen(ctx, deps, c, "The payment could not be processed.");
     throw error;
   }
-  if (!outcome.ok) {
+  if (outcome.ok === false) {
     await reopen(ctx, deps, c, outcome.message);
     throw new PaymentError(outcome.message);
   }
+  if (outcome.ok === "pending") {
+    // The buyer must act in the browser (3-D Secure): the page runs Stripe's next action with
+    // these, and Stripe's payment_intent.succeeded / payment_failed settles the checkout.
+    const wire = await checkoutPublicWire(ctx.db, deps.env, c.row);
+    return {
+      ...wire,
+      status: "confirmed" as const,
+      payment_processor_metadata: {
+        ...wire.payment_processor_metadata,
+        intent_client_secret: outcome.clientSecret,
+        intent_status: "requires_action",
+      },
+      customer_session_token: null,
+    };
+  }
+  const { ok: _ok, ...paid } = outcome;
+  await repo.recordPaymentOutcome(ctx.db, c.row.id, c.row.attempt, paid);
   const { saved, token } = await fulfil(ctx, deps, c, outcome);
   const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
   return { ...wire, status: "confirmed" as const, customer_session_token: token };
+}
+
+/**
+ * Settles a checkout whose payment the processor completed later (Stripe's 3-D Secure): on
+ * `charge.succeeded` the order is recorded, on `charge.failed` the checkout is open again.
+ * Idempotent: a checkout no longer `confirmed` is left as it is.
+ */
+export function checkoutPaymentListener(
+  deps: ConfirmDeps & { db: Ctx["db"]; events: Ctx["events"] },
+): PaymentEventListener {
+  return async (event, job) => {
+    if (event.type !== "charge.succeeded" && event.type !== "charge.failed") return;
+    const checkoutId = event.metadata.checkout_id;
+    if (typeof checkoutId !== "string" || !event.organizationId) return;
+    const row = await repo.findCheckout(deps.db, event.organizationId, checkoutId);
+    if (row?.status !== "confirmed" || row.order_id) return;
+    const ctx: Ctx = {
+      organizationId: row.organization_id,
+      actor: { kind: "system", reason: `processor event ${event.type}` },
+      db: deps.db,
+      clock: job.clock,
+      events: deps.events,
+    };
+    const product = row.product_id
+      ? (await findProducts(deps.db, row.organization_id, [row.product_id]))[0]
+      : undefined;
+    const recurring = Boolean(product?.recurring_interval);
+    const c: Claim = { row, recurring, paymentRequired: true, setupRequired: false };
+    if (event.type === "charge.failed") {
+      await reopen(ctx, deps, c, event.message);
+      return;
+    }
+    const processorCustomerId = await processorCustomerFor(ctx, deps, row);
+    const methods = recurring
+      ? await deps.processor.listPaymentMethods({
+          organizationId: row.organization_id,
+          customerId: processorCustomerId,
+        })
+      : [];
+    await fulfil(ctx, deps, c, {
+      ok: true,
+      chargeId: event.chargeId,
+      paymentMethodId: methods[0]?.id ?? null,
+      processorCustomerId,
+    });
+  };
 }

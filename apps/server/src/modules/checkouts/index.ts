@@ -1,5 +1,5 @@
 /** The checkouts module: the only file other modules import. */
-export type { PurchasePorts } from "./confirm.js";
+export { checkoutPaymentListener, type PurchasePorts } from "./confirm.js";
 export { type CheckoutRouteDeps, registerCheckoutRoutes } from "./routes.js";
 export type { CheckoutCreateInput, CheckoutWire } from "./schemas.js";
 export { type CheckoutDeps, createCheckout } from "./service.js";

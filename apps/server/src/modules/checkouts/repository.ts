@@ -201,3 +201,19 @@ export async function productOfPrice(db: Db, organizationId: string, priceId: st
     .executeTakeFirst();
   return row?.product_id;
 }
+
+/** Keeps what the processor answered for this attempt until the order is recorded. */
+export async function recordPaymentOutcome(
+  db: Db,
+  id: string,
+  attempt: number,
+  outcome: { chargeId: string | null; paymentMethodId: string | null; processorCustomerId: string | null },
+) {
+  await db
+    .updateTable("kassa_checkout")
+    .set({ payment_outcome: JSON.stringify(outcome) })
+    .where("id", "=", id)
+    .where("status", "=", "confirmed")
+    .where("attempt", "=", attempt)
+    .execute();
+}

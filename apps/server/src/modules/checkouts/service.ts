@@ -6,6 +6,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
+import { validateTaxId } from "../customers/index.js";
 import { findProducts, type PriceWire, type ProductWire, productsToWire } from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 import { type CustomFieldData, validateCustomFieldData } from "./custom-field-data.js";
@@ -147,14 +148,19 @@ async function figureColumns(
   };
 }
 
-function checkTaxIdHasCountry(taxId: string | null | undefined, address: AddressValue | null) {
-  if (taxId && !address)
+/** A tax ID needs the billing country, and must be valid there (Polar's rules); answered compact. */
+function checkTaxId(taxId: string | null | undefined, address: AddressValue | null): string | null {
+  if (!taxId) return null;
+  if (!address)
     throw fieldError(
       ["customer_billing_address"],
       "Country is required to validate tax ID.",
       null,
       "missing",
     );
+  const valid = validateTaxId(taxId, address.country);
+  if (!valid) throw fieldError(["customer_tax_id"], "Invalid tax ID.", taxId);
+  return valid[0];
 }
 
 export async function createCheckout({
@@ -225,7 +231,7 @@ export async function createCheckout({
     }
 
     let billingAddress = cleanAddress(input.customer_billing_address);
-    checkTaxIdHasCountry(input.customer_tax_id, billingAddress);
+    const givenTaxId = checkTaxId(input.customer_tax_id, billingAddress);
     const { data: customFieldData } = (() => {
       const r = validateCustomFieldData(product.attached_custom_fields, input.custom_field_data, {
         requireAll: false,
@@ -236,7 +242,7 @@ export async function createCheckout({
 
     let email = input.customer_email ?? null;
     let name = input.customer_name ?? null;
-    let taxId = input.customer_tax_id ?? null;
+    let taxId = givenTaxId;
     if (customer) {
       email ??= customer.email;
       name ??= customer.name;
@@ -274,6 +280,7 @@ export async function createCheckout({
       checkout_link_id: checkoutLinkId,
       attempt: 0,
       payment_error: null,
+      payment_outcome: JSON.stringify(null),
       order_id: null,
       subscription_id: null,
       expires_at: new Date(now.getTime() + CHECKOUT_TTL_MS),
@@ -440,8 +447,11 @@ export async function applyUpdate(
     next.customer_billing_address = cleanAddress(patch.customer_billing_address);
   const disablingBusiness = patch.is_business_customer === false;
   if (disablingBusiness || patch.customer_tax_id === null) next.customer_tax_id = null;
-  else if (patch.customer_tax_id) next.customer_tax_id = patch.customer_tax_id;
-  if (!disablingBusiness) checkTaxIdHasCountry(next.customer_tax_id, next.customer_billing_address);
+  else
+    next.customer_tax_id = checkTaxId(
+      patch.customer_tax_id ?? row.customer_tax_id,
+      next.customer_billing_address,
+    );
 
   let customIssues: ValidationIssue[] = [];
   if (product && (mode === "confirm" || patch.custom_field_data !== undefined)) {

@@ -7,4 +7,5 @@ export {
 } from "./core.js";
 export { registerCustomerRoutes } from "./routes.js";
 export { type CustomerStateWire, customerState } from "./state.js";
+export { validateTaxId } from "./tax-id.js";
 export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";

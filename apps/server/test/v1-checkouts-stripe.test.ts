@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+
+/** Checkouts on the Stripe processor (a local server speaking Stripe's API): confirm with a Stripe confirmation token. */
+
+let fake: FakeStripe;
+let server: TestServer;
+let token: string;
+let ebook: Json;
+let plan: Json;
+let acme: Merchant;
+
+const WEBHOOK_SECRET = "whsec_test_kassa_fake_stripe_secret";
+const ctoken = (kind: string) => `ctoken_${kind}_${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  server = await startTestServer({
+    env: {
+      STRIPE_SECRET_KEY: "sk_test_kassa_fake",
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      JOB_POLL_INTERVAL_MS: "200",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_kassa_fake",
+      STRIPE_API_URL: fake.url,
+    },
+  });
+  acme = await createMerchant(server, "Acme");
+  token = await createToken(acme, ["checkouts:write", "products:write"]);
+  const create = async (body: Json) => (await call(server, token, "POST", "/v1/products/", body)).body;
+  ebook = await create({ name: "E-book", prices: [{ amount_type: "fixed", price_amount: 2500 }] });
+  plan = await create({
+    name: "Pro plan",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: 900 }],
+  });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+const newCheckout = async (productId: string) => {
+  const res = await call(server, token, "POST", "/v1/checkouts/", { products: [productId] });
+  expect(res.status).toBe(201);
+  return res.body;
+};
+const confirm = (secret: string, body: Json) =>
+  call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
+
+describe("checkouts on Stripe", () => {
+  it("the page gets the publishable key; a Stripe confirmation token pays; the order names the payment intent", async () => {
+    const c = await newCheckout(ebook.id);
+    expect(c.payment_processor_metadata).toEqual({
+      publishable_key: "pk_test_kassa_fake",
+      processor: "stripe",
+    });
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("visa"),
+      customer_email: "stripe@example.com",
+      customer_billing_address: { country: "FR" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [order] = await server.sql<{ processor: string; charge_id: string; total_amount: number }>(
+      "select processor, charge_id, total_amount from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(order).toMatchObject({ processor: "stripe", total_amount: 2500 });
+    expect(order!.charge_id).toMatch(/^pi_/);
+    const [customer] = await server.sql<{ processor_customer_id: string }>(
+      "select processor_customer_id from kassa_customer where email = 'stripe@example.com'",
+    );
+    expect(customer!.processor_customer_id).toMatch(/^cus_/);
+  });
+
+  it("a subscription saves the card for renewals; a declined card reopens the checkout", async () => {
+    const c = await newCheckout(plan.id);
+    const declined = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("declined"),
+      customer_email: "sub@example.com",
+      customer_billing_address: { country: "FR" },
+    });
+    expect(declined.status).toBe(400);
+    expect(declined.body.detail).toContain("Your card was declined.");
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("open");
+    const ok = await confirm(c.client_secret, { confirmation_token_id: ctoken("visa") });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const [sub] = await server.sql<{ payment_method_id: string | null; status: string }>(
+      "select payment_method_id, status from kassa_subscription where checkout_id = $1",
+      c.id,
+    );
+    expect(sub).toMatchObject({ status: "active" });
+    expect(sub!.payment_method_id).toMatch(/^pm_/);
+  });
+
+  it("3-D Secure: confirm hands the page the intent's client secret; Stripe's payment_intent.succeeded settles it", async () => {
+    const c = await newCheckout(plan.id);
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("threeDS"),
+      customer_email: "sca@example.com",
+      customer_billing_address: { country: "DE" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+    expect(res.body.payment_processor_metadata.intent_client_secret).toBeTruthy();
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("confirmed");
+    const pi = fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1);
+    expect(pi?.form.get("metadata[checkout_id]")).toBe(c.id);
+    const evt = {
+      id: `evt_${randomUUID()}`,
+      object: "event",
+      type: "payment_intent.succeeded",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: "pi_sca_test",
+          object: "payment_intent",
+          amount: 900,
+          amount_received: 900,
+          currency: "usd",
+          status: "succeeded",
+          metadata: { kassa_organization_id: acme.organizationId, checkout_id: c.id },
+        },
+      },
+    };
+    const body = JSON.stringify(evt);
+    const hook = await fetch(`${server.url}/v1/integrations/stripe/webhook`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret: WEBHOOK_SECRET,
+        }),
+      },
+      body,
+    });
+    expect(hook.status).toBe(200);
+    let status = "";
+    for (let i = 0; i < 100 && status !== "succeeded"; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status;
+    }
+    expect(status).toBe("succeeded");
+    const orders = await server.sql<{ total_amount: number; charge_id: string }>(
+      "select total_amount, charge_id from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(orders).toEqual([{ total_amount: 900, charge_id: "pi_sca_test" }]);
+  });
+});
