@@ -197,7 +197,14 @@ describe("checkout page", () => {
       stubFetch((c) => (c.path === clientPath ? new Promise<Response>((r) => (release = r)) : undefined));
       renderCheckout();
       expect(screen.getByLabelText("Loading the checkout")).toBeTruthy();
-      await act(async () => release(json(200, checkoutFixture({ tax_amount: 500, total_amount: 3000 }))));
+      await act(async () =>
+        release(
+          json(
+            200,
+            checkoutFixture({ tax_amount: 500, total_amount: 3000, return_url: "https://acme.example/shop" }),
+          ),
+        ),
+      );
       expect(await screen.findByRole("heading", { name: "Pro license" })).toBeTruthy();
       expect(screen.getByText("Acme Tools")).toBeTruthy();
       expect(screen.getByText("A license key")).toBeTruthy();

@@ -617,7 +617,14 @@ function CheckoutForm({
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing={{ base: "lg", md: 48 }}>
         {/* -- what is bought ------------------------------------------------------------ */}
         <Stack gap="lg">
-          <OrganizationHeader organization={checkout.organization} />
+          <Group justify="space-between" wrap="nowrap">
+            <OrganizationHeader organization={checkout.organization} />
+            {checkout.return_url && (
+              <Anchor href={checkout.return_url} size="sm" c="dimmed">
+                ← Back
+              </Anchor>
+            )}
+          </Group>
           {checkout.products.length > 1 && (
             <Radio.Group
               label="Choose a product"
