@@ -24,6 +24,7 @@ describe("hosted checkout", () => {
   let token: string;
   let ebook: { id: string };
   let sample: { id: string };
+  let pwyw: { id: string };
   const shots = screenshots("checkout");
 
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
@@ -41,7 +42,7 @@ describe("hosted checkout", () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } });
     const merchant = await createMerchant(server, "Acme Books");
-    token = await createToken(merchant, ["checkouts:write", "products:write"]);
+    token = await createToken(merchant, ["checkouts:write", "products:write", "discounts:write"]);
     const product = async (body: Record<string, unknown>) => {
       const res = await call(server, token, "POST", "/v1/products/", body);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -56,6 +57,26 @@ describe("hosted checkout", () => {
       name: "Free chapter",
       prices: [{ amount_type: "free", price_currency: "usd" }],
     });
+    pwyw = await product({
+      name: "Tip jar",
+      prices: [
+        {
+          amount_type: "custom",
+          price_currency: "usd",
+          minimum_amount: 500,
+          maximum_amount: 5000,
+          preset_amount: 1000,
+        },
+      ],
+    });
+    const discount = await call(server, token, "POST", "/v1/discounts/", {
+      type: "percentage",
+      basis_points: 2000,
+      duration: "once",
+      code: "LAUNCH",
+      name: "Launch",
+    });
+    expect(discount.status, JSON.stringify(discount.body)).toBe(201);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
@@ -114,6 +135,43 @@ describe("hosted checkout", () => {
       orders[0]!.customer_id,
     );
     expect(customer?.email).toBe("reader@example.com");
+  });
+
+  it("pay what you want within its bounds, with a discount code (a wrong one refused at its field)", async () => {
+    const checkout = await createCheckout(pwyw.id);
+    await page.goto(checkout.url);
+    await heading("Tip jar").waitFor();
+    const amount = field(page, "Name a fair price");
+    expect(await amount.inputValue()).toBe("10");
+    await amount.fill("2");
+    await amount.blur();
+    await page.getByText("The amount is at least $5.00.").waitFor();
+    await amount.fill("20");
+    await amount.blur();
+    await page.getByTestId("total").getByText("$20.00").waitFor();
+
+    await field(page, "Discount code").fill("NOPE");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Discount does not exist.").waitFor();
+    await field(page, "Discount code").fill("LAUNCH");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByTestId("applied-discount").waitFor();
+    await page.getByTestId("total").getByText("$16.00").waitFor();
+    expect(await page.getByTestId("discount").textContent()).toBe("−$4.00");
+    await shots.take(page, "checkout-pwyw-discount");
+
+    await field(page, "E-mail").fill("tipper@example.com");
+    await field(page, "Cardholder name").fill("Tip Per");
+    await field(page, "Country").selectOption("NL");
+    await field(page, "Card number").fill("4242 4242 4242 4242");
+    await field(page, "Expiry date").fill("1234");
+    await field(page, "Security code").fill("321");
+    await page.getByRole("button", { name: "Pay $16.00" }).click();
+    await page.waitForURL((u) => u.pathname.endsWith("/confirmation"));
+    await heading("Thank you for your purchase").waitFor();
+    expect(await ordersOf(checkout.id)).toEqual([
+      expect.objectContaining({ status: "paid", total_amount: 1600 }),
+    ]);
   });
 
   it("a free product asks for no card", async () => {

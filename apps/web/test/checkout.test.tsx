@@ -1,5 +1,5 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { CheckoutPrice, CheckoutProduct, CheckoutPublic } from "../src/checkout/api";
 import { CheckoutApp, parseCheckoutPath } from "../src/checkout/app";
 import { parseExpiry } from "../src/checkout/card-form";
@@ -7,6 +7,50 @@ import { CheckoutPage } from "../src/checkout/checkout-page";
 import { ConfirmationPage } from "../src/checkout/confirmation-page";
 import { routeFetchTo } from "./fetch";
 import { describedBy, renderWithTheme } from "./render";
+
+/** Stripe.js as the Stripe-mode payment form uses it (no network: js.stripe.com is never loaded). */
+const stripe = vi.hoisted(() => {
+  const calls: { method: string; args: unknown }[] = [];
+  const element = {
+    mount: (el: HTMLElement) => {
+      el.textContent = "Stripe payment element";
+    },
+    on: (event: string, cb: () => void) => {
+      if (event === "ready") cb();
+    },
+    destroy: () => undefined,
+  };
+  const elements = {
+    create: (type: string) => {
+      calls.push({ method: "elements.create", args: type });
+      return element;
+    },
+    submit: async () => ({}),
+    update: (args: unknown) => calls.push({ method: "elements.update", args }),
+  };
+  const instance = {
+    elements: (args: unknown) => {
+      calls.push({ method: "elements", args });
+      return elements;
+    },
+    createConfirmationToken: async (args: unknown) => {
+      calls.push({ method: "createConfirmationToken", args });
+      return { confirmationToken: { id: "ctoken_stripe_1" } };
+    },
+    handleNextAction: async (args: unknown) => {
+      calls.push({ method: "handleNextAction", args });
+      return { paymentIntent: { status: "succeeded" } };
+    },
+  };
+  return {
+    calls,
+    loadStripe: async (key: string) => {
+      calls.push({ method: "loadStripe", args: key });
+      return instance;
+    },
+  };
+});
+vi.mock("@stripe/stripe-js/pure", () => ({ loadStripe: stripe.loadStripe }));
 
 const SECRET = "polar_c_test_secret";
 const NOW = "2026-11-22T12:00:00.000Z";
@@ -153,7 +197,14 @@ describe("checkout page", () => {
       stubFetch((c) => (c.path === clientPath ? new Promise<Response>((r) => (release = r)) : undefined));
       renderCheckout();
       expect(screen.getByLabelText("Loading the checkout")).toBeTruthy();
-      await act(async () => release(json(200, checkoutFixture({ tax_amount: 500, total_amount: 3000 }))));
+      await act(async () =>
+        release(
+          json(
+            200,
+            checkoutFixture({ tax_amount: 500, total_amount: 3000, return_url: "https://acme.example/shop" }),
+          ),
+        ),
+      );
       expect(await screen.findByRole("heading", { name: "Pro license" })).toBeTruthy();
       expect(screen.getByText("Acme Tools")).toBeTruthy();
       expect(screen.getByText("A license key")).toBeTruthy();
@@ -637,6 +688,87 @@ describe("checkout page", () => {
         { product_id: "sub" },
         { product_price_id: "y" },
       ]);
+    },
+    SLOW,
+  );
+});
+
+describe("checkout page, already paid", () => {
+  it(
+    "a checkout paid meanwhile (403 NotOpenCheckout) leads to its confirmation page",
+    async () => {
+      const free = product({
+        prices: [price({ id: "price-free", amount_type: "free", price_amount: undefined })],
+      });
+      stubFetch((c) => {
+        if (c.path === clientPath) return json(200, checkoutFixture({ product: free, products: [free] }));
+        if (c.path === `${clientPath}/confirm`)
+          return json(403, {
+            error: "NotOpenCheckout",
+            detail: "Checkout checkout-1 is not open: succeeded",
+          });
+        return undefined;
+      });
+      const { user, navigated } = renderCheckout();
+      await screen.findByRole("heading", { name: "Pro license" });
+      await user.type(screen.getByLabelText(/^E-mail/), "a@example.com");
+      await user.click(screen.getByRole("button", { name: "Get it free" }));
+      await waitFor(() => expect(navigated).toEqual([`/checkout/${SECRET}/confirmation`]));
+    },
+    SLOW,
+  );
+});
+
+describe("checkout page, Stripe mode", () => {
+  it(
+    "Stripe's Payment Element instead of the sandbox card form; its confirmation token confirms, and 3-D Secure is handed to Stripe",
+    async () => {
+      const checkout = checkoutFixture({
+        payment_processor_metadata: { processor: "stripe", publishable_key: "pk_test_kassa" },
+      });
+      const calls = stubFetch((c) => {
+        if (c.path === clientPath && c.method === "GET") return json(200, checkout);
+        if (c.path === clientPath && c.method === "PATCH") return json(200, checkout);
+        if (c.path === `${clientPath}/confirm`)
+          return json(200, {
+            ...checkout,
+            status: "confirmed",
+            customer_session_token: "polar_cst_s",
+            payment_processor_metadata: {
+              intent_status: "requires_action",
+              intent_client_secret: "pi_1_secret_2",
+            },
+          });
+        return undefined;
+      });
+      const { user, navigated } = renderCheckout();
+      await screen.findByText("Stripe payment element");
+      expect(screen.queryByTestId("sandbox-hint")).toBeNull();
+      expect(screen.queryByLabelText(/^Card number/)).toBeNull();
+      expect(stripe.calls[0]).toEqual({ method: "loadStripe", args: "pk_test_kassa" });
+      expect(stripe.calls[1]).toEqual({
+        method: "elements",
+        args: { mode: "payment", amount: 2500, currency: "usd", paymentMethodCreation: "manual" },
+      });
+      await user.type(screen.getByLabelText(/^E-mail/), "buyer@example.com");
+      await user.type(screen.getByLabelText(/^Cardholder name/), "Ada");
+      await user.selectOptions(screen.getByLabelText(/^Country/), "FR");
+      await user.click(screen.getByRole("button", { name: "Pay $25.00" }));
+      await waitFor(() => expect(navigated).toHaveLength(1));
+      expect(calls.some((c) => c.path.startsWith("/v1/sandbox"))).toBe(false);
+      expect(calls.find((c) => c.path.endsWith("/confirm"))?.body).toMatchObject({
+        confirmation_token_id: "ctoken_stripe_1",
+        customer_email: "buyer@example.com",
+      });
+      const token = stripe.calls.find((c) => c.method === "createConfirmationToken")?.args as {
+        params: { payment_method_data: { billing_details: { email: string; address: { country: string } } } };
+      };
+      expect(token.params.payment_method_data.billing_details.email).toBe("buyer@example.com");
+      expect(token.params.payment_method_data.billing_details.address.country).toBe("FR");
+      expect(stripe.calls.find((c) => c.method === "handleNextAction")?.args).toEqual({
+        clientSecret: "pi_1_secret_2",
+      });
+      expect(navigated[0]).toContain("customer_session_token=polar_cst_s");
     },
     SLOW,
   );

@@ -559,6 +559,9 @@ function CheckoutForm({
         confirmed = await confirmCheckout(secret, body);
       } catch (error) {
         if (error instanceof V1Error && error.status === 410) return onExpired();
+        // Paid meanwhile (another tab, a retried request): its confirmation says how it went.
+        if (error instanceof V1Error && error.code === "NotOpenCheckout")
+          return navigate(`/checkout/${encodeURIComponent(secret)}/confirmation`);
         if (error instanceof V1Error && error.status === 422 && error.issues.length > 0) {
           setErrors(issuesByField(error));
         } else {
@@ -614,7 +617,14 @@ function CheckoutForm({
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing={{ base: "lg", md: 48 }}>
         {/* -- what is bought ------------------------------------------------------------ */}
         <Stack gap="lg">
-          <OrganizationHeader organization={checkout.organization} />
+          <Group justify="space-between" wrap="nowrap">
+            <OrganizationHeader organization={checkout.organization} />
+            {checkout.return_url && (
+              <Anchor href={checkout.return_url} size="sm" c="dimmed">
+                ← Back
+              </Anchor>
+            )}
+          </Group>
           {checkout.products.length > 1 && (
             <Radio.Group
               label="Choose a product"

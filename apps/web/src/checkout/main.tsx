@@ -1,4 +1,4 @@
-import "@mantine/core/styles.css";
+import "./styles";
 import { MantineProvider } from "@mantine/core";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
