@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
-import type { AddressValue, KassaDatabase } from "../../db/schema.js";
+import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import { type CustomerRow, validateTaxId } from "../customers/index.js";
+import { type CheckoutCustomerInput, type CustomerRow, validateTaxId } from "../customers/index.js";
+// Types only: the functions are bound in v1/purchase-ports.ts (orders imports checkouts' ids back).
+import type { PurchaseInput } from "../orders/index.js";
 import {
   type ChargeResult,
   type PaymentEventListener,
@@ -28,39 +30,12 @@ export interface PurchasePorts {
   findOrCreateCustomerForCheckout(
     trx: Transaction<KassaDatabase>,
     ctx: Ctx,
-    input: {
-      email: string;
-      name: string | null;
-      externalId: string | null;
-      billingAddress: AddressValue | null;
-      taxId: [string, string | null] | null;
-      metadata: Record<string, string | number | boolean>;
-    },
+    input: CheckoutCustomerInput,
   ): Promise<CustomerRow>;
   recordPurchase(
     trx: Transaction<KassaDatabase>,
     ctx: Ctx,
-    input: {
-      organizationId: string;
-      customerId: string;
-      checkoutId: string | null;
-      productId: string;
-      productPriceId: string;
-      currency: string;
-      subtotalAmount: number;
-      discountAmount: number;
-      netAmount: number;
-      taxAmount: number;
-      totalAmount: number;
-      discountId: string | null;
-      billingName: string | null;
-      billingAddress: AddressValue | null;
-      processor: "sandbox" | "stripe" | null;
-      chargeId: string | null;
-      paymentMethodId: string | null;
-      metadata: Record<string, string | number | boolean>;
-      customFieldData: Record<string, string | number | boolean | null>;
-    },
+    input: PurchaseInput,
   ): Promise<{ orderId: string; subscriptionId: string | null }>;
   createCustomerSession(
     trx: Transaction<KassaDatabase>,

@@ -2,6 +2,7 @@ import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import type { CustomerRow } from "../customers/wire.js";
 import { pricesToWire, productsToWire } from "../products/index.js";
+import { subscriptionFields } from "../subscriptions/index.js";
 import * as repo from "./repository.js";
 
 type ProductWire = Awaited<ReturnType<typeof productsToWire>>[number];
@@ -112,41 +113,7 @@ async function productsById(db: Db, organizationId: string, ids: string[]) {
 }
 
 /** The subscription fields every shape shares (Polar's `CustomerOrderSubscription`). */
-function subscriptionBase(row: repo.SubscriptionRow) {
-  return {
-    created_at: iso(row.created_at),
-    modified_at: iso(row.modified_at),
-    id: row.id,
-    amount: row.amount,
-    currency: row.currency,
-    recurring_interval: row.recurring_interval as "day" | "week" | "month" | "year",
-    recurring_interval_count: row.recurring_interval_count,
-    status: row.status as
-      | "incomplete"
-      | "incomplete_expired"
-      | "trialing"
-      | "active"
-      | "past_due"
-      | "canceled"
-      | "unpaid",
-    current_period_start: iso(row.current_period_start),
-    current_period_end: iso(row.current_period_end),
-    trial_start: iso(row.trial_start),
-    trial_end: iso(row.trial_end),
-    cancel_at_period_end: row.cancel_at_period_end,
-    canceled_at: iso(row.canceled_at),
-    started_at: iso(row.started_at),
-    ends_at: iso(row.ends_at),
-    ended_at: iso(row.ended_at),
-    customer_id: row.customer_id,
-    product_id: row.product_id,
-    discount_id: row.discount_id,
-    checkout_id: row.checkout_id,
-    seats: null,
-    customer_cancellation_reason: row.customer_cancellation_reason,
-    customer_cancellation_comment: row.customer_cancellation_comment,
-  };
-}
+const subscriptionBase = subscriptionFields;
 
 const PAID_STATUSES = new Set(["paid", "refunded", "partially_refunded"]);
 

@@ -14,5 +14,6 @@ export {
   type SubscriptionBaseWire,
   type SubscriptionWire,
   subscriptionBase,
+  subscriptionFields,
   subscriptionWire,
 } from "./wire.js";

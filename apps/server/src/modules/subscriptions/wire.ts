@@ -58,11 +58,8 @@ export async function discountsById(db: Db, organizationId: string, ids: (string
   return new Map(rows.map((r) => [r.id, discountMinimal(r)]));
 }
 
-/**
- * A subscription without what it embeds (Polar's `SubscriptionBase` plus metadata), as an order
- * embeds it. Deprecated fields Polar still answers are kept (`price_id`, `user_id`).
- */
-export function subscriptionBase(row: repo.SubscriptionRow) {
+/** The fields every subscription shape shares (Polar's `SubscriptionBase`; the portal's too). */
+export function subscriptionFields(row: repo.SubscriptionRow) {
   return {
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
@@ -95,6 +92,16 @@ export function subscriptionBase(row: repo.SubscriptionRow) {
     seats: null,
     customer_cancellation_reason: row.customer_cancellation_reason,
     customer_cancellation_comment: row.customer_cancellation_comment,
+  };
+}
+
+/**
+ * A subscription without what it embeds (Polar's `SubscriptionBase` plus metadata), as an order
+ * embeds it. Deprecated fields Polar still answers are kept (`price_id`, `user_id`).
+ */
+export function subscriptionBase(row: repo.SubscriptionRow) {
+  return {
+    ...subscriptionFields(row),
     metadata: row.metadata,
     price_id: row.price_ids[0] ?? null,
     user_id: row.customer_id,
