@@ -111,7 +111,9 @@ export async function benchCheckout(opts: {
     );
     const confirmedAt = new Map<string, number>();
     const json = { "content-type": "application/json" };
+    const cardYear = new Date().getFullYear() + 2;
     let n = 0;
+    let firstError: unknown;
     const purchase = async () => {
       const checkout = await expect(
         await fetch(`${base}/v1/checkouts/`, {
@@ -128,7 +130,7 @@ export async function benchCheckout(opts: {
           body: JSON.stringify({
             card_number: "4242424242424242",
             exp_month: 12,
-            exp_year: 2099,
+            exp_year: cardYear,
             cvc: "123",
           }),
         }),
@@ -144,6 +146,13 @@ export async function benchCheckout(opts: {
             confirmation_token_id: token.id,
             customer_email: `buyer-${n}@example.test`,
             customer_name: "Bench Buyer",
+            customer_billing_address: {
+              line1: "1 Main Street",
+              city: "New York",
+              postal_code: "10001",
+              state: "NY",
+              country: "US",
+            },
           }),
         }),
         200,
@@ -160,8 +169,14 @@ export async function benchCheckout(opts: {
         await r.arrayBuffer();
         return r.status === 200;
       },
-      subject: purchase,
+      // A failed purchase counts as an error; the first one is shown, so a broken flow is not a silent 0 /s.
+      subject: () =>
+        purchase().catch((error: unknown) => {
+          firstError ??= error;
+          return false;
+        }),
     });
+    if (firstError) console.error("checkout purchase failed:", firstError);
     // Every purchase's order.paid, or give up after 60 s.
     const deadline = performance.now() + 60_000;
     while (performance.now() < deadline && [...confirmedAt.keys()].some((id) => !receiver.arrivals.has(id)))

@@ -241,7 +241,9 @@ async function main() {
     console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsRun));
     console.log(line("bare Hono + PK select x8", checkout.baseline));
     console.log(line("checkout purchase x8", checkout.purchase));
-    console.log(line("confirm -> order.paid", checkout.webhookLatency));
+    console.log(
+      `${"confirm -> order.paid".padEnd(28)}              p50 ${checkout.webhookLatency.p50.toFixed(1).padStart(7)} ms   p99 ${checkout.webhookLatency.p99.toFixed(1).padStart(7)} ms   (${checkout.webhookLatency.requests} received, ${checkout.webhooksMissing} missing)`,
+    );
     console.log("");
     console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
     console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
