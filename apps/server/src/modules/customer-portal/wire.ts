@@ -1,7 +1,7 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import type { CustomerRow } from "../customers/wire.js";
-import { pricesToWire, productsToWire } from "../products/index.js";
+import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
 import { subscriptionFields } from "../subscriptions/index.js";
 import * as repo from "./repository.js";
 
@@ -99,12 +99,7 @@ async function productsById(db: Db, organizationId: string, ids: string[]) {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map<string, CustomerProductWire>();
   const [rows, organization] = await Promise.all([
-    db
-      .selectFrom("kassa_product")
-      .selectAll()
-      .where("organization_id", "=", organizationId)
-      .where("id", "in", unique)
-      .execute(),
+    findProducts(db, organizationId, unique),
     repo.findOrganization(db, organizationId),
   ]);
   const seller = organizationWire(organization);
