@@ -2,10 +2,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
-import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 import type { KassaConfig } from "../config.js";
 import { createLogger, type Logger } from "../kit/logger.js";
+import { PGliteDialect } from "./pglite-dialect.js";
 import type { KassaDatabase } from "./schema.js";
 
 export interface Database {

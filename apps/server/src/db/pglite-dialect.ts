@@ -1,0 +1,242 @@
+import { type PGlite, protocol } from "@electric-sql/pglite";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+
+type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+type Serializer = (value: unknown) => string;
+type Parser = (text: string, typeId?: number) => unknown;
+
+/** How many prepared statements one database keeps; the least recently used one is closed. */
+const STATEMENT_CACHE_SIZE = 256;
+/** Statements worth preparing: those a request repeats. DDL and transaction control are not. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+interface Prepared {
+  name: string;
+  /** The parameter types PostgreSQL inferred, which choose each value's serializer. */
+  paramTypes: number[];
+}
+
+/**
+ * Kysely over PGlite, preparing each distinct statement once.
+ *
+ * PGlite's own `query()` costs six calls into its WebAssembly PostgreSQL per statement (parse,
+ * describe, bind, describe, execute, sync), parses and plans the SQL every time, and copies its
+ * whole table of type parsers into a new object for every result. On the sign-in path that was
+ * about a third of the server's own CPU per request. This driver keeps a named prepared
+ * statement per SQL text (an LRU of {@link STATEMENT_CACHE_SIZE}), learns its parameter types
+ * once, and then runs it as one batch (bind, describe, execute, sync) in a single call,
+ * parsing rows with PGlite's own parsers and serializing values with its own serializers, so
+ * values go in and come out exactly as they do through `query()`.
+ *
+ * Any other statement (DDL, `begin`, `commit`) runs unnamed, as `query()` runs it; a DDL
+ * statement also forgets every prepared statement, so none outlives a change of the tables it
+ * reads. Statements run under PGlite's query mutex, like its own `query()` and `listen()`.
+ */
+export class PGliteDialect implements Dialect {
+  constructor(private readonly client: PGlite) {}
+
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): Driver {
+    return new PGliteDriver(this.client);
+  }
+
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's Dialect interface takes Kysely<any>.
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection;
+  /** One connection, as PGlite is one session: callers queue for it. */
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly client: PGlite) {
+    this.connection = new PGliteConnection(client);
+  }
+
+  async init() {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.busy = true;
+    return this.connection;
+  }
+
+  async releaseConnection() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy = false;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    const begin = settings.isolationLevel
+      ? `start transaction isolation level ${settings.isolationLevel}`
+      : "begin";
+    await connection.executeQuery(CompiledQuery.raw(begin));
+  }
+
+  async commitTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw("commit"));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
+  }
+
+  async destroy() {
+    if (!this.client.closed) await this.client.close();
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, Prepared>();
+  private nextName = 1;
+
+  constructor(private readonly client: PGlite) {}
+
+  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    return this.client._runExclusiveQuery(() => this.run<R>(compiled.sql, compiled.parameters));
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery, chunkSize = 100): AsyncIterableIterator<QueryResult<R>> {
+    const { rows } = await this.executeQuery<R>(compiled);
+    for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
+  }
+
+  private async run<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    const preparable = PREPARABLE.test(text);
+    let prepared = preparable ? this.statements.get(text) : undefined;
+    const batch: Uint8Array[] = [];
+    if (prepared) {
+      // Most recently used last: re-inserting keeps the Map in LRU order.
+      this.statements.delete(text);
+      this.statements.set(text, prepared);
+    } else {
+      const name = preparable ? `kassa_${this.nextName++}` : "";
+      const described = await this.exec([
+        protocol.serialize.parse({ name, text }),
+        protocol.serialize.describe({ type: "S", name }),
+        protocol.serialize.sync(),
+      ]);
+      const description = described.find((m) => m.name === "parameterDescription") as
+        | { dataTypeIDs: number[] }
+        | undefined;
+      prepared = { name, paramTypes: description?.dataTypeIDs ?? [] };
+      if (preparable) this.remember(text, prepared, batch);
+      else if (!/^\s*(begin|start|commit|rollback|end|savepoint|release|set|show)\b/i.test(text)) {
+        // DDL can change what a prepared statement reads: forget them all (closed below).
+        for (const { name: old } of this.statements.values())
+          batch.push(protocol.serialize.close({ type: "S", name: old }));
+        this.statements.clear();
+      }
+    }
+    const serializers = this.client.serializers as Record<number, Serializer>;
+    const values = parameters.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serialize = serializers[prepared.paramTypes[i] ?? 0];
+      return serialize ? serialize(value) : String(value);
+    });
+    batch.push(
+      protocol.serialize.bind({ statement: prepared.name, values }),
+      protocol.serialize.describe({ type: "P" }),
+      protocol.serialize.execute(),
+      protocol.serialize.sync(),
+    );
+    const messages = await this.exec(batch);
+    return this.result<R>(messages);
+  }
+
+  /** Caches a prepared statement, closing the least recently used one beyond the limit. */
+  private remember(text: string, prepared: Prepared, batch: Uint8Array[]) {
+    this.statements.set(text, prepared);
+    if (this.statements.size <= STATEMENT_CACHE_SIZE) return;
+    const [oldest] = this.statements;
+    if (!oldest) return;
+    this.statements.delete(oldest[0]);
+    batch.push(protocol.serialize.close({ type: "S", name: oldest[1].name }));
+  }
+
+  /** One call into PGlite for a batch of messages; throws the first error PostgreSQL raised. */
+  private async exec(batch: Uint8Array[]): Promise<BackendMessage[]> {
+    let length = 0;
+    for (const part of batch) length += part.length;
+    const message = new Uint8Array(length);
+    let offset = 0;
+    for (const part of batch) {
+      message.set(part, offset);
+      offset += part.length;
+    }
+    const messages = await this.client.execProtocolStream(message, { syncToFs: false });
+    // Outside a transaction the statement has committed: let PGlite flush its file system.
+    const ready = messages.findLast((m) => m.name === "readyForQuery") as { status?: string } | undefined;
+    if (ready?.status === "I") await this.client.syncToFs();
+    return messages;
+  }
+
+  private result<R>(messages: BackendMessage[]): QueryResult<R> {
+    const parsers = this.client.parsers as Record<number, Parser>;
+    let fields: Array<{ name: string; parse: Parser | undefined; type: number }> = [];
+    const rows: R[] = [];
+    let affected: bigint | undefined;
+    for (const message of messages) {
+      if (message.name === "rowDescription") {
+        const description = message as unknown as { fields: Array<{ name: string; dataTypeID: number }> };
+        fields = description.fields.map((f) => ({
+          name: f.name,
+          type: f.dataTypeID,
+          parse: parsers[f.dataTypeID],
+        }));
+      } else if (message.name === "dataRow") {
+        const values = (message as unknown as { fields: Array<string | null> }).fields;
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < fields.length; i++) {
+          const field = fields[i] as (typeof fields)[number];
+          const value = values[i] ?? null;
+          row[field.name] = value === null ? null : field.parse ? field.parse(value, field.type) : value;
+        }
+        rows.push(row as R);
+      } else if (message.name === "commandComplete") {
+        const count = affectedRows((message as unknown as { text: string }).text);
+        if (count !== undefined) affected = (affected ?? 0n) + count;
+      }
+    }
+    // As Kysely's PostgreSQL driver: a count for every INSERT, UPDATE, DELETE or MERGE, even 0.
+    return affected === undefined ? { rows } : { rows, numAffectedRows: affected };
+  }
+}
+
+/** The row count of an INSERT, UPDATE, DELETE, MERGE or COPY command tag. */
+function affectedRows(tag: string): bigint | undefined {
+  const parts = tag.split(" ");
+  switch (parts[0]) {
+    case "INSERT":
+      return BigInt(parts[2] ?? 0);
+    case "UPDATE":
+    case "DELETE":
+    case "MERGE":
+    case "COPY":
+      return BigInt(parts[1] ?? 0);
+    default:
+      return undefined;
+  }
+}
