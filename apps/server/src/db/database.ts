@@ -84,7 +84,8 @@ export async function openDatabase(
   const dir = path.resolve(config.database.dataDir, "pglite");
   mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir);
-  const db = new Kysely<KassaDatabase>({ dialect: new PGliteDialect(client) });
+  // A data directory on disk: PGlite's Node file system writes through, nothing to sync.
+  const db = new Kysely<KassaDatabase>({ dialect: new PGliteDialect(client, { syncToFs: false }) });
   return {
     db,
     kind: "pglite",

@@ -43,15 +43,27 @@ interface Prepared {
  * statement also forgets every prepared statement, so none outlives a change of the tables it
  * reads. Statements run under PGlite's query mutex, like its own `query()` and `listen()`.
  */
+export interface PGliteDialectOptions {
+  /**
+   * Call PGlite's `syncToFs()` after each statement outside a transaction, as its `query()`
+   * does (default true). A data directory on disk (Node's file system) writes through at once,
+   * and its `syncToFs()` does nothing but take a lock: Kassa turns it off there.
+   */
+  syncToFs?: boolean;
+}
+
 export class PGliteDialect implements Dialect {
-  constructor(private readonly client: PGlite) {}
+  constructor(
+    private readonly client: PGlite,
+    private readonly options: PGliteDialectOptions = {},
+  ) {}
 
   createAdapter() {
     return new PostgresAdapter();
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.client);
+    return new PGliteDriver(this.client, this.options.syncToFs ?? true);
   }
 
   createQueryCompiler() {
@@ -70,8 +82,11 @@ class PGliteDriver implements Driver {
   private busy = false;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly client: PGlite) {
-    this.connection = new PGliteConnection(client);
+  constructor(
+    private readonly client: PGlite,
+    syncToFs: boolean,
+  ) {
+    this.connection = new PGliteConnection(client, syncToFs);
   }
 
   async init() {}
@@ -112,7 +127,10 @@ class PGliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
   private nextName = 1;
 
-  constructor(private readonly client: PGlite) {}
+  constructor(
+    private readonly client: PGlite,
+    private readonly syncToFs: boolean,
+  ) {}
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     return this.client._runExclusiveQuery(() => this.run<R>(compiled.sql, compiled.parameters));
@@ -187,9 +205,11 @@ class PGliteConnection implements DatabaseConnection {
       offset += part.length;
     }
     const messages = await this.client.execProtocolStream(message, { syncToFs: false });
-    // Outside a transaction the statement has committed: let PGlite flush its file system.
-    const ready = messages.findLast((m) => m.name === "readyForQuery") as { status?: string } | undefined;
-    if (ready?.status === "I") await this.client.syncToFs();
+    if (this.syncToFs) {
+      // Outside a transaction the statement has committed: let PGlite flush its file system.
+      const ready = messages.findLast((m) => m.name === "readyForQuery") as { status?: string } | undefined;
+      if (ready?.status === "I") await this.client.syncToFs();
+    }
     return messages;
   }
 
