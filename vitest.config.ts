@@ -20,6 +20,7 @@ export default defineConfig({
           include: ["apps/server/test/**/*.test.ts"],
           globalSetup: [
             "apps/server/test/support/build-contracts.ts",
+            "apps/server/test/support/build-host.ts",
             "apps/server/test/support/global-setup.ts",
           ],
           testTimeout: 30_000,
@@ -47,6 +48,7 @@ export default defineConfig({
           globalSetup: [
             "apps/server/test/support/build-contracts.ts",
             "apps/web/e2e/build-web.ts",
+            "apps/server/test/support/build-host.ts",
             "apps/server/test/support/global-setup.ts",
           ],
           testTimeout: 120_000,

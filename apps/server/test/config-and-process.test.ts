@@ -16,8 +16,9 @@ import { freePort } from "./support/ports.js";
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, "../../..");
-const MAIN = path.join(ROOT, "apps/server/src/main.ts");
-const MIGRATE = path.join(ROOT, "apps/server/src/migrate.ts");
+// The bundles the global setup built (support/build-host.ts), or the source through tsx.
+const MAIN = process.env.KASSA_TEST_MAIN ?? path.join(ROOT, "apps/server/src/main.ts");
+const MIGRATE = process.env.KASSA_TEST_MIGRATE ?? path.join(ROOT, "apps/server/src/migrate.ts");
 
 /** The test runner's variables never reach the process (as in support/server.ts). */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
@@ -53,7 +54,8 @@ interface Proc {
 }
 
 function run(script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const args = script.endsWith(".mjs") ? ["--enable-source-maps", script] : ["--import", "tsx", script];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: baseEnv(env),
     stdio: ["ignore", "pipe", "pipe"],

@@ -6,7 +6,9 @@ import { createTestDatabase, type TestDatabase } from "./database.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const HOST = path.join(here, "host.ts");
+/** The bundled host the global setup built (build-host.ts), or the source through tsx. */
+const HOST = process.env.KASSA_TEST_HOST ?? path.join(here, "host.ts");
+const HOST_ARGS = process.env.KASSA_TEST_HOST ? ["--enable-source-maps"] : ["--import", "tsx"];
 
 /** Variables of the test runner that must never reach the server under test. */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
@@ -91,7 +93,7 @@ export async function startTestServer(
   let output = "";
   const child = fork(HOST, [], {
     env,
-    execArgv: ["--import", "tsx"],
+    execArgv: HOST_ARGS,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   child.stdout?.on("data", (d: Buffer) => {

@@ -1,4 +1,5 @@
-import { stdnum } from "stdnum";
+import { createRequire } from "node:module";
+import type { stdnum as Stdnum } from "stdnum";
 
 /**
  * Tax ID validation as Polar does it: the number must be valid for one of the formats of the
@@ -90,8 +91,18 @@ const OTHER: Record<string, Check[]> = {
   ZA: [["za_vat", "ZA", "vat"]],
 };
 
+/**
+ * `stdnum` holds the validators of every country and takes about a quarter of a second to
+ * load: loaded on the first tax ID to check, not at every start of the server.
+ */
+let validators: typeof Stdnum | undefined;
+function loadStdnum(): typeof Stdnum {
+  validators ??= (createRequire(import.meta.url)("stdnum") as { stdnum: typeof Stdnum }).stdnum;
+  return validators;
+}
+
 function run(country: string, kind: string, number: string): string | undefined {
-  const validator = stdnum[country]?.[kind];
+  const validator = loadStdnum()[country]?.[kind];
   if (!validator) return undefined;
   const result = validator.validate(number);
   return result.isValid ? result.compact : undefined;

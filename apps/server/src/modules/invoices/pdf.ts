@@ -1,4 +1,3 @@
-import PDFDocument from "pdfkit";
 import type { OrderDocument } from "./document.js";
 
 export type Paper = "A4" | "LETTER";
@@ -17,7 +16,9 @@ function pdfText(text: string): string {
 }
 
 /** The document as a PDF (A4 or US Letter), drawn with pdfkit (pure JavaScript). */
-export function renderPdf(doc: OrderDocument, paper: Paper = "A4"): Promise<Buffer> {
+export async function renderPdf(doc: OrderDocument, paper: Paper = "A4"): Promise<Buffer> {
+  // pdfkit and its font machinery load on the first PDF, not at every start of the server.
+  const { default: PDFDocument } = await import("pdfkit");
   const pdf = new PDFDocument({
     size: paper,
     margin: 50,

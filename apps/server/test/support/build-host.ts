@@ -1,0 +1,50 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/**
+ * Bundles the test host (host.ts and the server source it imports), and the server's own entry
+ * points (main.ts, migrate.ts) that the process tests run, each into one ES module, once per
+ * run, and tells the tests to run them with plain Node instead of through tsx.
+ *
+ * Starting a server through tsx sends each of its several hundred modules through tsx's
+ * loader hooks: about a second of each test server's start, and every test file starts at
+ * least one. Packages stay external (loaded by Node as usual). The bundle is written next to
+ * `src/` (one directory below apps/server), so paths the server derives from its own module
+ * URL, such as the web app's build, resolve as they do from the source; each run writes its
+ * own file, so runs side by side do not collide.
+ */
+export default async function setup() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const outdir = path.resolve(here, "../../.test-host");
+  const entries = {
+    host: path.join(here, "host.ts"),
+    main: path.resolve(here, "../../src/main.ts"),
+    migrate: path.resolve(here, "../../src/migrate.ts"),
+  };
+  await build({
+    entryPoints: entries,
+    outdir,
+    entryNames: `[name]-${process.pid}`,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: true,
+    logLevel: "warning",
+  });
+  const out = (name: keyof typeof entries) => path.join(outdir, `${name}-${process.pid}.mjs`);
+  // Test files run in forked workers, which inherit this environment.
+  process.env.KASSA_TEST_HOST = out("host");
+  process.env.KASSA_TEST_MAIN = out("main");
+  process.env.KASSA_TEST_MIGRATE = out("migrate");
+  return () => {
+    for (const name of Object.keys(entries) as Array<keyof typeof entries>) {
+      rmSync(out(name), { force: true });
+      rmSync(`${out(name)}.map`, { force: true });
+    }
+  };
+}
