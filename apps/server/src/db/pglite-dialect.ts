@@ -20,6 +20,8 @@ type Parser = (text: string, typeId?: number) => unknown;
 const STATEMENT_CACHE_SIZE = 256;
 /** Statements worth preparing: those a request repeats. DDL and transaction control are not. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+/** Statements that change no table, so prepared statements stay valid across them. */
+const TRANSACTION_CONTROL = /^\s*(begin|start|commit|rollback|end|savepoint|release|set|show)\b/i;
 
 interface Prepared {
   name: string;
@@ -142,32 +144,57 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   private async run<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
-    const preparable = PREPARABLE.test(text);
-    let prepared = preparable ? this.statements.get(text) : undefined;
+    if (!PREPARABLE.test(text)) return this.runUnprepared<R>(text, parameters);
     const batch: Uint8Array[] = [];
+    let prepared = this.statements.get(text);
     if (prepared) {
       // Most recently used last: re-inserting keeps the Map in LRU order.
       this.statements.delete(text);
       this.statements.set(text, prepared);
     } else {
-      const name = preparable ? `kassa_${this.nextName++}` : "";
-      const described = await this.exec([
-        protocol.serialize.parse({ name, text }),
-        protocol.serialize.describe({ type: "S", name }),
-        protocol.serialize.sync(),
-      ]);
-      const description = described.find((m) => m.name === "parameterDescription") as
-        | { dataTypeIDs: number[] }
-        | undefined;
-      prepared = { name, paramTypes: description?.dataTypeIDs ?? [] };
-      if (preparable) this.remember(text, prepared, batch);
-      else if (!/^\s*(begin|start|commit|rollback|end|savepoint|release|set|show)\b/i.test(text)) {
-        // DDL can change what a prepared statement reads: forget them all (closed below).
-        for (const { name: old } of this.statements.values())
-          batch.push(protocol.serialize.close({ type: "S", name: old }));
-        this.statements.clear();
-      }
+      prepared = await this.describe(text, `kassa_${this.nextName++}`);
+      this.remember(text, prepared, batch);
     }
+    return this.execute<R>(prepared, parameters, batch);
+  }
+
+  /**
+   * A statement not worth preparing (transaction control, DDL): without parameters in one call
+   * through the simple protocol, as PGlite's `exec()`; with them, unnamed, as its `query()`.
+   * Anything but transaction control also forgets the prepared statements: DDL can change what
+   * they read.
+   */
+  private async runUnprepared<R>(text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    const batch: Uint8Array[] = [];
+    if (!TRANSACTION_CONTROL.test(text) && this.statements.size > 0) {
+      for (const { name } of this.statements.values())
+        batch.push(protocol.serialize.close({ type: "S", name }));
+      batch.push(protocol.serialize.sync());
+      this.statements.clear();
+    }
+    if (parameters.length === 0) {
+      batch.push(protocol.serialize.query(text));
+      return this.result<R>(await this.exec(batch));
+    }
+    if (batch.length > 0) await this.exec(batch);
+    return this.execute<R>(await this.describe(text, ""), parameters, []);
+  }
+
+  /** Parses a statement and learns the parameter types PostgreSQL inferred for it. */
+  private async describe(text: string, name: string): Promise<Prepared> {
+    const described = await this.exec([
+      protocol.serialize.parse({ name, text }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync(),
+    ]);
+    const description = described.find((m) => m.name === "parameterDescription") as
+      | { dataTypeIDs: number[] }
+      | undefined;
+    return { name, paramTypes: description?.dataTypeIDs ?? [] };
+  }
+
+  /** Binds the values to a parsed statement and runs it, after any messages already in `batch`. */
+  private async execute<R>(prepared: Prepared, parameters: readonly unknown[], batch: Uint8Array[]) {
     const serializers = this.client.serializers as Record<number, Serializer>;
     const values = parameters.map((value, i) => {
       if (value === null || value === undefined) return null;
@@ -180,8 +207,7 @@ class PGliteConnection implements DatabaseConnection {
       protocol.serialize.execute(),
       protocol.serialize.sync(),
     );
-    const messages = await this.exec(batch);
-    return this.result<R>(messages);
+    return this.result<R>(await this.exec(batch));
   }
 
   /** Caches a prepared statement, closing the least recently used one beyond the limit. */
