@@ -128,8 +128,8 @@ function tempDir(prefix: string) {
   return dir;
 }
 
-async function testDatabase(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
+async function testDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const db = await createTestDatabase(options);
   cleanups.push(() => db.drop());
   return db;
 }
@@ -331,7 +331,9 @@ describe(`npm run migrate (${TEST_DB})`, () => {
   it("applies the schema once, applies nothing the second time, and the server starts on it", async () => {
     // A database no server has touched: an empty PGlite data dir, or a new PostgreSQL database.
     const env: Record<string, string> =
-      TEST_DB === "postgres" ? (await testDatabase()).env : { DATA_DIR: tempDir("kassa-migrate-") };
+      TEST_DB === "postgres"
+        ? (await testDatabase({ empty: true })).env
+        : { DATA_DIR: tempDir("kassa-migrate-") };
 
     const first = await runToEnd(MIGRATE, env, 90_000);
     expect(first.code).toBe(0);

@@ -5,15 +5,19 @@ import path from "node:path";
 import pg from "pg";
 
 /**
- * Each test server gets a database of its own: a new PostgreSQL database on the local server
- * (KASSA_TEST_DB=postgres), or a PGlite data dir copied from a migrated template (creating
- * a PGlite cluster from scratch takes seconds; copying one takes milliseconds).
+ * Each test server gets a database of its own, a copy of a template the global setup migrated
+ * once per run: a PostgreSQL database created from a template database on the local server
+ * (KASSA_TEST_DB=postgres), or a PGlite data dir copied from a template dir (creating a PGlite
+ * cluster from scratch takes seconds; copying one takes milliseconds). Either way a server
+ * starts on a schema that is already there instead of running every migration.
  */
 export const TEST_DB = process.env.KASSA_TEST_DB === "postgres" ? "postgres" : "pglite";
 export const POSTGRES_ADMIN_URL =
   process.env.KASSA_TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 /** Set by the global setup for this run, so concurrent runs never share a template. */
 export const templateDir = () => process.env.KASSA_TEST_TEMPLATE;
+/** The migrated PostgreSQL database each test database copies, likewise set per run. */
+export const postgresTemplate = () => process.env.KASSA_TEST_PG_TEMPLATE;
 
 export interface TestDatabase {
   env: Record<string, string>;
@@ -21,11 +25,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `empty`: no schema at all (a database no server has touched), not a copy of the template. */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "kassa-test-"));
   if (TEST_DB === "postgres") {
     const name = `kassa_test_${randomBytes(6).toString("hex")}`;
-    await adminQuery(`create database ${name}`);
+    const template = options.empty ? undefined : postgresTemplate();
+    await adminQuery(`create database ${name}${template ? ` template ${template}` : ""}`);
     const url = new URL(POSTGRES_ADMIN_URL);
     url.pathname = `/${name}`;
     return {
@@ -38,7 +44,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const template = templateDir();
-  if (template && existsSync(path.join(template, "pglite"))) {
+  if (template && !options.empty && existsSync(path.join(template, "pglite"))) {
     cpSync(path.join(template, "pglite"), path.join(dataDir, "pglite"), { recursive: true });
   }
   return {

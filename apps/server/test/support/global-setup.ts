@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { POSTGRES_ADMIN_URL, TEST_DB } from "./database.js";
+import { createTestDatabase, POSTGRES_ADMIN_URL, TEST_DB } from "./database.js";
 import { startTestServer } from "./server.js";
 
 /**
- * Prepares the PGlite template (a migrated data dir each test server copies) or checks that
- * the PostgreSQL server is reachable, once per run. Returns the teardown.
+ * Prepares the template each test server's database copies, once per run: a migrated PGlite
+ * data dir, or (after checking the server is reachable) a migrated PostgreSQL database.
+ * Returns the teardown.
  */
 export default async function setup() {
   if (TEST_DB === "postgres") {
@@ -16,7 +17,14 @@ export default async function setup() {
       throw new Error(`KASSA_TEST_DB=postgres but ${POSTGRES_ADMIN_URL} is unreachable: ${error.message}`);
     });
     await client.end();
-    return;
+    // A migrated database that every test database is created from (CREATE DATABASE ...
+    // TEMPLATE copies it; nobody may be connected to it meanwhile, so its server stops first).
+    const database = await createTestDatabase();
+    const server = await startTestServer({ database, keepDatabase: true });
+    await server.stop();
+    const name = new URL(database.env.DATABASE_URL ?? "").pathname.slice(1);
+    process.env.KASSA_TEST_PG_TEMPLATE = name;
+    return () => database.drop();
   }
   const template = mkdtempSync(path.join(os.tmpdir(), "kassa-template-"));
   const server = await startTestServer({ env: { DATA_DIR: template }, useTemplate: false });
