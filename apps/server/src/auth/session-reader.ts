@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { parseSessionOutput, parseUserOutput } from "better-auth/db";
 import { type Kysely, sql } from "kysely";
 import type { KassaAuth } from "./auth.js";
@@ -26,6 +26,8 @@ export function createSessionReader(opts: {
 }) {
   const { auth, db, secret } = opts;
   let resolved: Awaited<KassaAuth["$context"]> | undefined;
+  let shapes: { session: Shape; user: Shape } | undefined;
+  const key = createSecretKey(Buffer.from(secret, "utf8"));
   /** The fields Better Auth's output parsers leave out (`returned: false`), learnt from them once. */
   let hidden: { session: Set<string>; user: Set<string> } | undefined;
 
@@ -38,13 +40,14 @@ export function createSessionReader(opts: {
     if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return null;
     const raw = cookies.get(ctx.authCookies.sessionToken.name);
     if (!raw) return null;
-    const token = verifySigned(raw, secret);
+    const token = verifySigned(raw, key);
     if (!token) return null;
 
     const row = await findSessionWithUser(db, token);
     if (!row) return null;
-    const session = withDates(row.session, ctx.tables.session?.fields);
-    const user = withDates(row.user, ctx.tables.user?.fields);
+    shapes ??= { session: shapeOf(ctx.tables.session?.fields), user: shapeOf(ctx.tables.user?.fields) };
+    const session = withDates(row.session, shapes.session);
+    const user = withDates(row.user, shapes.user);
     const expiresAt = session.expiresAt;
     if (!(expiresAt instanceof Date) || expiresAt.getTime() <= Date.now()) return null;
     const { expiresIn, updateAge } = ctx.sessionConfig;
@@ -88,14 +91,23 @@ async function findSessionWithUser(
   return result.rows[0];
 }
 
-function withDates(
-  row: Record<string, unknown>,
-  fields: Record<string, { type: unknown; fieldName?: string }> | undefined,
-): Record<string, unknown> {
+type Fields = Record<string, { type: unknown; fieldName?: string }> | undefined;
+/** A table's fields as the reader copies them: key, column, and whether it is a date. */
+type Shape = Array<{ key: string; column: string; date: boolean }>;
+
+function shapeOf(fields: Fields): Shape {
+  return Object.entries(fields ?? {}).map(([key, f]) => ({
+    key,
+    column: f.fieldName ?? key,
+    date: f.type === "date",
+  }));
+}
+
+function withDates(row: Record<string, unknown>, shape: Shape): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(fields ?? {})) {
-    const value = row[field.fieldName ?? key];
-    out[key] = field.type === "date" && typeof value === "string" ? new Date(value) : value;
+  for (const { key, column, date } of shape) {
+    const value = row[column];
+    out[key] = date && typeof value === "string" ? new Date(value) : value;
   }
   out.id = row.id;
   return out;
@@ -122,7 +134,7 @@ function without(row: Record<string, unknown>, hidden: Set<string>): Record<stri
   return out;
 }
 
-function verifySigned(raw: string, secret: string): string | null {
+function verifySigned(raw: string, secret: KeyObject): string | null {
   let value: string;
   try {
     value = decodeURIComponent(raw);
