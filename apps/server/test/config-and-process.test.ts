@@ -84,7 +84,11 @@ interface Running extends Proc {
   stop(): Promise<number | null>;
 }
 
-/** Starts main and waits until /api/auth/ok answers. */
+/**
+ * Starts main and waits until it says it listens and /api/auth/ok answers. Polling the URL
+ * alone is not enough: the port was only free a moment ago, and while this server starts a
+ * test server of the other worker may take it and answer in its place.
+ */
 async function startMain(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
@@ -100,10 +104,13 @@ async function startMain(env: Record<string, string>): Promise<Running> {
       proc.child.kill("SIGKILL");
       throw new Error(`server did not start:\n${proc.output()}`);
     }
-    const ok = await fetch(`${url}/api/auth/ok`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const listening = proc.output().includes(`Kassa listening on ${url}`);
+    const ok = listening
+      ? await fetch(`${url}/api/auth/ok`).then(
+          (r) => r.status,
+          () => 0,
+        )
+      : 0;
     if (ok === 200) break;
     await new Promise((r) => setTimeout(r, 200));
   }

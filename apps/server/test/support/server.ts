@@ -68,6 +68,7 @@ export class ServerApiError extends Error {
 
 export async function startTestServer(
   options: StartTestServerOptions = {},
+  attempt = 1,
 ): Promise<TestServer & { database: TestDatabase | undefined }> {
   const port = options.port ?? (await freePort());
   const database =
@@ -122,7 +123,7 @@ export async function startTestServer(
     },
   );
 
-  await new Promise<void>((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`test server did not start in 60 s:\n${output}`)),
       60_000,
@@ -138,6 +139,16 @@ export async function startTestServer(
       reject(new Error(`test server exited with code ${code}:\n${output}`));
     });
   });
+  try {
+    await ready;
+  } catch (error) {
+    // The port was only free a moment ago: a server of the other worker may have taken it
+    // while this one started. Try another one, on the same database.
+    if (options.port === undefined && output.includes("EADDRINUSE") && attempt < 3) {
+      return startTestServer({ ...options, ...(database ? { database } : {}) }, attempt + 1);
+    }
+    throw error;
+  }
 
   const call = <T>(message: Record<string, unknown>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
