@@ -29,6 +29,15 @@ interface Prepared {
   paramTypes: number[];
 }
 
+export interface PGliteDialectOptions {
+  /**
+   * Call PGlite's `syncToFs()` after each statement outside a transaction, as its `query()`
+   * does (default true). A data directory on disk (Node's file system) writes through at once,
+   * and its `syncToFs()` does nothing but take a lock: Kassa turns it off there.
+   */
+  syncToFs?: boolean;
+}
+
 /**
  * Kysely over PGlite, preparing each distinct statement once.
  *
@@ -41,19 +50,13 @@ interface Prepared {
  * parsing rows with PGlite's own parsers and serializing values with its own serializers, so
  * values go in and come out exactly as they do through `query()`.
  *
- * Any other statement (DDL, `begin`, `commit`) runs unnamed, as `query()` runs it; a DDL
- * statement also forgets every prepared statement, so none outlives a change of the tables it
- * reads. Statements run under PGlite's query mutex, like its own `query()` and `listen()`.
+ * Any other statement (DDL, `begin`, `commit`) is not prepared: without parameters it goes
+ * through the simple protocol in one call, as PGlite's `exec()` sends it, with them unnamed, as
+ * `query()` sends it. A DDL statement also forgets every prepared statement, so none outlives
+ * a change of the tables it reads. Statements run under PGlite's query mutex, like its own
+ * `query()` and `listen()`. One dialect per PGlite instance: prepared statement names are the
+ * driver's own.
  */
-export interface PGliteDialectOptions {
-  /**
-   * Call PGlite's `syncToFs()` after each statement outside a transaction, as its `query()`
-   * does (default true). A data directory on disk (Node's file system) writes through at once,
-   * and its `syncToFs()` does nothing but take a lock: Kassa turns it off there.
-   */
-  syncToFs?: boolean;
-}
-
 export class PGliteDialect implements Dialect {
   constructor(
     private readonly client: PGlite,
