@@ -104,7 +104,12 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         })
       : undefined;
 
-    const readSession = createSessionReader({ auth, db: database.db, secret });
+    const readSession = createSessionReader({
+      auth,
+      db: database.db,
+      secret,
+      prepare: (text) => database.prepare(text),
+    });
     const app = createApp({
       config,
       db: database.db,

@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { parseSessionOutput, parseUserOutput } from "better-auth/db";
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
 import type { KassaAuth } from "./auth.js";
 
 /**
@@ -23,8 +23,11 @@ export function createSessionReader(opts: {
   // biome-ignore lint/suspicious/noExplicitAny: Better Auth's tables are not in Kassa's Kysely type.
   db: Kysely<any>;
   secret: string;
+  /** Registers the reader's query as a prepared statement (`Database.prepare`). */
+  prepare?: (sqlText: string) => void;
 }) {
   const { auth, db, secret } = opts;
+  opts.prepare?.(SESSION_WITH_USER);
   let resolved: Awaited<KassaAuth["$context"]> | undefined;
   let shapes: { session: Shape; user: Shape } | undefined;
   const key = createSecretKey(Buffer.from(secret, "utf8"));
@@ -78,16 +81,22 @@ export function createSessionReader(opts: {
   };
 }
 
-/** One round trip: the session by its token, with its user. */
+/**
+ * One round trip: the session by its token, with its user. Fixed text, prepared once per
+ * connection on PostgreSQL; its two columns are jsonb whatever the tables' columns are, so a
+ * schema change cannot invalidate the prepared statement's result type.
+ */
+const SESSION_WITH_USER =
+  'select to_jsonb(s) as session, to_jsonb(u) as "user" from "session" s join "user" u on u."id" = s."userId" where s."token" = $1';
+
 async function findSessionWithUser(
   // biome-ignore lint/suspicious/noExplicitAny: Better Auth's tables are not in Kassa's Kysely type.
   db: Kysely<any>,
   token: string,
 ): Promise<{ session: Record<string, unknown>; user: Record<string, unknown> } | undefined> {
-  const result = await sql<{ session: Record<string, unknown>; user: Record<string, unknown> }>`
-    select to_jsonb(s) as session, to_jsonb(u) as "user"
-    from "session" s join "user" u on u."id" = s."userId"
-    where s."token" = ${token}`.execute(db);
+  const result = await db.executeQuery<{ session: Record<string, unknown>; user: Record<string, unknown> }>(
+    CompiledQuery.raw(SESSION_WITH_USER, [token]),
+  );
   return result.rows[0];
 }
 

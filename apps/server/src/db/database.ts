@@ -19,7 +19,33 @@ export interface Database {
    * unsubscribe function. Best effort: polling remains the guarantee.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Asks that this exact SQL text (as Kysely compiles it) run as a prepared statement, parsed
+   * and planned once per connection instead of at every call. For the hottest fixed queries
+   * only, and only those whose result columns cannot change with the schema (a column added
+   * under a prepared `select *` makes PostgreSQL refuse the statement). On PGlite it changes
+   * nothing: Kassa's driver prepares every statement there already.
+   */
+  prepare(sqlText: string): void;
   close(): Promise<void>;
+}
+
+/**
+ * A pg client that sends the SQL texts registered with `Database.prepare` as named statements
+ * (pg parses one once per connection and then only binds and executes it). Handed to the pool
+ * through its `Client` option, so Kysely's Postgres dialect uses it unchanged.
+ */
+function preparingClient(names: Map<string, string>): typeof pg.Client {
+  return class PreparingClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
+    override query(...args: any[]): any {
+      const [text, values] = args;
+      const name = typeof text === "string" && args.length === 2 ? names.get(text) : undefined;
+      if (name) return super.query({ name, text, values });
+      // biome-ignore lint/suspicious/noExplicitAny: see above.
+      return (super.query as (...a: any[]) => any)(...args);
+    }
+  };
 }
 
 export class EmbeddedDatabaseRefused extends Error {
@@ -38,7 +64,12 @@ export async function openDatabase(
 ): Promise<Database> {
   if (config.database.kind === "postgres") {
     const connectionString = config.database.url;
-    const pool = new pg.Pool({ connectionString, max: config.database.poolSize });
+    const prepared = new Map<string, string>();
+    const pool = new pg.Pool({
+      connectionString,
+      max: config.database.poolSize,
+      Client: preparingClient(prepared),
+    });
     // An idle connection the server ends (a restart, an administrator, a dropped database) is
     // an 'error' event of the pool; unheard, it would kill the process. The pool has already
     // discarded that connection and opens another when one is needed.
@@ -65,6 +96,9 @@ export async function openDatabase(
           listeners.delete(client);
           await client.end().catch(() => {});
         };
+      },
+      prepare(sqlText) {
+        if (!prepared.has(sqlText)) prepared.set(sqlText, `kassa_${prepared.size + 1}`);
       },
       async close() {
         for (const client of listeners) await client.end().catch(() => {});
@@ -94,6 +128,7 @@ export async function openDatabase(
       const unsubscribe = await client.listen(channel, onNotify);
       return () => unsubscribe();
     },
+    prepare: () => {},
     // Kysely's destroy closes the PGlite instance; a process with an open instance never exits.
     close: () => db.destroy(),
   };
