@@ -39,6 +39,7 @@ const envSchema = z.object({
       "must start with postgres:// or postgresql://",
     ),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("on"),
   KASSA_ALLOW_EMBEDDED_DB: bool.default(false),
   AUTH_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 32,
@@ -124,7 +125,9 @@ export interface KassaConfig {
   host: string;
   baseURL: string;
   dataDir: string;
-  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string; poolSize: number };
+  database:
+    | { kind: "pglite"; dataDir: string }
+    | { kind: "postgres"; url: string; poolSize: number; preparedStatements: boolean };
   allowEmbeddedInProduction: boolean;
   /** Undefined until resolved by `resolveAuthSecret` (generated and kept in the data dir outside production). */
   authSecret: string | undefined;
@@ -308,7 +311,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     baseURL,
     dataDir: env.DATA_DIR,
     database: env.DATABASE_URL
-      ? { kind: "postgres", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+      ? {
+          kind: "postgres",
+          url: env.DATABASE_URL,
+          poolSize: env.DATABASE_POOL_SIZE,
+          preparedStatements: env.DATABASE_PREPARED_STATEMENTS === "on",
+        }
       : { kind: "pglite", dataDir: env.DATA_DIR },
     allowEmbeddedInProduction: env.KASSA_ALLOW_EMBEDDED_DB,
     authSecret: env.AUTH_SECRET,

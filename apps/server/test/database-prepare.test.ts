@@ -71,3 +71,37 @@ describe("Database.prepare", () => {
     expect(await run(byA, "2")).toEqual([{ id: "y" }]);
   });
 });
+
+// The switch concerns PostgreSQL only: PGlite has no named statements of pg's to turn off.
+if (TEST_DB === "postgres")
+  describe("DATABASE_PREPARED_STATEMENTS=off", () => {
+    it("sends a registered text unnamed, with the same rows", async () => {
+      const other = await createTestDatabase();
+      const unprepared = await openDatabase(
+        loadConfig({
+          ...other.env,
+          DATABASE_POOL_SIZE: "1",
+          DATABASE_PREPARED_STATEMENTS: "off",
+          LOG_LEVEL: "error",
+        }),
+      );
+      try {
+        await sql`create table prep_item (id text primary key, a int not null)`.execute(unprepared.db);
+        await sql`insert into prep_item values ('x', 1)`.execute(unprepared.db);
+        unprepared.prepare(ROW);
+        const rows = await unprepared.db.executeQuery(CompiledQuery.raw(ROW, ["x"]));
+        expect(rows.rows).toEqual([{ row: { id: "x", a: 1 } }]);
+        const statements = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(
+          unprepared.db,
+        );
+        expect(statements.rows).toEqual([]);
+      } finally {
+        await unprepared.close();
+        await other.drop();
+      }
+    });
+  });
+
+it("refuses a DATABASE_PREPARED_STATEMENTS that is neither on nor off", () => {
+  expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: "maybe" })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
+});

@@ -64,6 +64,7 @@ export async function openDatabase(
 ): Promise<Database> {
   if (config.database.kind === "postgres") {
     const connectionString = config.database.url;
+    const preparing = config.database.preparedStatements;
     const prepared = new Map<string, string>();
     const pool = new pg.Pool({
       connectionString,
@@ -98,6 +99,7 @@ export async function openDatabase(
         };
       },
       prepare(sqlText) {
+        if (!preparing) return;
         if (!prepared.has(sqlText)) prepared.set(sqlText, `kassa_${prepared.size + 1}`);
       },
       async close() {
