@@ -1,12 +1,13 @@
 import { ConfigError, loadConfig } from "./config.js";
-import { EmbeddedDatabaseRefused } from "./db/database.js";
 import { createLogger } from "./kit/logger.js";
-import { startKassa } from "./server.js";
 
 const logger = createLogger(process.env.LOG_LEVEL === "debug" ? "debug" : "info");
 
 async function main() {
   const config = loadConfig();
+  // The server and its packages (Better Auth, PGlite, ...) load only once the configuration
+  // holds: a bad variable is reported in a fraction of a second instead of after them.
+  const { startKassa } = await import("./server.js");
   const server = await startKassa(config, { logger });
   let stopping = false;
   const stop = (signal: string) => {
@@ -26,7 +27,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseRefused) {
+  // By name: the database module (and PGlite with it) is not loaded for a configuration error.
+  if (error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseRefused")) {
     logger.error(`Kassa cannot start: ${error.message}`);
   } else {
     logger.error("Kassa cannot start", { error });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client, type Json } from "./support/client.js";
-import { createTestDatabase, TEST_DB, type TestDatabase } from "./support/database.js";
+import { createTestDatabase, TEST_DB, TEST_NODE_FLAGS, type TestDatabase } from "./support/database.js";
 import { freePort } from "./support/ports.js";
 
 /**
@@ -54,7 +54,11 @@ interface Proc {
 }
 
 function run(script: string, env: Record<string, string>): Proc {
-  const args = script.endsWith(".mjs") ? ["--enable-source-maps", script] : ["--import", "tsx", script];
+  const args = [
+    ...(script.endsWith(".mjs") ? ["--enable-source-maps"] : ["--import", "tsx"]),
+    ...TEST_NODE_FLAGS,
+    script,
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: baseEnv(env),

@@ -27,6 +27,10 @@ export default async function setup() {
     entryPoints: entries,
     outdir,
     entryNames: `[name]-${process.pid}`,
+    // Shared code in chunks, and dynamic imports kept dynamic (main.ts loads the server only
+    // after its configuration holds).
+    splitting: true,
+    chunkNames: `chunks-${process.pid}/[name]-[hash]`,
     outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
@@ -46,5 +50,6 @@ export default async function setup() {
       rmSync(out(name), { force: true });
       rmSync(`${out(name)}.map`, { force: true });
     }
+    rmSync(path.join(outdir, `chunks-${process.pid}`), { recursive: true, force: true });
   };
 }

@@ -2,13 +2,16 @@ import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PurchaseInput } from "../../src/modules/orders/index.js";
-import { createTestDatabase, type TestDatabase } from "./database.js";
+import { createTestDatabase, TEST_NODE_FLAGS, type TestDatabase } from "./database.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The bundled host the global setup built (build-host.ts), or the source through tsx. */
 const HOST = process.env.KASSA_TEST_HOST ?? path.join(here, "host.ts");
-const HOST_ARGS = process.env.KASSA_TEST_HOST ? ["--enable-source-maps"] : ["--import", "tsx"];
+const HOST_ARGS = [
+  ...(process.env.KASSA_TEST_HOST ? ["--enable-source-maps"] : ["--import", "tsx"]),
+  ...TEST_NODE_FLAGS,
+];
 
 /** Variables of the test runner that must never reach the server under test. */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
