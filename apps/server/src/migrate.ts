@@ -26,7 +26,7 @@ try {
     mailer,
     logger,
   });
-  await migrate(database, options, logger);
+  await migrate(database, options, logger, { full: true });
   logger.info(`database is up to date (${database.description})`);
 } finally {
   await database.close();

@@ -4,7 +4,10 @@ import { request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { Client, type Json } from "./support/client.js";
 import { createTestDatabase, TEST_DB, TEST_NODE_FLAGS, type TestDatabase } from "./support/database.js";
 import { freePort } from "./support/ports.js";
@@ -358,10 +361,32 @@ describe(`npm run migrate (${TEST_DB})`, () => {
     expect(second.output).not.toContain("applied migration");
     expect(second.output).toContain("database is up to date");
 
-    const server = await startMain(env);
+    // The migration stored the schema's fingerprint: the server skips comparing the schema.
+    const server = await startMain({ ...env, LOG_LEVEL: "debug" });
     expect(server.output()).not.toContain("applied migration");
+    expect(server.output()).toContain("schema is up to date (fingerprint unchanged)");
     const { client } = await signUpVerified(server.url);
     expect((await client.get("/api/auth/get-session")).status).toBe(200);
     expect(await server.stop()).toBe(0);
+
+    // A fingerprint that is not this version's (another version migrated last): the server
+    // compares the whole schema again, then stores its own.
+    const readFingerprints = (db: Database) =>
+      sql<{ fingerprint: string }>`select fingerprint from kassa_schema_state`
+        .execute(db.db)
+        .then((r) => r.rows.map((row) => row.fingerprint));
+    const database = await openDatabase(loadConfig({ ...env, LOG_LEVEL: "error" }));
+    const before = await readFingerprints(database);
+    expect(before).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    await sql`update kassa_schema_state set fingerprint = 'another version'`.execute(database.db);
+    await database.close();
+    const again = await startMain({ ...env, LOG_LEVEL: "debug" });
+    expect(again.output()).not.toContain("fingerprint unchanged");
+    expect(again.output()).not.toContain("migrating Better Auth schema");
+    expect(await again.stop()).toBe(0);
+    const reopened = await openDatabase(loadConfig({ ...env, LOG_LEVEL: "error" }));
+    const after = await readFingerprints(reopened);
+    await reopened.close();
+    expect(after).toEqual(before);
   }, 180_000);
 });

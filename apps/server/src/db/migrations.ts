@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { BetterAuthOptions } from "better-auth";
+import { getSchema } from "better-auth/db";
 import { getMigrations } from "better-auth/db/migration";
 import {
   type ColumnDefinitionBuilder,
@@ -892,9 +894,48 @@ const kassaMigrations: Record<string, Migration> = {
       );
     },
   },
+  "0600_schema_state": {
+    async up(db: Kysely<unknown>) {
+      await sql`create table kassa_schema_state (
+        id integer primary key check (id = 1),
+        fingerprint text not null,
+        updated_at timestamptz not null default now()
+      )`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => kassaMigrations };
+
+/**
+ * What the schema should be: Better Auth's tables as the configured plugins define them (their
+ * names, fields, types, references and indexes; functions and validators left out) and the names
+ * of Kassa's migrations, hashed. Undefined if it cannot be computed, which means a full check.
+ */
+export function schemaFingerprint(authOptions: BetterAuthOptions): string | undefined {
+  try {
+    const auth = JSON.stringify(getSchema(authOptions), (key, value) =>
+      key === "validator" || typeof value === "function" ? undefined : value,
+    );
+    const kassa = Object.keys(kassaMigrations).join(",");
+    return createHash("sha256").update(auth).update("\n").update(kassa).digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+async function storedFingerprint(db: Kysely<KassaDatabase>): Promise<string | undefined> {
+  try {
+    const row = await sql<{
+      fingerprint: string;
+    }>`select fingerprint from kassa_schema_state where id = 1`.execute(db);
+    return row.rows[0]?.fingerprint;
+  } catch (error) {
+    // 42P01: the table is not there yet (a database no version with it has migrated).
+    if ((error as { code?: unknown }).code === "42P01") return undefined;
+    throw error;
+  }
+}
 
 // Arbitrary constant: the advisory lock that serializes migrations between server processes.
 const MIGRATION_LOCK = 7_262_011;
@@ -915,8 +956,25 @@ export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
   if (error) throw error;
 }
 
-export async function migrate(database: Database, authOptions: BetterAuthOptions, logger: Logger) {
+/**
+ * Brings the schema up to date: Better Auth's (compared with the live schema by its own
+ * `getMigrations`), then Kassa's. A server start skips both when the schema fingerprint stored
+ * by the last full run is the one this version expects: comparing Better Auth's schema with the
+ * live one reads the catalogue table by table, a third of a second of every start on PGlite.
+ * `npm run migrate` (`full`) always compares.
+ */
+export async function migrate(
+  database: Database,
+  authOptions: BetterAuthOptions,
+  logger: Logger,
+  options: { full?: boolean } = {},
+) {
+  const fingerprint = schemaFingerprint(authOptions);
   const run = async () => {
+    if (!options.full && fingerprint && (await storedFingerprint(database.db)) === fingerprint) {
+      logger.debug("schema is up to date (fingerprint unchanged)");
+      return;
+    }
     const auth = await getMigrations(authOptions);
     if (auth.toBeCreated.length > 0 || auth.toBeAdded.length > 0) {
       logger.info("migrating Better Auth schema", {
@@ -926,6 +984,11 @@ export async function migrate(database: Database, authOptions: BetterAuthOptions
       await auth.runMigrations();
     }
     await migrateKassa(database.db, logger);
+    if (fingerprint)
+      await sql`insert into kassa_schema_state (id, fingerprint) values (1, ${fingerprint})
+        on conflict (id) do update set fingerprint = excluded.fingerprint, updated_at = now()`.execute(
+        database.db,
+      );
   };
 
   if (database.kind === "pglite") {
