@@ -55,6 +55,11 @@ describe("get-session", () => {
       value.slice(0, value.lastIndexOf(".")),
       value.slice(value.lastIndexOf(".") + 1),
     ];
+    // The genuine cookie first: the reader remembers it as verified, which must not carry over
+    // to the same token under another signature, nor outlive the session.
+    const genuine = await u.client.get(`${AUTH}/get-session`);
+    expect(genuine.headers.get("server-timing")).toBe("session-reader");
+    expect(genuine.body.session.token).toBe(token);
 
     const forged = new Client(server.url);
     forged.cookies.set(
