@@ -108,7 +108,7 @@ export function renderApp(path: string, opts: { session?: Session | null; config
     history: createMemoryHistory({ initialEntries: [path] }),
     defaultPendingMs: 0,
   });
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   const view = render(
     <MantineProvider theme={theme} env="test">
       <QueryClientProvider client={queryClient}>

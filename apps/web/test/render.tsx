@@ -6,7 +6,7 @@ import { theme } from "../src/theme";
 
 /** Renders inside Mantine (test mode: no transitions, no portals) with a user-event session. */
 export function renderWithTheme(ui: ReactElement) {
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   const result = render(
     <MantineProvider theme={theme} env="test">
       {ui}
