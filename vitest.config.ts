@@ -26,8 +26,6 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 90_000,
           pool: "forks",
-          // Two files at once: a browser test mostly waits (for pages, the server, the job
-          // worker), so one at a time left the machine two-thirds idle (290 s against 190 s).
           maxWorkers: 2,
           sequence: { concurrent: false },
         },

@@ -50,9 +50,12 @@ export function createSessionReader(opts: {
     if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return null;
     const raw = cookies.get(ctx.authCookies.sessionToken.name);
     if (!raw) return null;
-    const token = verified.get(raw) ?? verifySigned(raw, key);
-    if (!token) return null;
-    remember(verified, raw, token);
+    let token = verified.get(raw);
+    if (!token) {
+      token = verifySigned(raw, key) ?? undefined;
+      if (!token) return null;
+      remember(verified, raw, token);
+    }
 
     const row = await findSessionWithUser(db, token);
     if (!row) return null;
@@ -154,9 +157,8 @@ function without(row: Record<string, unknown>, hidden: Set<string>): Record<stri
 /** Bound on the verified-cookie memo: about a megabyte at most. */
 const VERIFIED_COOKIES = 5_000;
 
-/** Keeps the entry, dropping the oldest beyond the bound. */
+/** Keeps a new entry, dropping the oldest beyond the bound. */
 function remember(memo: Map<string, string>, raw: string, token: string): void {
-  if (memo.has(raw)) return;
   if (memo.size >= VERIFIED_COOKIES) {
     const oldest = memo.keys().next().value;
     if (oldest !== undefined) memo.delete(oldest);
