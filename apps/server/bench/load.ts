@@ -1,6 +1,5 @@
 import http from "node:http";
 
-/** A small closed-loop HTTP load generator: `concurrency` loops for `seconds`, keep-alive. */
 export interface LoadResult {
   requests: number;
   errors: number;
@@ -9,6 +8,11 @@ export interface LoadResult {
   p50: number;
   p99: number;
   latencies?: number[];
+  /**
+   * The same run counted the earlier way: every request completed from the first start to the
+   * end of the drain, over that whole time (see `runLoad`).
+   */
+  drained?: { requests: number; seconds: number; throughput: number };
 }
 
 export function summarize(latencies: number[], errors: number, seconds: number): LoadResult {
@@ -25,27 +29,47 @@ export function summarize(latencies: number[], errors: number, seconds: number):
   };
 }
 
+/**
+ * Closed-loop load: `concurrency` loops, each sending its next operation as soon as the last one
+ * answered. What is measured is the steady state: the loops run for `leadSeconds` before the
+ * measurement window opens and stop sending when it closes, and only operations that complete
+ * inside the window count, over the window's length. Counting from the first start to the end of
+ * the drain (the requests in flight when sending stops) would charge each round with its ramp and
+ * its tail, where cores sit idle while the last requests finish; that tail is as long as one
+ * latency, so it penalises the slower side of a pair. Both counts are returned (`drained`).
+ */
 export async function runLoad(opts: {
   seconds: number;
   concurrency: number;
+  /** Time the loops run before the window opens (default 0.5 s). */
+  leadSeconds?: number;
   /** One operation; resolves true on success. */
   op: () => Promise<boolean>;
 }): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  let completed = 0;
   const started = performance.now();
-  const deadline = started + opts.seconds * 1000;
+  const opens = started + (opts.leadSeconds ?? 0.5) * 1000;
+  const closes = opens + opts.seconds * 1000;
   await Promise.all(
     Array.from({ length: opts.concurrency }, async () => {
-      while (performance.now() < deadline) {
+      while (performance.now() < closes) {
         const t0 = performance.now();
         const ok = await opts.op().catch(() => false);
-        if (ok) latencies.push(performance.now() - t0);
+        const t1 = performance.now();
+        if (ok) completed += 1;
+        if (t1 < opens || t1 > closes) continue;
+        if (ok) latencies.push(t1 - t0);
         else errors += 1;
       }
     }),
   );
-  return summarize(latencies, errors, (performance.now() - started) / 1000);
+  const drainedSeconds = (performance.now() - started) / 1000;
+  return {
+    ...summarize(latencies, errors, opts.seconds),
+    drained: { requests: completed, seconds: drainedSeconds, throughput: completed / drainedSeconds },
+  };
 }
 
 /**
@@ -72,7 +96,12 @@ function pool(results: LoadResult[]): LoadResult {
   const latencies = results.flatMap((r) => r.latencies ?? []);
   const errors = results.reduce((n, r) => n + r.errors, 0);
   const seconds = results.reduce((n, r) => n + r.seconds, 0);
-  return summarize(latencies, errors, seconds);
+  const requests = results.reduce((n, r) => n + (r.drained?.requests ?? 0), 0);
+  const drainedSeconds = results.reduce((n, r) => n + (r.drained?.seconds ?? 0), 0);
+  return {
+    ...summarize(latencies, errors, seconds),
+    drained: { requests, seconds: drainedSeconds, throughput: requests / drainedSeconds },
+  };
 }
 
 export interface HttpAnswer {

@@ -258,6 +258,11 @@ async function main() {
     console.log("");
     console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
     console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
+    const drainedRatio = (a: LoadResult, b: LoadResult) =>
+      (((a.drained?.throughput ?? Number.NaN) / (b.drained?.throughput ?? Number.NaN)) * 100).toFixed(1);
+    console.log(
+      `  counted with each round's ramp and drain (before 2026-11-23): sign-in ${drainedRatio(signInRun, scryptRun)}%, get-session ${drainedRatio(sessionRun, baselineRun)}%`,
+    );
     console.log(
       `webhook deliveries:         ${webhooks.kassaPerSecond.toFixed(1)} /s vs signed POST loop ${webhooks.baselinePerSecond.toFixed(1)} /s = ${(webhooks.ratio * 100).toFixed(1)}%  (${webhooks.events} events x ${webhooks.rounds} rounds, ${webhooks.concurrency} in flight)`,
     );
