@@ -14,7 +14,7 @@ import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { checkoutPaymentListener } from "./modules/checkouts/index.js";
-import { createUrlSigner, diskStorage, loadS3Storage } from "./modules/files/index.js";
+import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
@@ -49,6 +49,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   const database = await openDatabase(config, logger);
   let ready = false;
   let jobs: JobWorker | undefined;
+  let uploadSweeper: { stop(): Promise<void> } | undefined;
   try {
     const mailer = createMailer({
       db: database.db,
@@ -110,6 +111,19 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       secret,
       prepare: (text) => database.prepare(text),
     });
+    const fileStorage = config.files.s3
+      ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })
+      : diskStorage(path.resolve(config.files.dir));
+    // Background work runs where the job worker does: abandoned uploads are discarded there.
+    uploadSweeper = config.jobs.worker
+      ? startUploadSweeper({
+          db: database.db,
+          clock,
+          logger,
+          storage: fileStorage,
+          uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
+        })
+      : undefined;
     const app = createApp({
       config,
       db: database.db,
@@ -122,9 +136,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       authHandler: await createAuthHandler(auth),
       payments,
       files: {
-        storage: config.files.s3
-          ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })
-          : diskStorage(path.resolve(config.files.dir)),
+        storage: fileStorage,
         signer: createUrlSigner(secret),
         baseURL: config.baseURL,
         uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
@@ -156,6 +168,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           if ("closeIdleConnections" in server) server.closeIdleConnections();
         });
         await jobs?.stop();
+        await uploadSweeper?.stop();
         await mailer.close();
         await database.close();
         logger.info("Kassa stopped");
@@ -165,6 +178,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     return { url: config.baseURL, port, database, auth, mailer, jobs, payments, close };
   } catch (error) {
     await jobs?.stop(0);
+    await uploadSweeper?.stop();
     await database.close().catch(() => {});
     throw error;
   }

@@ -7,6 +7,7 @@ export { downloadUrl } from "./serve.js";
 export type { FilesEnv } from "./service.js";
 export { createUrlSigner } from "./signing.js";
 export { diskStorage, type FileStorage } from "./storage.js";
+export { discardAbandonedUploads, startUploadSweeper } from "./sweep.js";
 export { productMediaToWire } from "./wire.js";
 
 /** The S3 storage, loaded only when configured (the AWS SDK is large and warns on Node 20). */

@@ -88,6 +88,44 @@ export function findFiles(db: Db, organizationId: string, ids: string[]) {
     .execute();
 }
 
+/**
+ * Deletes (marks deleted) up to `limit` files whose upload was declared before `declaredBefore`
+ * and never completed, detaching them from products; answers the ones it deleted. Another
+ * process running the same statement skips the rows this one deleted.
+ */
+export async function discardAbandonedUploads(
+  db: Db,
+  opts: { declaredBefore: Date; now: Date; limit: number },
+) {
+  const rows = await db
+    .updateTable("kassa_file")
+    .set({ deleted_at: opts.now })
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("kassa_file")
+        .select("id")
+        .where("is_uploaded", "=", false)
+        .where("deleted_at", "is", null)
+        .where("created_at", "<", opts.declaredBefore)
+        .orderBy("created_at")
+        .limit(opts.limit),
+    )
+    .where("is_uploaded", "=", false)
+    .where("deleted_at", "is", null)
+    .returning(["id", "organization_id"])
+    .execute();
+  if (rows.length > 0)
+    await db
+      .deleteFrom("kassa_product_media")
+      .where(
+        "file_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .execute();
+  return rows;
+}
+
 export function detachFromProducts(db: Db, fileId: string) {
   return db.deleteFrom("kassa_product_media").where("file_id", "=", fileId).execute();
 }
