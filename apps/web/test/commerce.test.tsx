@@ -526,3 +526,78 @@ describe("checkout links", () => {
     expect(screen.getByText("Homepage button")).toBeTruthy();
   });
 });
+
+describe("custom fields: the list's editor and delete dialog", () => {
+  const field = (id: string, name: string, slug: string) => ({
+    id,
+    created_at: "2026-01-01T10:00:00Z",
+    modified_at: null,
+    organization_id: "org-1",
+    type: "text",
+    slug,
+    name,
+    metadata: {},
+    properties: {},
+  });
+  const company = field("cf-1", "Company id", "company_id");
+  const vat = field("cf-2", "VAT number", "vat_number");
+
+  it("opens each field's own values, and a new field starts empty", async () => {
+    stubServer({ ...dashboardAnswers("owner"), "/v1/custom-fields/": page([company, vat]) });
+    const { user } = renderApp("/dashboard/acme/custom-fields", { session });
+    await user.click(await screen.findByRole("button", { name: "Company id" }, slow));
+    let dialog = await screen.findByRole("dialog", { name: "Edit custom field" });
+    expect((within(dialog).getByLabelText(/^Name/) as HTMLInputElement).value).toBe("Company id");
+    await user.type(within(dialog).getByLabelText(/^Name/), " (draft)");
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Edit custom field" })).toBeNull());
+
+    await user.click(screen.getByRole("button", { name: "VAT number" }));
+    dialog = await screen.findByRole("dialog", { name: "Edit custom field" });
+    expect((within(dialog).getByLabelText(/^Name/) as HTMLInputElement).value).toBe("VAT number");
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Edit custom field" })).toBeNull());
+
+    await user.click(screen.getByRole("button", { name: "New field" }));
+    dialog = await screen.findByRole("dialog", { name: "New custom field" });
+    expect((within(dialog).getByLabelText(/^Name/) as HTMLInputElement).value).toBe("");
+  });
+
+  it("a refused delete shows the server's words and keeps the dialog; the next attempt deletes", async () => {
+    let refuse = true;
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/custom-fields/": page([company, vat]),
+      "DELETE /v1/custom-fields/cf-1": () =>
+        refuse
+          ? new Response(
+              JSON.stringify({ error: "NotPermitted", detail: "The field is in use by an open checkout." }),
+              {
+                status: 403,
+                headers: { "content-type": "application/json" },
+              },
+            )
+          : new Response(null, { status: 204 }),
+    });
+    const { user } = renderApp("/dashboard/acme/custom-fields", { session });
+    await user.click(await screen.findByRole("button", { name: "Delete Company id" }, slow));
+    const confirm = await screen.findByRole("dialog", { name: "Delete this field?" });
+    expect(within(confirm).getByText(/Company id is removed from every product's checkout/)).toBeTruthy();
+    await user.click(within(confirm).getByRole("button", { name: "Delete field" }));
+    expect((await within(confirm).findByRole("alert")).textContent).toBe(
+      "The field is in use by an open checkout.",
+    );
+    refuse = false;
+    const listReads = requests.filter((r) => r.path === "/v1/custom-fields/").length;
+    await user.click(within(confirm).getByRole("button", { name: "Delete field" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Delete this field?" })).toBeNull());
+    expect(requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+      "/v1/custom-fields/cf-1",
+      "/v1/custom-fields/cf-1",
+    ]);
+    // The list is read again after the delete.
+    await waitFor(() =>
+      expect(requests.filter((r) => r.path === "/v1/custom-fields/").length).toBeGreaterThan(listReads),
+    );
+  });
+});

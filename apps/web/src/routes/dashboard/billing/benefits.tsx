@@ -1,11 +1,8 @@
 import {
-  ActionIcon,
   Alert,
-  Anchor,
   Badge,
   Button,
   Group,
-  Modal,
   NumberInput,
   Select,
   Stack,
@@ -14,13 +11,19 @@ import {
   TextInput,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconGift, IconPlus, IconTrash } from "@tabler/icons-react";
+import { IconGift, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
+import {
+  DeleteRowDialog,
+  EditableName,
+  type Editing,
+  EditorModal,
+  RowDeleteButton,
+} from "../../../features/billing/row-actions";
 import {
   BENEFIT_TYPES,
   type Benefit,
@@ -57,9 +60,8 @@ export function BenefitsPage() {
       query: search.query,
     }),
   );
-  const [editing, setEditing] = useState<Benefit | "new" | null>(null);
+  const [editing, setEditing] = useState<Editing<Benefit>>(null);
   const [deleting, setDeleting] = useState<Benefit | null>(null);
-  const queryClient = useQueryClient();
 
   return (
     <Stack gap="lg" maw={1100}>
@@ -98,14 +100,11 @@ export function BenefitsPage() {
           {
             label: "Description",
             sort: "description",
-            render: (b) =>
-              canWrite ? (
-                <Anchor component="button" onClick={() => setEditing(b)}>
-                  {b.description}
-                </Anchor>
-              ) : (
-                b.description
-              ),
+            render: (b) => (
+              <EditableName canWrite={canWrite} onEdit={() => setEditing(b)}>
+                {b.description}
+              </EditableName>
+            ),
           },
           {
             label: "Kind",
@@ -115,53 +114,37 @@ export function BenefitsPage() {
           { label: "Created", sort: "created_at", render: (b) => formatDate(b.created_at) },
           {
             label: "Actions",
-            render: (b) =>
-              canWrite && b.deletable ? (
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Delete ${b.description}`}
-                  onClick={() => setDeleting(b)}
-                >
-                  <IconTrash size={16} />
-                </ActionIcon>
-              ) : null,
+            render: (b) => (
+              <RowDeleteButton
+                show={canWrite && b.deletable}
+                label={`Delete ${b.description}`}
+                onClick={() => setDeleting(b)}
+              />
+            ),
           },
         ]}
       />
-      <Modal
-        opened={editing !== null}
+      <EditorModal
+        editing={editing}
         onClose={() => setEditing(null)}
-        title={editing === "new" ? "New benefit" : "Edit benefit"}
-        size="lg"
+        newTitle="New benefit"
+        editTitle="Edit benefit"
       >
-        {editing !== null && (
-          <BenefitForm
-            key={editing === "new" ? "new" : editing.id}
-            benefit={editing === "new" ? undefined : editing}
-            organizationId={organizationId}
-            onDone={() => setEditing(null)}
-          />
+        {(benefit) => (
+          <BenefitForm benefit={benefit} organizationId={organizationId} onDone={() => setEditing(null)} />
         )}
-      </Modal>
-      <ConfirmDialog
-        opened={deleting !== null}
+      </EditorModal>
+      <DeleteRowDialog
+        organizationId={organizationId}
+        resource="benefits"
+        row={deleting}
         onClose={() => setDeleting(null)}
         title="Delete this benefit?"
         confirmLabel="Delete benefit"
-        onConfirm={async () => {
-          if (!deleting) return null;
-          try {
-            await v1(organizationId, `/benefits/${deleting.id}`, { method: "DELETE" });
-            await invalidate(queryClient, organizationId, "benefits");
-            return null;
-          } catch (e) {
-            return e instanceof V1Error ? e : new V1Error(0, undefined, "Could not delete.");
-          }
-        }}
+        failure="Could not delete."
       >
         {deleting?.description} is removed from every product; grants already given are revoked.
-      </ConfirmDialog>
+      </DeleteRowDialog>
     </Stack>
   );
 }

@@ -1,11 +1,9 @@
 import {
-  ActionIcon,
   Alert,
   Anchor,
   Badge,
   Button,
   Group,
-  Modal,
   MultiSelect,
   Select,
   Stack,
@@ -14,10 +12,9 @@ import {
   TextInput,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconLink, IconPlus, IconTrash } from "@tabler/icons-react";
+import { IconLink, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { PageHeader } from "../../../components/states";
 import { CopyIcon, CopyUrl } from "../../../features/billing/commerce";
 import { formatDate } from "../../../features/billing/format";
@@ -29,6 +26,12 @@ import {
   rowsOf,
 } from "../../../features/billing/metadata-editor";
 import { useProducts } from "../../../features/billing/pickers";
+import {
+  DeleteRowDialog,
+  type Editing,
+  EditorModal,
+  RowDeleteButton,
+} from "../../../features/billing/row-actions";
 import { type CheckoutLink, type Discount, invalidate, listQuery, V1Error, v1 } from "../../../lib/v1";
 
 const linkName = (l: CheckoutLink) => l.label || l.products.map((p) => p.name).join(", ") || "Checkout link";
@@ -37,11 +40,10 @@ const linkName = (l: CheckoutLink) => l.label || l.products.map((p) => p.name).j
 export function CheckoutLinksPage() {
   const { organizationId, canWrite } = useBilling();
   const { search, page, limit } = useListParams();
-  const queryClient = useQueryClient();
   const links = useQuery(
     listQuery<CheckoutLink>(organizationId, "checkout-links", { page, limit, sorting: search.sorting }),
   );
-  const [editing, setEditing] = useState<CheckoutLink | "new" | null>(null);
+  const [editing, setEditing] = useState<Editing<CheckoutLink>>(null);
   const [deleting, setDeleting] = useState<CheckoutLink | null>(null);
 
   return (
@@ -105,54 +107,38 @@ export function CheckoutLinksPage() {
           { label: "Created", sort: "created_at", render: (l) => formatDate(l.created_at) },
           {
             label: "Actions",
-            render: (l) =>
-              canWrite && (
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Delete ${linkName(l)}`}
-                  onClick={() => setDeleting(l)}
-                >
-                  <IconTrash size={16} />
-                </ActionIcon>
-              ),
+            render: (l) => (
+              <RowDeleteButton
+                show={canWrite}
+                label={`Delete ${linkName(l)}`}
+                onClick={() => setDeleting(l)}
+              />
+            ),
           },
         ]}
       />
-      <Modal
-        opened={editing !== null}
+      <EditorModal
+        editing={editing}
         onClose={() => setEditing(null)}
-        title={editing === "new" ? "New checkout link" : "Edit checkout link"}
-        size="lg"
+        newTitle="New checkout link"
+        editTitle="Edit checkout link"
       >
-        {editing !== null && (
-          <CheckoutLinkForm
-            key={editing === "new" ? "new" : editing.id}
-            link={editing === "new" ? undefined : editing}
-            organizationId={organizationId}
-            onDone={() => setEditing(null)}
-          />
+        {(link) => (
+          <CheckoutLinkForm link={link} organizationId={organizationId} onDone={() => setEditing(null)} />
         )}
-      </Modal>
-      <ConfirmDialog
-        opened={deleting !== null}
+      </EditorModal>
+      <DeleteRowDialog
+        organizationId={organizationId}
+        resource="checkout-links"
+        row={deleting}
         onClose={() => setDeleting(null)}
         title="Delete this checkout link?"
         confirmLabel="Delete link"
-        onConfirm={async () => {
-          if (!deleting) return null;
-          try {
-            await v1(organizationId, `/checkout-links/${deleting.id}`, { method: "DELETE" });
-            await invalidate(queryClient, organizationId, "checkout-links");
-            return null;
-          } catch (e) {
-            return e instanceof V1Error ? e : "The link was not deleted.";
-          }
-        }}
+        failure="The link was not deleted."
       >
         {deleting && linkName(deleting)} stops working: whoever follows it gets an error page. Checkouts
         already opened from it are kept.
-      </ConfirmDialog>
+      </DeleteRowDialog>
     </Stack>
   );
 }

@@ -1,11 +1,9 @@
 import {
   ActionIcon,
   Alert,
-  Anchor,
   Badge,
   Button,
   Group,
-  Modal,
   NumberInput,
   Select,
   Stack,
@@ -17,10 +15,16 @@ import { notifications } from "@mantine/notifications";
 import { IconForms, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
+import {
+  DeleteRowDialog,
+  EditableName,
+  type Editing,
+  EditorModal,
+  RowDeleteButton,
+} from "../../../features/billing/row-actions";
 import {
   CUSTOM_FIELD_TYPES,
   type CustomField,
@@ -48,7 +52,6 @@ export function CustomFieldsPage() {
   const { organizationId, canWrite } = useBilling();
   const { search, set, page, limit } = useListParams();
   const type = typeof search.type === "string" ? search.type : undefined;
-  const queryClient = useQueryClient();
   const fields = useQuery(
     listQuery<CustomField>(organizationId, "custom-fields", {
       page,
@@ -58,7 +61,7 @@ export function CustomFieldsPage() {
       query: search.query,
     }),
   );
-  const [editing, setEditing] = useState<CustomField | "new" | null>(null);
+  const [editing, setEditing] = useState<Editing<CustomField>>(null);
   const [deleting, setDeleting] = useState<CustomField | null>(null);
 
   return (
@@ -98,14 +101,11 @@ export function CustomFieldsPage() {
           {
             label: "Name",
             sort: "name",
-            render: (f) =>
-              canWrite ? (
-                <Anchor component="button" onClick={() => setEditing(f)}>
-                  {f.name}
-                </Anchor>
-              ) : (
-                f.name
-              ),
+            render: (f) => (
+              <EditableName canWrite={canWrite} onEdit={() => setEditing(f)}>
+                {f.name}
+              </EditableName>
+            ),
           },
           { label: "Slug", sort: "slug", render: (f) => <code>{f.slug}</code> },
           {
@@ -116,53 +116,33 @@ export function CustomFieldsPage() {
           { label: "Created", sort: "created_at", render: (f) => formatDate(f.created_at) },
           {
             label: "Actions",
-            render: (f) =>
-              canWrite && (
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Delete ${f.name}`}
-                  onClick={() => setDeleting(f)}
-                >
-                  <IconTrash size={16} />
-                </ActionIcon>
-              ),
+            render: (f) => (
+              <RowDeleteButton show={canWrite} label={`Delete ${f.name}`} onClick={() => setDeleting(f)} />
+            ),
           },
         ]}
       />
-      <Modal
-        opened={editing !== null}
+      <EditorModal
+        editing={editing}
         onClose={() => setEditing(null)}
-        title={editing === "new" ? "New custom field" : "Edit custom field"}
-        size="lg"
+        newTitle="New custom field"
+        editTitle="Edit custom field"
       >
-        {editing !== null && (
-          <FieldForm
-            key={editing === "new" ? "new" : editing.id}
-            field={editing === "new" ? undefined : editing}
-            organizationId={organizationId}
-            onDone={() => setEditing(null)}
-          />
+        {(field) => (
+          <FieldForm field={field} organizationId={organizationId} onDone={() => setEditing(null)} />
         )}
-      </Modal>
-      <ConfirmDialog
-        opened={deleting !== null}
+      </EditorModal>
+      <DeleteRowDialog
+        organizationId={organizationId}
+        resource="custom-fields"
+        row={deleting}
         onClose={() => setDeleting(null)}
         title="Delete this field?"
         confirmLabel="Delete field"
-        onConfirm={async () => {
-          if (!deleting) return null;
-          try {
-            await v1(organizationId, `/custom-fields/${deleting.id}`, { method: "DELETE" });
-            await invalidate(queryClient, organizationId, "custom-fields");
-            return null;
-          } catch (e) {
-            return e instanceof V1Error ? e : new V1Error(0, undefined, "Refused.");
-          }
-        }}
+        failure="Refused."
       >
         {deleting?.name} is removed from every product's checkout.
-      </ConfirmDialog>
+      </DeleteRowDialog>
     </Stack>
   );
 }

@@ -1,10 +1,8 @@
 import {
-  ActionIcon,
   Alert,
   Anchor,
   Button,
   Group,
-  Modal,
   MultiSelect,
   NumberInput,
   SegmentedControl,
@@ -14,13 +12,18 @@ import {
   TextInput,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconDiscount, IconPlus, IconTrash } from "@tabler/icons-react";
+import { IconDiscount, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { PageHeader } from "../../../components/states";
 import { formatDate, formatMoney, fractionDigits, toMajor, toMinor } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
+import {
+  DeleteRowDialog,
+  type Editing,
+  EditorModal,
+  RowDeleteButton,
+} from "../../../features/billing/row-actions";
 import { type Discount, invalidate, listQuery, type Product, V1Error, v1 } from "../../../lib/v1";
 
 export const discountAmount = (d: Discount) =>
@@ -43,7 +46,6 @@ const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : null);
 export function DiscountsPage() {
   const { organizationId, canWrite } = useBilling();
   const { search, page, limit } = useListParams();
-  const queryClient = useQueryClient();
   const discounts = useQuery(
     listQuery<Discount>(organizationId, "discounts", {
       page,
@@ -52,7 +54,7 @@ export function DiscountsPage() {
       query: search.query,
     }),
   );
-  const [editing, setEditing] = useState<Discount | "new" | null>(null);
+  const [editing, setEditing] = useState<Editing<Discount>>(null);
   const [deleting, setDeleting] = useState<Discount | null>(null);
 
   return (
@@ -120,53 +122,33 @@ export function DiscountsPage() {
           },
           {
             label: "Actions",
-            render: (d) =>
-              canWrite && (
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Delete ${d.name}`}
-                  onClick={() => setDeleting(d)}
-                >
-                  <IconTrash size={16} />
-                </ActionIcon>
-              ),
+            render: (d) => (
+              <RowDeleteButton show={canWrite} label={`Delete ${d.name}`} onClick={() => setDeleting(d)} />
+            ),
           },
         ]}
       />
-      <Modal
-        opened={editing !== null}
+      <EditorModal
+        editing={editing}
         onClose={() => setEditing(null)}
-        title={editing === "new" ? "New discount" : "Edit discount"}
-        size="lg"
+        newTitle="New discount"
+        editTitle="Edit discount"
       >
-        {editing !== null && (
-          <DiscountForm
-            key={editing === "new" ? "new" : editing.id}
-            discount={editing === "new" ? undefined : editing}
-            organizationId={organizationId}
-            onDone={() => setEditing(null)}
-          />
+        {(discount) => (
+          <DiscountForm discount={discount} organizationId={organizationId} onDone={() => setEditing(null)} />
         )}
-      </Modal>
-      <ConfirmDialog
-        opened={deleting !== null}
+      </EditorModal>
+      <DeleteRowDialog
+        organizationId={organizationId}
+        resource="discounts"
+        row={deleting}
         onClose={() => setDeleting(null)}
         title="Delete this discount?"
         confirmLabel="Delete discount"
-        onConfirm={async () => {
-          if (!deleting) return null;
-          try {
-            await v1(organizationId, `/discounts/${deleting.id}`, { method: "DELETE" });
-            await invalidate(queryClient, organizationId, "discounts");
-            return null;
-          } catch (e) {
-            return e instanceof V1Error ? e : new V1Error(0, undefined, "Refused.");
-          }
-        }}
+        failure="Refused."
       >
         {deleting?.name} can no longer be redeemed; subscriptions that have it keep it.
-      </ConfirmDialog>
+      </DeleteRowDialog>
     </Stack>
   );
 }
