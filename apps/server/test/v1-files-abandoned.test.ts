@@ -109,8 +109,10 @@ describe("abandoned uploads", () => {
       expect(res.status).toBe(200);
       return res.body.items as Array<{ id: string; is_uploaded: boolean }>;
     };
-    for (let i = 0; i < 100 && (await listed()).some((f) => f.id === abandoned.id); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    // The sweep logs its count once the parts are removed: wait for that line.
+    const line = /discarded abandoned uploads \{"count":1\}/;
+    for (let i = 0; i < 200 && !line.test(second.output()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(second.output()).toMatch(line);
 
     const items = await listed();
     expect(items.map((f) => f.id).sort()).toEqual([young.id, completed.id, fresh.id].sort());
@@ -124,7 +126,6 @@ describe("abandoned uploads", () => {
     expect(existsSync(partsDir(abandoned.id))).toBe(false);
     expect(existsSync(partsDir(young.id))).toBe(true);
     expect(existsSync(partsDir(fresh.id))).toBe(true);
-    expect(second.output()).toMatch(/discarded abandoned uploads \{"count":1\}/);
 
     // The discarded upload cannot be completed any more.
     const late = await call(second, token, "POST", `${F}${abandoned.id}/uploaded`, {
