@@ -2,7 +2,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { openDatabase } from "../src/db/database.js";
+import { systemClock } from "../src/kit/clock.js";
+import { createLogger } from "../src/kit/logger.js";
+import type { FileStorage } from "../src/modules/files/index.js";
+import { discardAbandonedUploads } from "../src/modules/files/index.js";
 import type { Json } from "./support/client.js";
+import { TEST_DB } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
 
@@ -136,3 +143,66 @@ describe("abandoned uploads", () => {
     expect(late.status).toBe(404);
   });
 });
+
+// Several processes share a PostgreSQL database (one process owns a PGlite data dir): each
+// sweeps, and an upload must be discarded, and its parts removed, by exactly one of them.
+if (TEST_DB === "postgres")
+  describe("abandoned uploads, two processes sweeping at once", () => {
+    it("discard each upload once between them", async () => {
+      // No sweeper in the server itself: the two below are the only ones.
+      const server = await startTestServer({ keepDatabase: true, env: { JOB_WORKER: "off" } });
+      servers.push(server);
+      const database = server.database;
+      if (!database) throw new Error("the test server has no database");
+      cleanups.push(() => database.drop());
+      const acme = await createMerchant(server, "Acme");
+      const token = await createToken(acme, ["files:write"]);
+      const bytes = randomBytes(64);
+      const ids = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          const res = await call(server, token, "POST", F, {
+            name: `part-${i}.bin`,
+            mime_type: "application/octet-stream",
+            size: bytes.length,
+            service: "downloadable",
+            upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: bytes.length }] },
+          });
+          expect(res.status).toBe(201);
+          return res.body.id as string;
+        }),
+      );
+      await server.sql("update kassa_file set created_at = now() - interval '26 hours'");
+
+      const removed: string[] = [];
+      const storage = {
+        async remove(organizationId: string, fileId: string) {
+          expect(organizationId).toBe(acme.organizationId);
+          removed.push(fileId);
+        },
+      } as unknown as FileStorage;
+      const processes = await Promise.all(
+        [1, 2].map(() => openDatabase(loadConfig({ ...database.env, LOG_LEVEL: "error" }))),
+      );
+      try {
+        const counts = await Promise.all(
+          processes.map((p) =>
+            discardAbandonedUploads({
+              db: p.db,
+              clock: systemClock,
+              logger: createLogger("error"),
+              storage,
+              uploadUrlTtlSeconds: 3600,
+            }),
+          ),
+        );
+        expect(counts[0]! + counts[1]!).toBe(30);
+        expect([...removed].sort()).toEqual([...ids].sort());
+        const left = await server.sql<{ n: string }>(
+          "select count(*) as n from kassa_file where deleted_at is null",
+        );
+        expect(Number(left[0]?.n)).toBe(0);
+      } finally {
+        await Promise.all(processes.map((p) => p.close()));
+      }
+    });
+  });
