@@ -37,6 +37,7 @@ export function summarize(latencies: number[], errors: number, seconds: number):
  * the drain (the requests in flight when sending stops) would charge each round with its ramp and
  * its tail, where cores sit idle while the last requests finish; that tail is as long as one
  * latency, so it penalises the slower side of a pair. Both counts are returned (`drained`).
+ * Errors are counted over the whole round, window or not, so none goes unreported.
  */
 export async function runLoad(opts: {
   seconds: number;
@@ -58,10 +59,11 @@ export async function runLoad(opts: {
         const t0 = performance.now();
         const ok = await opts.op().catch(() => false);
         const t1 = performance.now();
-        if (ok) completed += 1;
-        if (t1 < opens || t1 > closes) continue;
-        if (ok) latencies.push(t1 - t0);
-        else errors += 1;
+        if (!ok) errors += 1;
+        else {
+          completed += 1;
+          if (t1 >= opens && t1 <= closes) latencies.push(t1 - t0);
+        }
       }
     }),
   );

@@ -7,7 +7,7 @@ import { openDatabase } from "../src/db/database.js";
 import { systemClock } from "../src/kit/clock.js";
 import { createLogger } from "../src/kit/logger.js";
 import type { FileStorage } from "../src/modules/files/index.js";
-import { discardAbandonedUploads } from "../src/modules/files/index.js";
+import { discardAbandonedUploads, diskStorage } from "../src/modules/files/index.js";
 import type { Json } from "./support/client.js";
 import { TEST_DB } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -173,13 +173,17 @@ if (TEST_DB === "postgres")
       );
       await server.sql("update kassa_file set created_at = now() - interval '26 hours'");
 
+      // The server's own disk storage, with each removal it is asked for recorded.
+      const disk = diskStorage(path.join(database.dataDir, "files"));
       const removed: string[] = [];
-      const storage = {
-        async remove(organizationId: string, fileId: string) {
+      const storage: FileStorage = {
+        ...disk,
+        async remove(organizationId, fileId) {
           expect(organizationId).toBe(acme.organizationId);
           removed.push(fileId);
+          await disk.remove(organizationId, fileId);
         },
-      } as unknown as FileStorage;
+      };
       const processes = await Promise.all(
         [1, 2].map(() => openDatabase(loadConfig({ ...database.env, LOG_LEVEL: "error" }))),
       );

@@ -93,7 +93,7 @@ export function findFiles(db: Db, organizationId: string, ids: string[]) {
  * and never completed, detaching them from products; answers the ones it deleted. Another
  * process running the same statement skips the rows this one deleted.
  */
-export async function discardAbandonedUploads(
+export async function markAbandonedUploadsDeleted(
   db: Db,
   opts: { declaredBefore: Date; now: Date; limit: number },
 ) {

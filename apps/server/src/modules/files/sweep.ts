@@ -35,7 +35,7 @@ export async function discardAbandonedUploads(deps: UploadSweepDeps): Promise<nu
   for (;;) {
     const rows = await deps.db
       .transaction()
-      .execute((trx) => repo.discardAbandonedUploads(trx, { declaredBefore, now, limit: BATCH }));
+      .execute((trx) => repo.markAbandonedUploadsDeleted(trx, { declaredBefore, now, limit: BATCH }));
     for (const row of rows)
       await deps.storage.remove(row.organization_id, row.id).catch((error: unknown) => {
         deps.logger.warn("could not remove an abandoned upload's parts", { file: row.id, error });
