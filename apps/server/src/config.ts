@@ -91,6 +91,8 @@ const envSchema = z.object({
   JOB_LEASE_MS: positiveInt.default(60_000),
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
+  CHECKOUT_RECONCILE_AFTER_MS: positiveInt.default(300_000),
+  CHECKOUT_RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   STRIPE_SECRET_KEY: optionalString.refine(
     (v) => v === undefined || /^(sk|rk)_(test|live)_/.test(v),
@@ -170,6 +172,11 @@ export interface KassaConfig {
     leaseMs: number;
     backoff: { baseMs: number; maxMs: number };
   };
+  /**
+   * The checkout reconciler (runs where the job worker does): checkouts confirmed longer ago
+   * than `afterMs` and never finished are settled from the processor's answer, every `intervalMs`.
+   */
+  reconcile: { afterMs: number; intervalMs: number };
   webhooks: { timeoutMs: number };
   payments: {
     /** Present when STRIPE_SECRET_KEY is set: Stripe is then the processor, else the sandbox. */
@@ -362,6 +369,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       leaseMs: env.JOB_LEASE_MS,
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
+    reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     payments: {
       ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET

@@ -13,7 +13,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
-import { checkoutPaymentListener } from "./modules/checkouts/index.js";
+import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
@@ -50,6 +50,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;
+  let reconciler: { stop(): Promise<void> } | undefined;
   try {
     const mailer = createMailer({
       db: database.db,
@@ -73,22 +74,19 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         "payments run on the sandbox processor: no real money moves (set STRIPE_SECRET_KEY to go live)",
       );
 
+    // What settling a checkout outside a buyer's request needs (processor events, reconciler).
+    const purchaseDeps = {
+      db: database.db,
+      events: webhookEventSink(clock),
+      env: { baseURL: config.baseURL, payments },
+      tax: new OrganizationRateTaxCalculator(database.db),
+      processor: payments.processor,
+      ports: purchasePorts,
+    };
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
-      ...paymentJobs({
-        listeners: [
-          refundPaymentListener,
-          checkoutPaymentListener({
-            db: database.db,
-            events: webhookEventSink(clock),
-            env: { baseURL: config.baseURL, payments },
-            tax: new OrganizationRateTaxCalculator(database.db),
-            processor: payments.processor,
-            ports: purchasePorts,
-          }),
-        ],
-      }),
+      ...paymentJobs({ listeners: [refundPaymentListener, checkoutPaymentListener(purchaseDeps)] }),
       ...refundJobs({ processor: payments.processor }),
     ];
     jobs = config.jobs.worker
@@ -123,6 +121,13 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           storage: fileStorage,
           uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
         })
+      : undefined;
+    // Interrupted purchases are finished where the job worker runs: at start and on a schedule.
+    reconciler = config.jobs.worker
+      ? startCheckoutReconciler(
+          { ...purchaseDeps, clock, logger, afterMs: config.reconcile.afterMs },
+          config.reconcile.intervalMs,
+        )
       : undefined;
     const app = createApp({
       config,
@@ -169,6 +174,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         });
         await jobs?.stop();
         await uploadSweeper?.stop();
+        await reconciler?.stop();
         await mailer.close();
         await database.close();
         logger.info("Kassa stopped");
@@ -179,6 +185,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   } catch (error) {
     await jobs?.stop(0);
     await uploadSweeper?.stop();
+    await reconciler?.stop();
     await database.close().catch(() => {});
     throw error;
   }

@@ -350,6 +350,75 @@ describe("charging with the sandbox's test cards", () => {
   });
 });
 
+describe("finding what a key did (findPayment, the reconciler's question)", () => {
+  it("answers a charge, a decline and a setup by their keys, and another organization's key as none", async () => {
+    const cus = await customer();
+    const paid = await charge(
+      cus,
+      { confirmationTokenId: await token("4242424242424242") },
+      {
+        idempotencyKey: "checkout:paid:1",
+      },
+    );
+    expect(
+      await processor("findPayment", {
+        organizationId: acme.organizationId,
+        idempotencyKey: "checkout:paid:1",
+      }),
+    ).toEqual({ status: "succeeded", chargeId: paid.chargeId, paymentMethod: paid.paymentMethod });
+    await charge(
+      cus,
+      { confirmationTokenId: await token("4000000000000002") },
+      { idempotencyKey: "checkout:declined:1" },
+    );
+    expect(
+      await processor("findPayment", {
+        organizationId: acme.organizationId,
+        idempotencyKey: "checkout:declined:1",
+      }),
+    ).toEqual({ status: "failed", declineCode: "generic_decline", message: "Your card was declined." });
+    const setup = await processor<Json>("savePaymentMethod", {
+      organizationId: acme.organizationId,
+      customerId: cus,
+      confirmationTokenId: await token("4242424242424242"),
+      idempotencyKey: "checkout:setup:1",
+    });
+    expect(
+      await processor("findPayment", {
+        organizationId: acme.organizationId,
+        idempotencyKey: "checkout:setup:1",
+      }),
+    ).toEqual({ status: "succeeded", chargeId: null, paymentMethod: setup.paymentMethod });
+    expect(
+      await processor("findPayment", {
+        organizationId: other.organizationId,
+        idempotencyKey: "checkout:paid:1",
+      }),
+    ).toEqual({ status: "none" });
+  });
+
+  it("an unused key answers none and is closed: a charge arriving later under it is refused and moves no money", async () => {
+    const cus = await customer();
+    const lookups = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        processor("findPayment", { organizationId: acme.organizationId, idempotencyKey: "checkout:late:1" }),
+      ),
+    );
+    expect(lookups).toEqual(Array.from({ length: 5 }, () => ({ status: "none" })));
+    const tok = await token("4242424242424242");
+    expect(
+      await refusal(charge(cus, { confirmationTokenId: tok }, { idempotencyKey: "checkout:late:1" })),
+    ).toBe("idempotency_key_reused");
+    const [n] = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_sandbox_charge where customer_id = $1",
+      cus,
+    );
+    expect(n?.n).toBe(0);
+    // The token was not used up by the refused call.
+    expect((await charge(cus, { confirmationTokenId: tok })).status).toBe("succeeded");
+  });
+});
+
 describe("saved payment methods and off-session charges", () => {
   it("saves a card without charging it and charges it later off session", async () => {
     const cus = await customer();

@@ -163,6 +163,53 @@ describe("Stripe adapter against a Stripe-speaking HTTP server", () => {
     expect(await refusal(processor("charge", { ...args, amount: 701 }))).toBe("idempotency_key_reused");
   });
 
+  it("finds a payment intent by its idempotency key (the reconciler's question), only in its organization", async () => {
+    const cus = await customer();
+    const key = `checkout:${randomUUID()}:1`;
+    const paid = await processor<Json>("charge", {
+      organizationId: acme.organizationId,
+      amount: 1250,
+      currency: "usd",
+      customerId: cus,
+      source: { confirmationTokenId: ctoken("visa") },
+      idempotencyKey: key,
+    });
+    const sent = fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1);
+    expect(sent?.form.get("metadata[kassa_payment_key]")).toBe(key);
+    expect(
+      await processor("findPayment", { organizationId: acme.organizationId, idempotencyKey: key }),
+    ).toEqual({
+      status: "succeeded",
+      chargeId: paid.chargeId,
+      paymentMethod: paid.paymentMethod,
+    });
+    const search = fake.requests.filter((r) => r.path === "/v1/payment_intents/search").at(-1);
+    expect(search?.method).toBe("GET");
+    expect(
+      await processor("findPayment", { organizationId: other.organizationId, idempotencyKey: key }),
+    ).toEqual({
+      status: "none",
+    });
+    expect(
+      await processor("findPayment", {
+        organizationId: acme.organizationId,
+        idempotencyKey: "checkout:never:1",
+      }),
+    ).toEqual({ status: "none" });
+    const declinedKey = `checkout:${randomUUID()}:1`;
+    await processor<Json>("charge", {
+      organizationId: acme.organizationId,
+      amount: 500,
+      currency: "usd",
+      customerId: cus,
+      source: { confirmationTokenId: ctoken("declined") },
+      idempotencyKey: declinedKey,
+    });
+    expect(
+      await processor("findPayment", { organizationId: acme.organizationId, idempotencyKey: declinedKey }),
+    ).toMatchObject({ status: "failed", declineCode: "generic_decline" });
+  });
+
   it("saves a card with a setup intent and charges it off session later; 0341-like cards fail then", async () => {
     const cus = await customer();
     const saved = await processor<Json>("savePaymentMethod", {

@@ -903,6 +903,13 @@ const kassaMigrations: Record<string, Migration> = {
       )`.execute(db);
     },
   },
+  "0610_checkout_reconcile": {
+    async up(db: Kysely<unknown>) {
+      // The reconciler's question: which checkouts were claimed (confirmed) and never finished.
+      await sql`create index kassa_checkout_confirmed_idx on kassa_checkout (modified_at)
+        where status = 'confirmed'`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => kassaMigrations };

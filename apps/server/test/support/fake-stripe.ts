@@ -266,6 +266,21 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     if (method === "POST" && path === "/v1/setup_intents") return setupIntent(form);
     if (method === "POST" && path === "/v1/payment_intents") return publicView(paymentIntent(form));
+    if (method === "GET" && path === "/v1/payment_intents/search") {
+      // Only the query form Kassa sends: metadata['<key>']:'<value>'.
+      const q = /^metadata\['([^']+)'\]:'([^']*)'$/.exec(query.get("query") ?? "");
+      if (!q)
+        throw new StripeFailure(400, {
+          type: "invalid_request_error",
+          param: "query",
+          message: "The fake understands only metadata['key']:'value'.",
+        });
+      const data = [...objects.values()]
+        .filter((o) => o.object === "payment_intent" && (o.metadata as Obj)?.[q[1]!] === q[2])
+        .reverse()
+        .map(publicView);
+      return { object: "search_result", data, has_more: false, next_page: null, url: path };
+    }
     if (method === "POST" && path === "/v1/refunds") return refund(form);
     throw new StripeFailure(404, {
       type: "invalid_request_error",

@@ -4,6 +4,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
+import { crashPoint } from "../../kit/crash.js";
 import { type CheckoutCustomerInput, type CustomerRow, validateTaxId } from "../customers/index.js";
 // Types only: the functions are bound in v1/purchase-ports.ts (orders imports checkouts' ids back).
 import type { PurchaseInput } from "../orders/index.js";
@@ -48,7 +49,7 @@ export interface ConfirmDeps extends CheckoutDeps {
   ports: PurchasePorts;
 }
 
-type Claim = {
+export type Claim = {
   row: repo.CheckoutRow;
   recurring: boolean;
   paymentRequired: boolean;
@@ -134,7 +135,11 @@ async function claim(
 }
 
 /** The processor's customer to charge: the Kassa customer's if it has one, else a new one (idempotent). */
-async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.CheckoutRow): Promise<string> {
+export async function processorCustomerFor(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  row: repo.CheckoutRow,
+): Promise<string> {
   const org = row.organization_id;
   const known =
     (row.customer_id ? await repo.findLiveCustomer(ctx.db, org, row.customer_id) : undefined) ??
@@ -159,7 +164,7 @@ async function processorCustomerFor(ctx: Ctx, deps: ConfirmDeps, row: repo.Check
   return created.id;
 }
 
-type Outcome =
+export type Outcome =
   | { ok: true; chargeId: string | null; paymentMethodId: string | null; processorCustomerId: string | null }
   | { ok: false; message: string }
   | { ok: "pending"; chargeId: string; clientSecret: string };
@@ -223,10 +228,10 @@ async function pay(
 }
 
 /** tx2 on a decline: back to `open` with the message, the discount redemption given back. */
-async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
-  await inTransaction(ctx, async (trx) => {
+export async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string): Promise<boolean> {
+  return inTransaction(ctx, async (trx) => {
     const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
-    if (row?.status !== "confirmed" || row.attempt !== c.row.attempt) return;
+    if (row?.status !== "confirmed" || row.attempt !== c.row.attempt) return false;
     await repo.releaseRedemption(trx, row.id);
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "open",
@@ -235,11 +240,12 @@ async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: string) {
       modified_at: ctx.clock.now(),
     });
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+    return true;
   });
 }
 
 /** tx2 on success: the customer, the order (and subscription), the checkout `succeeded`. */
-async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Outcome, { ok: true }>) {
+export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Outcome, { ok: true }>) {
   return inTransaction(ctx, async (trx) => {
     const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
     if (row?.status !== "confirmed" || row.attempt !== c.row.attempt)
@@ -315,6 +321,53 @@ async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Extract<Ou
   });
 }
 
+/** Whether the checkout's product is recurring (its payment method is then kept for renewals). */
+async function isRecurring(db: Ctx["db"], row: repo.CheckoutRow): Promise<boolean> {
+  if (!row.product_id) return false;
+  const [product] = await findProducts(db, row.organization_id, [row.product_id]);
+  return Boolean(product?.recurring_interval);
+}
+
+/**
+ * Finishes a claimed attempt from what the processor says it did under the attempt's key:
+ * charged (or card saved) -> the order is recorded; declined or never made -> the checkout is
+ * open again (the sandbox closes a key it answered "none" for, so a late call under it is
+ * refused); pending -> left to the processor's events. The interrupted confirm and the
+ * reconciler both come here; row locks and the attempt number make a second caller a no-op.
+ */
+export async function settleFromProcessor(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  claimed: Claim,
+): Promise<"fulfilled" | "reopened" | "pending" | "settled"> {
+  const row = claimed.row;
+  const lookup = await deps.processor.findPayment({
+    organizationId: row.organization_id,
+    idempotencyKey: `checkout:${row.id}:${row.attempt}`,
+  });
+  if (lookup.status === "pending") return "pending";
+  if (lookup.status === "none" || lookup.status === "failed") {
+    const message =
+      lookup.status === "failed" ? lookup.message : "The payment was interrupted before it was made.";
+    return (await reopen(ctx, deps, claimed, message)) ? "reopened" : "settled";
+  }
+  const recurring = claimed.recurring || (await isRecurring(ctx.db, row));
+  const outcome = {
+    chargeId: lookup.chargeId,
+    paymentMethodId: recurring ? (lookup.paymentMethod?.id ?? null) : null,
+    processorCustomerId:
+      lookup.chargeId || lookup.paymentMethod ? await processorCustomerFor(ctx, deps, row) : null,
+  };
+  await repo.recordPaymentOutcome(ctx.db, row.id, row.attempt, outcome);
+  try {
+    await fulfil(ctx, deps, claimed, { ok: true, ...outcome });
+    return "fulfilled";
+  } catch (error) {
+    if (error instanceof NotOpenCheckout) return "settled";
+    throw error;
+  }
+}
+
 /**
  * Confirms a checkout and pays it (see modules/payments/processor.ts for the three steps):
  * claim, charge outside any transaction with the key `checkout:<id>:<attempt>`, record the
@@ -344,13 +397,28 @@ export async function confirmCheckout({
     };
   }
   const c = await claim(ctx, deps, clientSecret, input);
+  crashPoint("checkout.claimed");
   let outcome: Outcome;
   try {
     outcome = await pay(ctx, deps, c, input.confirmation_token_id);
   } catch (error) {
-    await reopen(ctx, deps, c, "The payment could not be processed.");
+    // The call ended without an answer: it may have charged (a timeout after Stripe took the
+    // payment). Opening the checkout again now could let the buyer pay twice, so the processor
+    // is asked what the attempt did; if it cannot answer either, the checkout stays claimed and
+    // the reconciler settles it later.
+    const settled = await settleFromProcessor(ctx, deps, c).catch(() => undefined);
+    if (settled === "fulfilled") {
+      const row = await repo.findCheckout(ctx.db, c.row.organization_id, c.row.id);
+      if (row)
+        return {
+          ...(await checkoutPublicWire(ctx.db, deps.env, row)),
+          status: "confirmed" as const,
+          customer_session_token: null,
+        };
+    }
     throw error;
   }
+  crashPoint("checkout.charged");
   if (outcome.ok === false) {
     await reopen(ctx, deps, c, outcome.message);
     throw new PaymentError(outcome.message);
@@ -372,7 +440,9 @@ export async function confirmCheckout({
   }
   const { ok: _ok, ...paid } = outcome;
   await repo.recordPaymentOutcome(ctx.db, c.row.id, c.row.attempt, paid);
+  crashPoint("checkout.outcome_recorded");
   const { saved, token } = await fulfil(ctx, deps, c, outcome);
+  crashPoint("checkout.fulfilled");
   const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
   return { ...wire, status: "confirmed" as const, customer_session_token: token };
 }
@@ -398,10 +468,7 @@ export function checkoutPaymentListener(
       clock: job.clock,
       events: deps.events,
     };
-    const product = row.product_id
-      ? (await findProducts(deps.db, row.organization_id, [row.product_id]))[0]
-      : undefined;
-    const recurring = Boolean(product?.recurring_interval);
+    const recurring = await isRecurring(deps.db, row);
     const c: Claim = { row, recurring, paymentRequired: true, setupRequired: false };
     if (event.type === "charge.failed") {
       await reopen(ctx, deps, c, event.message);

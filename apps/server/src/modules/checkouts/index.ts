@@ -1,5 +1,6 @@
 /** The checkouts module: the only file other modules import. */
 export { checkoutPaymentListener, type PurchasePorts } from "./confirm.js";
+export { reconcileCheckouts, startCheckoutReconciler } from "./reconcile.js";
 export { type CheckoutRouteDeps, registerCheckoutRoutes } from "./routes.js";
 export type { CheckoutCreateInput, CheckoutWire } from "./schemas.js";
 export { type CheckoutDeps, createCheckout } from "./service.js";

@@ -217,3 +217,28 @@ export async function recordPaymentOutcome(
     .where("attempt", "=", attempt)
     .execute();
 }
+
+/**
+ * Checkouts claimed by a confirm (`confirmed`) and unchanged since `before`, in every
+ * organization, oldest first, after the `after` cursor: those the reconciler looks at.
+ */
+export function listStuckCheckouts(
+  db: Db,
+  before: Date,
+  limit: number,
+  after?: { modifiedAt: Date; id: string },
+) {
+  let query = db
+    .selectFrom("kassa_checkout")
+    .selectAll()
+    .where("status", "=", "confirmed")
+    .where("modified_at", "<", before);
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb("modified_at", ">", after.modifiedAt),
+        eb.and([eb("modified_at", "=", after.modifiedAt), eb("id", ">", after.id)]),
+      ]),
+    );
+  return query.orderBy("modified_at").orderBy("id").limit(limit).execute();
+}

@@ -36,7 +36,24 @@ export interface PaymentProcessor {
   chargeOffSession(input: OffSessionChargeInput): Promise<ChargeResult>;
   /** Refunds all (no `amount`) or part of a succeeded charge; never more than what is left. */
   refund(input: RefundInput): Promise<RefundResult>;
+
+  /**
+   * What became of the charge or card setup asked for under `idempotencyKey`, for recovering
+   * after a crash between the call and the record of its outcome (the checkout reconciler).
+   * `none` means the processor made none; the sandbox then also closes the key, so a call
+   * still in flight under it is refused rather than charging after the caller gave up. Stripe
+   * cannot close a key: its answer is trusted only after every call under the key has ended
+   * (the reconciler waits longer than the client's timeout and retries).
+   */
+  findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup>;
 }
+
+/** The answer of `findPayment`. */
+export type PaymentLookup =
+  | { status: "none" }
+  | { status: "succeeded"; chargeId: string | null; paymentMethod: PaymentMethodSummary | null }
+  | ({ status: "failed" } & Decline)
+  | { status: "pending"; chargeId: string | null };
 
 export type ProcessorName = "sandbox" | "stripe";
 

@@ -9,6 +9,7 @@ import {
   type CreateCustomerInput,
   type Decline,
   type OffSessionChargeInput,
+  type PaymentLookup,
   type PaymentMethodSummary,
   type PaymentProcessor,
   type ProcessorCustomer,
@@ -276,6 +277,44 @@ export class SandboxProcessor implements PaymentProcessor {
         created_at: this.clock.now(),
       });
       return { status: "succeeded", refundId, amount };
+    });
+  }
+
+  async findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup> {
+    if (!input.idempotencyKey)
+      throw new ProcessorRequestError("invalid_request", "An idempotency key is required.");
+    return this.db.transaction().execute(async (trx) => {
+      // Claiming the key as `closed` is the answer "none" and, in the same statement, makes any
+      // later call under it fail with idempotency_key_reused: nothing can be charged under a key
+      // after its caller was told nothing was. A call holding the key waits here until it ends.
+      const existing = await repo.claimIdempotencyKey(trx, {
+        organization_id: input.organizationId,
+        key: input.idempotencyKey,
+        operation: "closed",
+        request_hash: "",
+        created_at: this.clock.now(),
+      });
+      if (!existing || existing.operation === "closed") return { status: "none" };
+      if (existing.operation === "charge" || existing.operation === "charge.off_session") {
+        const r = existing.response as ChargeResult;
+        if (r.status === "succeeded")
+          return { status: "succeeded", chargeId: r.chargeId, paymentMethod: r.paymentMethod };
+        if (r.status === "failed")
+          return { status: "failed", declineCode: r.declineCode, message: r.message };
+        return { status: "pending", chargeId: r.chargeId };
+      }
+      if (existing.operation === "setup") {
+        const r = existing.response as SetupResult;
+        if (r.status === "succeeded")
+          return { status: "succeeded", chargeId: null, paymentMethod: r.paymentMethod };
+        if (r.status === "failed")
+          return { status: "failed", declineCode: r.declineCode, message: r.message };
+        return { status: "pending", chargeId: null };
+      }
+      throw new ProcessorRequestError(
+        "idempotency_key_reused",
+        `The key was used for ${existing.operation}, not for a payment.`,
+      );
     });
   }
 

@@ -5,6 +5,7 @@ import {
   type ChargeResult,
   type CreateCustomerInput,
   type OffSessionChargeInput,
+  type PaymentLookup,
   type PaymentMethodSummary,
   type PaymentProcessor,
   type ProcessorCustomer,
@@ -37,6 +38,8 @@ export function createStripeClient(settings: StripeSettings): Stripe {
 
 /** The organization is recorded on every object, so one Stripe account serves several. */
 const ORG_KEY = "kassa_organization_id";
+/** The idempotency key of a charge, kept on its payment intent so a lost answer can be found. */
+const PAYMENT_KEY = "kassa_payment_key";
 
 function toStripeMetadata(organizationId: string, metadata: Metadata | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -229,7 +232,10 @@ export class StripeProcessor implements PaymentProcessor {
         : { payment_method: input.source.paymentMethodId }),
       ...(input.savePaymentMethod ? { setup_future_usage: "off_session" as const } : {}),
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-      metadata: toStripeMetadata(input.organizationId, input.metadata),
+      metadata: toStripeMetadata(input.organizationId, {
+        ...input.metadata,
+        [PAYMENT_KEY]: input.idempotencyKey,
+      }),
       expand: ["payment_method"],
     });
   }
@@ -242,7 +248,10 @@ export class StripeProcessor implements PaymentProcessor {
       payment_method: input.paymentMethodId,
       off_session: true,
       confirm: true,
-      metadata: toStripeMetadata(input.organizationId, input.metadata),
+      metadata: toStripeMetadata(input.organizationId, {
+        ...input.metadata,
+        [PAYMENT_KEY]: input.idempotencyKey,
+      }),
       expand: ["payment_method"],
     });
   }
@@ -279,6 +288,31 @@ export class StripeProcessor implements PaymentProcessor {
         (error.code === "amount_too_large" || error.code === "charge_already_refunded")
       )
         return { status: "failed", refundId: null, code: error.code, message: error.message };
+      return requestError(error);
+    }
+  }
+
+  /**
+   * Searches the payment intents by the key Kassa writes in their metadata. Stripe's search
+   * index lags writes by up to about a minute, and setup intents cannot be searched: a card
+   * setup (which moves no money) answers `none`, so the checkout is opened again.
+   */
+  async findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup> {
+    const key = input.idempotencyKey.replace(/['\\]/g, "");
+    try {
+      const found = await this.stripe.paymentIntents.search({
+        query: `metadata['${PAYMENT_KEY}']:'${key}'`,
+        expand: ["data.payment_method"],
+      });
+      const ours = found.data.filter((pi) => pi.metadata?.[ORG_KEY] === input.organizationId);
+      const pi = ours.find((p) => p.status === "succeeded") ?? ours[0];
+      if (!pi) return { status: "none" };
+      const result = intentResult(pi);
+      if (result.status === "succeeded")
+        return { status: "succeeded", chargeId: result.chargeId, paymentMethod: result.paymentMethod };
+      if (result.status === "pending") return { status: "pending", chargeId: result.chargeId };
+      return { status: "failed", declineCode: result.declineCode, message: result.message };
+    } catch (error) {
       return requestError(error);
     }
   }

@@ -1,0 +1,103 @@
+import type { Clock } from "../../kit/clock.js";
+import type { Ctx, Db } from "../../kit/context.js";
+import type { Logger } from "../../kit/logger.js";
+import { type ConfirmDeps, fulfil, settleFromProcessor } from "./confirm.js";
+import { NotOpenCheckout } from "./errors.js";
+import * as repo from "./repository.js";
+
+/**
+ * A confirm that stopped half-way (the process was killed, the database or the processor failed)
+ * leaves its checkout `confirmed`: claimed, perhaps charged, without its order. The reconciler
+ * finishes each one without the buyer's help:
+ * - the outcome of the charge was recorded: the order is recorded;
+ * - otherwise the processor is asked what the attempt's key did (`findPayment`): charged -> the
+ *   order; declined or never charged -> the checkout is open again, the discount given back;
+ *   pending (Stripe's 3-D Secure) -> left to the processor's events.
+ * It looks only at checkouts unchanged for `afterMs`, longer than any confirm can still be
+ * running (the Stripe client's timeout and retries), so it never races a live request. Several
+ * processes may run it at once: the checkout's row lock and attempt number make every step
+ * happen once (the order's unique checkout id is the last guard).
+ */
+export interface ReconcileDeps extends ConfirmDeps {
+  db: Db;
+  events: Ctx["events"];
+  clock: Clock;
+  logger: Logger;
+  /** Checkouts confirmed longer ago than this are looked at. */
+  afterMs: number;
+}
+
+const BATCH = 100;
+
+export type ReconcileCounts = { fulfilled: number; reopened: number; pending: number; failed: number };
+
+/** One pass over the stuck checkouts; answers what became of them. */
+export async function reconcileCheckouts(deps: ReconcileDeps): Promise<ReconcileCounts> {
+  const counts: ReconcileCounts = { fulfilled: 0, reopened: 0, pending: 0, failed: 0 };
+  const before = new Date(deps.clock.now().getTime() - deps.afterMs);
+  let cursor: { modifiedAt: Date; id: string } | undefined;
+  for (;;) {
+    const rows = await repo.listStuckCheckouts(deps.db, before, BATCH, cursor);
+    for (const row of rows) {
+      try {
+        const result = await reconcileOne(deps, row);
+        if (result === "fulfilled" || result === "reopened" || result === "pending") counts[result]++;
+      } catch (error) {
+        counts.failed++;
+        deps.logger.error("could not reconcile a checkout", { checkout: row.id, error });
+      }
+    }
+    const last = rows.at(-1);
+    if (!last?.modified_at || rows.length < BATCH) break;
+    cursor = { modifiedAt: last.modified_at, id: last.id };
+  }
+  if (counts.fulfilled + counts.reopened + counts.failed > 0)
+    deps.logger.info("reconciled interrupted checkouts", counts);
+  return counts;
+}
+
+async function reconcileOne(deps: ReconcileDeps, row: repo.CheckoutRow) {
+  const ctx: Ctx = {
+    organizationId: row.organization_id,
+    actor: { kind: "system", reason: "checkout reconciler" },
+    db: deps.db,
+    clock: deps.clock,
+    events: deps.events,
+  };
+  const claimed = { row, recurring: false, paymentRequired: false, setupRequired: false };
+  if (row.payment_outcome) {
+    try {
+      await fulfil(ctx, deps, claimed, { ok: true, ...row.payment_outcome });
+      return "fulfilled";
+    } catch (error) {
+      if (error instanceof NotOpenCheckout) return "settled";
+      throw error;
+    }
+  }
+  return settleFromProcessor(ctx, deps, claimed);
+}
+
+/** Runs `reconcileCheckouts` now and then every `intervalMs`, one pass at a time. */
+export function startCheckoutReconciler(deps: ReconcileDeps, intervalMs: number) {
+  let running: Promise<void> | undefined;
+  const run = () => {
+    running ??= reconcileCheckouts(deps)
+      .then(
+        () => {},
+        (error: unknown) => deps.logger.error("reconciling checkouts failed", { error }),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return {
+    /** Stops the timer and waits for a pass in progress. */
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
