@@ -19,7 +19,6 @@ import { createPayments, type Payments, paymentJobs } from "./modules/payments/i
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
 import { webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
-import { purchasePorts } from "./v1/purchase-ports.js";
 
 export interface KassaServer {
   url: string;
@@ -81,7 +80,6 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       env: { baseURL: config.baseURL, payments },
       tax: new OrganizationRateTaxCalculator(database.db),
       processor: payments.processor,
-      ports: purchasePorts,
     };
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [

@@ -6,7 +6,9 @@ import type { Kysely } from "kysely";
 import type { KassaAuth } from "../auth/auth.js";
 import type { KassaDatabase } from "../db/schema.js";
 import { snakeCaseKeys, snakeCaseQuery } from "../kit/api/case.js";
+import { clientAddress, type V1Env } from "../kit/api/env.js";
 import { ApiError, RequestValidationError, ResourceNotFound, TooManyRequests } from "../kit/api/errors.js";
+import { withDocumentedPaths } from "../kit/api/openapi.js";
 import { locationOf, toValidationIssues } from "../kit/api/validation.js";
 import type { Clock } from "../kit/clock.js";
 import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
@@ -33,10 +35,7 @@ import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
-import { clientAddress, type V1Env } from "./env.js";
 import { idempotency } from "./idempotency.js";
-import { withDocumentedPaths } from "./openapi.js";
-import { purchasePorts } from "./purchase-ports.js";
 import { mountReference } from "./reference.js";
 
 export interface V1Deps {
@@ -298,7 +297,7 @@ export function createV1Api(deps: V1Deps) {
     events: deps.events ?? noEvents,
     env: { baseURL: deps.baseURL, payments: deps.payments },
     tax: new OrganizationRateTaxCalculator(deps.db),
-    confirm: deps.payments ? { processor: deps.payments.processor, ports: purchasePorts } : undefined,
+    confirm: deps.payments ? { processor: deps.payments.processor } : undefined,
   };
   registerCheckoutRoutes(api, checkouts);
   registerCheckoutLinkRoutes(api, checkouts);

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { KassaAuth } from "../auth/auth.js";
 import { rolesAllow } from "../auth/spec/organization.js";
 import type { KassaDatabase } from "../db/schema.js";
+import type { V1Env } from "../kit/api/env.js";
 import {
   InvalidToken,
   NotPermitted,
@@ -16,7 +17,6 @@ import type { Ctx, EventSink } from "../kit/context.js";
 import { authenticateCustomerSession } from "../modules/customer-sessions/index.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
 import { findMemberRole } from "../modules/organizations/index.js";
-import type { V1Env } from "./env.js";
 
 export interface AuthenticateDeps {
   db: Kysely<KassaDatabase>;

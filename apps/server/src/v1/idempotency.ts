@@ -2,11 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { createMiddleware } from "hono/factory";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../db/schema.js";
+import type { V1Env } from "../kit/api/env.js";
 import { ApiError, RequestValidationError } from "../kit/api/errors.js";
 import type { Clock } from "../kit/clock.js";
 import type { Ctx } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
-import type { V1Env } from "./env.js";
 
 /** How long the first answer to a key is kept and replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

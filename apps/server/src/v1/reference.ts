@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { V1App } from "./env.js";
+import type { V1App } from "../kit/api/env.js";
 
 /**
  * The API reference page: Swagger UI from the `swagger-ui-dist` package, served by Kassa

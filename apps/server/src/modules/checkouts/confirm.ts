@@ -5,9 +5,9 @@ import { RequestValidationError, type ValidationIssue } from "../../kit/api/erro
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
-import { type CheckoutCustomerInput, type CustomerRow, validateTaxId } from "../customers/index.js";
-// Types only: the functions are bound in v1/purchase-ports.ts (orders imports checkouts' ids back).
-import type { PurchaseInput } from "../orders/index.js";
+import { createCustomerSession } from "../customer-sessions/index.js";
+import { type CustomerRow, findOrCreateCustomerForCheckout, validateTaxId } from "../customers/index.js";
+import { recordPurchase } from "../orders/index.js";
 import {
   type ChargeResult,
   type PaymentEventListener,
@@ -23,30 +23,8 @@ import type { CheckoutConfirmInput } from "./schemas.js";
 import { applyUpdate, type CheckoutDeps, isRedeemable, openBySecret, rowPatch } from "./service.js";
 import { checkoutPublicWire, checkoutWire } from "./wire.js";
 
-/**
- * What confirm needs from the modules that own customers, orders and customer sessions
- * (bound in ports.ts; tests or another deployment may bind others).
- */
-export interface PurchasePorts {
-  findOrCreateCustomerForCheckout(
-    trx: Transaction<KassaDatabase>,
-    ctx: Ctx,
-    input: CheckoutCustomerInput,
-  ): Promise<CustomerRow>;
-  recordPurchase(
-    trx: Transaction<KassaDatabase>,
-    ctx: Ctx,
-    input: PurchaseInput,
-  ): Promise<{ orderId: string; subscriptionId: string | null }>;
-  createCustomerSession(
-    trx: Transaction<KassaDatabase>,
-    input: { organizationId: string; customerId: string; returnUrl?: string | null; now: Date },
-  ): Promise<{ id: string; token: string; expiresAt: Date }>;
-}
-
 export interface ConfirmDeps extends CheckoutDeps {
   processor: PaymentProcessor;
-  ports: PurchasePorts;
 }
 
 export type Claim = {
@@ -264,7 +242,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Ext
           : undefined) ??
         (row.customer_email ? await repo.findCustomerByEmail(trx, org, row.customer_email) : undefined);
       newCustomer = existing === undefined;
-      customer = await deps.ports.findOrCreateCustomerForCheckout(trx, ctx, {
+      customer = await findOrCreateCustomerForCheckout(trx, ctx, {
         email: row.customer_email ?? "",
         name: row.customer_billing_name ?? row.customer_name,
         externalId: row.external_customer_id,
@@ -278,7 +256,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Ext
     }
     if (outcome.processorCustomerId)
       await repo.setProcessorCustomer(trx, customer.id, outcome.processorCustomerId);
-    const purchase = await deps.ports.recordPurchase(trx, ctx, {
+    const purchase = await recordPurchase(trx, ctx, {
       organizationId: org,
       customerId: customer.id,
       checkoutId: row.id,
@@ -310,7 +288,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Ext
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
     const session =
       row.customer_id !== null || newCustomer
-        ? await deps.ports.createCustomerSession(trx, {
+        ? await createCustomerSession(trx, {
             organizationId: org,
             customerId: customer.id,
             returnUrl: row.return_url,

@@ -1,5 +1,5 @@
 /** The checkouts module: the only file other modules import. */
-export { checkoutPaymentListener, type PurchasePorts } from "./confirm.js";
+export { type ConfirmDeps, checkoutPaymentListener } from "./confirm.js";
 export { reconcileCheckouts, startCheckoutReconciler } from "./reconcile.js";
 export { type CheckoutRouteDeps, registerCheckoutRoutes } from "./routes.js";
 export type { CheckoutCreateInput, CheckoutWire } from "./schemas.js";

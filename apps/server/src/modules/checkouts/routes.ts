@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Kysely } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
+import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
+import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
-import type { V1App } from "../../v1/env.js";
-import { errorResponses, route } from "../../v1/openapi.js";
-import { type ConfirmDeps, confirmCheckout, type PurchasePorts } from "./confirm.js";
+import { type ConfirmDeps, confirmCheckout } from "./confirm.js";
 import {
   CHECKOUT_STATUSES,
   Checkout,
@@ -142,7 +142,7 @@ export interface CheckoutRouteDeps extends service.CheckoutDeps {
   clock: Clock;
   events: EventSink;
   /** Set when payments and the purchase modules are there: confirm is served then. */
-  confirm?: Pick<ConfirmDeps, "processor"> & { ports: PurchasePorts };
+  confirm?: Pick<ConfirmDeps, "processor">;
 }
 
 export function registerCheckoutRoutes(app: V1App, deps: CheckoutRouteDeps) {

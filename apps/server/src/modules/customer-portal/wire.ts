@@ -1,6 +1,6 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import type { CustomerRow } from "../customers/wire.js";
+import type { CustomerRow } from "../customers/index.js";
 import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
 import { subscriptionFields } from "../subscriptions/index.js";
 import * as repo from "./repository.js";

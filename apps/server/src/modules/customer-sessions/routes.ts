@@ -1,5 +1,5 @@
-import type { V1App } from "../../v1/env.js";
-import { errorResponses, route } from "../../v1/openapi.js";
+import type { V1App } from "../../kit/api/env.js";
+import { errorResponses, route } from "../../kit/api/openapi.js";
 import { CustomerSession, CustomerSessionCreate } from "./schemas.js";
 import * as service from "./service.js";
 

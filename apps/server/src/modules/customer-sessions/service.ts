@@ -3,7 +3,7 @@ import { RequestValidationError } from "../../kit/api/errors.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
-import { customerWire } from "../customers/wire.js";
+import { customerWire } from "../customers/index.js";
 import * as repo from "./repository.js";
 import type { CustomerSessionCreateInput, CustomerSessionWire } from "./schemas.js";
 import { CUSTOMER_SESSION_PREFIX, generateSessionToken, hashSessionToken } from "./token.js";

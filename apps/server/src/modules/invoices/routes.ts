@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { V1App } from "../../kit/api/env.js";
+import { customerRoute, errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import type { V1App } from "../../v1/env.js";
-import { customerRoute, errorResponses, route } from "../../v1/openapi.js";
 import * as service from "./service.js";
 
 const TAG = "orders";

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
+import { errorResponses, route } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
-import type { V1App } from "../../v1/env.js";
-import { errorResponses, route } from "../../v1/openapi.js";
 import { CANCELLATION_REASONS, Subscription } from "./schemas.js";
 import * as service from "./service.js";
 

@@ -1,8 +1,8 @@
 import type { z } from "@hono/zod-openapi";
+import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, sortingParam } from "../../kit/api/list.js";
+import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import type { V1App } from "../../v1/env.js";
-import { errorResponses, route } from "../../v1/openapi.js";
 import { TaxRate, TaxRateCreate, TaxRateListQuery, TaxRateUpdate } from "./schemas.js";
 import * as service from "./service.js";
 

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { clientAddress, type V1App } from "../../../kit/api/env.js";
 import { RequestValidationError, TooManyRequests } from "../../../kit/api/errors.js";
 import { toValidationIssues } from "../../../kit/api/validation.js";
 import type { RateLimiter } from "../../../kit/rate-limit.js";
-import { clientAddress, type V1App } from "../../../v1/env.js";
 import { InvalidCard, type SandboxProcessor } from "./processor.js";
 
 const CardBody = z

@@ -1,7 +1,7 @@
 import type { Scope } from "@kassa/contracts";
 import { createMiddleware } from "hono/factory";
-import { InsufficientScope, NotPermitted, Unauthorized } from "../kit/api/errors.js";
 import type { V1Env } from "./env.js";
+import { InsufficientScope, NotPermitted, Unauthorized } from "./errors.js";
 
 /**
  * Gates one endpoint. A token needs the scope (a `:write` scope also grants its `:read`, as on

@@ -1,6 +1,6 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Ctx } from "../kit/context.js";
+import type { Ctx } from "../context.js";
 
 /**
  * What every `/v1` handler can read from `c.var`. `authenticate` resolves the caller (and
