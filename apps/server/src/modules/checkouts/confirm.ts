@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Transaction } from "kysely";
-import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";

@@ -1,0 +1,48 @@
+/**
+ * Kassa's own migrations, one file each, in the order they ship (Kysely runs them sorted by
+ * name). Never edit one that has shipped: add the next file and list it here.
+ */
+import type { Migration } from "kysely";
+import { migration as m0001_mail } from "./0001_mail.js";
+import { migration as m0100_v1_platform } from "./0100_v1_platform.js";
+import { migration as m0101_meters } from "./0101_meters.js";
+import { migration as m0102_custom_fields } from "./0102_custom_fields.js";
+import { migration as m0103_products } from "./0103_products.js";
+import { migration as m0104_benefits } from "./0104_benefits.js";
+import { migration as m0105_discounts } from "./0105_discounts.js";
+import { migration as m0200_jobs } from "./0200_jobs.js";
+import { migration as m0200_webhooks } from "./0200_webhooks.js";
+import { migration as m0300_payments_sandbox } from "./0300_payments_sandbox.js";
+import { migration as m0300_processor_events } from "./0300_processor_events.js";
+import { migration as m0300_tax_rates } from "./0300_tax_rates.js";
+import { migration as m0400_files } from "./0400_files.js";
+import { migration as m0500_commerce } from "./0500_commerce.js";
+import { migration as m0520_checkouts } from "./0520_checkouts.js";
+import { migration as m0540_customer_sessions } from "./0540_customer_sessions.js";
+import { migration as m0550_idempotency } from "./0550_idempotency.js";
+import { migration as m0560_refunds } from "./0560_refunds.js";
+import { migration as m0600_schema_state } from "./0600_schema_state.js";
+import { migration as m0610_checkout_reconcile } from "./0610_checkout_reconcile.js";
+
+export const kassaMigrations: Record<string, Migration> = {
+  "0001_mail": m0001_mail,
+  "0100_v1_platform": m0100_v1_platform,
+  "0101_meters": m0101_meters,
+  "0102_custom_fields": m0102_custom_fields,
+  "0103_products": m0103_products,
+  "0104_benefits": m0104_benefits,
+  "0105_discounts": m0105_discounts,
+  "0200_jobs": m0200_jobs,
+  "0200_webhooks": m0200_webhooks,
+  "0300_payments_sandbox": m0300_payments_sandbox,
+  "0300_processor_events": m0300_processor_events,
+  "0300_tax_rates": m0300_tax_rates,
+  "0400_files": m0400_files,
+  "0500_commerce": m0500_commerce,
+  "0520_checkouts": m0520_checkouts,
+  "0540_customer_sessions": m0540_customer_sessions,
+  "0560_refunds": m0560_refunds,
+  "0550_idempotency": m0550_idempotency,
+  "0600_schema_state": m0600_schema_state,
+  "0610_checkout_reconcile": m0610_checkout_reconcile,
+};
