@@ -109,16 +109,25 @@ async function one(db: Db, env: CheckoutEnv, row: repo.CheckoutLinkRow) {
 
 /**
  * Products must be the organization's (the shared reference check) and not archived; the
- * discount must be a live one of the organization's.
+ * discount must be a live one of the organization's. A refusal names the field the products
+ * came from: an entry of `products`, or the single `product_id` / `product_price_id`.
  */
 async function checkRefs(
   db: Db,
   organizationId: string,
   productIds: string[] | undefined,
   discountId: string | null | undefined,
+  productsField: "products" | "product_id" | "product_price_id" = "products",
 ) {
+  const locOf = (i: number) =>
+    productsField === "products" ? ["body", "products", i] : ["body", productsField];
   const issues = await referenceIssues(db, organizationId, [
-    { kind: "product", ids: productIds, loc: ["body", "products"], msg: "Product does not exist." },
+    ...(productIds ?? []).map((id, i) => ({
+      kind: "product" as const,
+      id,
+      loc: locOf(i),
+      msg: "Product does not exist.",
+    })),
     {
       kind: "discount",
       id: discountId || null,
@@ -136,7 +145,7 @@ async function checkRefs(
       if (archived.has(id))
         issues.push({
           type: "value_error",
-          loc: ["body", "products", i],
+          loc: locOf(i),
           msg: "Product is archived.",
           input: id,
         });
@@ -169,7 +178,8 @@ export async function createLink({
       if (!owner) throw new Error(`price ${input.product_price_id} has no product`);
       ids = [owner];
     }
-    await checkRefs(trx, ctx.organizationId, ids, input.discount_id);
+    const productsField = input.products ? "products" : input.product_id ? "product_id" : "product_price_id";
+    await checkRefs(trx, ctx.organizationId, ids, input.discount_id, productsField);
     const row = await repo.insertLink(trx, {
       id: randomUUID(),
       organization_id: ctx.organizationId,
