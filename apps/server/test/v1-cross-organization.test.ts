@@ -783,6 +783,16 @@ describe("references across organizations", () => {
     expect(B.event, "B has a webhook event").not.toBe("");
     expect(B.subscription, "B has a subscription").not.toBe("");
     const beforeB = await snapshot(b.organizationId);
+    // The snapshot holds B's rows of every kind offered below (it is not vacuous).
+    for (const table of [
+      "kassa_benefit",
+      "kassa_file",
+      "kassa_product",
+      "kassa_order",
+      "kassa_checkout",
+      "kassa_refund",
+    ])
+      expect(beforeB[table]?.length, table).toBeGreaterThan(0);
     const beforeA = await snapshot(a.organizationId, [
       "kassa_organization_access_token",
       "kassa_customer_session",
