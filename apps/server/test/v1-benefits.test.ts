@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await startTestServer();
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
-  token = await createToken(acme, ["benefits:write", "meters:write", "products:write"]);
+  token = await createToken(acme, ["benefits:write", "meters:write", "products:write", "files:write"]);
   const meter = await call(server, token, "POST", "/v1/meters/", {
     name: "Credits",
     filter: { conjunction: "and", clauses: [] },
@@ -62,7 +62,15 @@ describe("benefits", () => {
       properties: { guildToken: "token-from-oauth", roleId: "123456789012345678", kickMember: false },
     });
     expect(discord.type).toBe("discord");
-    const file = crypto.randomUUID();
+    const created = await call(server, token, "POST", "/v1/files/", {
+      name: "album.zip",
+      mime_type: "application/zip",
+      size: 10,
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 10 }] },
+      service: "downloadable",
+    });
+    expect(created.status).toBe(201);
+    const file: string = created.body.id;
     const downloadables = await polar.benefits.create({
       type: "downloadables",
       description: "Files",

@@ -54,18 +54,6 @@ export function findBenefit(db: Db, organizationId: string, id: string) {
     .executeTakeFirst();
 }
 
-/** Live benefits of the organization among `ids`. */
-export function findBenefits(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_benefit")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .where("deleted_at", "is", null)
-    .execute();
-}
-
 export function updateBenefit(db: Db, organizationId: string, id: string, patch: Updateable<BenefitTable>) {
   return db
     .updateTable("kassa_benefit")

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { toValidationIssues } from "../../kit/api/validation.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
-import { findMeters } from "../meters/index.js";
 import { BenefitNotFound } from "./errors.js";
 import * as repo from "./repository.js";
 import {
@@ -31,18 +31,24 @@ export function benefitToWire(row: repo.BenefitRow): BenefitWire {
   };
 }
 
-/** Rules that need the database: a meter credit's meter must be one of the organization's. */
-async function checkReferences(
+/**
+ * The rows a benefit's properties name must be the organization's: a meter credit's meter, a
+ * downloadables benefit's files (live, not deleted).
+ */
+async function checkPropertyReferences(
   db: Db,
   organizationId: string,
   type: string,
   properties: Record<string, unknown>,
 ) {
-  if (type !== "meter_credit") return;
-  const meterId = String(properties.meter_id);
-  const found = isUuid(meterId) ? await findMeters(db, organizationId, [meterId]) : [];
-  if (found.length === 0)
-    throw RequestValidationError.field(["body", "properties", "meter_id"], "Meter not found.", meterId);
+  if (type === "meter_credit")
+    await checkReferences(db, organizationId, [
+      { kind: "meter", id: String(properties.meter_id), loc: ["body", "properties", "meter_id"] },
+    ]);
+  if (type === "downloadables")
+    await checkReferences(db, organizationId, [
+      { kind: "file", ids: properties.files as string[], loc: ["body", "properties", "files"] },
+    ]);
 }
 
 export async function listBenefits({
@@ -84,7 +90,7 @@ export async function getBenefit({ ctx, input }: { ctx: Ctx; input: { id: string
 
 export async function createBenefit({ ctx, input }: { ctx: Ctx; input: BenefitCreateInput }) {
   return inTransaction(ctx, async (trx) => {
-    await checkReferences(trx, ctx.organizationId, input.type, input.properties);
+    await checkPropertyReferences(trx, ctx.organizationId, input.type, input.properties);
     const row = await repo.insertBenefit(trx, {
       id: randomUUID(),
       organization_id: ctx.organizationId,
@@ -133,7 +139,7 @@ export async function updateBenefit({
         throw new RequestValidationError(issues);
       }
       properties = parsed.data;
-      await checkReferences(trx, ctx.organizationId, current.type, properties);
+      await checkPropertyReferences(trx, ctx.organizationId, current.type, properties);
     }
     const row = await repo.updateBenefit(trx, ctx.organizationId, input.id, {
       ...(p.description ? { description: p.description } : {}),
@@ -187,15 +193,8 @@ export async function setProductBenefits(
   productId: string,
   benefitIds: string[],
 ) {
-  const unique = [...new Set(benefitIds)];
-  const found = new Set(
-    (await repo.findBenefits(db, organizationId, unique.filter(isUuid))).map((b) => b.id),
-  );
-  const issues: ValidationIssue[] = benefitIds.flatMap((id, i) =>
-    found.has(id)
-      ? []
-      : [{ type: "value_error", loc: ["body", "benefits", i], msg: "Benefit not found.", input: id }],
-  );
-  if (issues.length > 0) throw new RequestValidationError(issues);
-  await repo.replaceProductBenefits(db, productId, unique);
+  await checkReferences(db, organizationId, [
+    { kind: "benefit", ids: benefitIds, loc: ["body", "benefits"] },
+  ]);
+  await repo.replaceProductBenefits(db, productId, [...new Set(benefitIds)]);
 }

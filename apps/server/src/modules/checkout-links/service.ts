@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/api/errors.js";
+import { RequestValidationError, ResourceNotFound } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Metadata } from "../../kit/api/metadata.js";
+import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import {
@@ -106,38 +107,49 @@ async function one(db: Db, env: CheckoutEnv, row: repo.CheckoutLinkRow) {
   return wire!;
 }
 
-/** Products must be the organization's and not archived; the discount the organization's. */
+/**
+ * Products must be the organization's (the shared reference check) and not archived; the
+ * discount must be a live one of the organization's. A refusal names the field the products
+ * came from: an entry of `products`, or the single `product_id` / `product_price_id`.
+ */
 async function checkRefs(
   db: Db,
   organizationId: string,
   productIds: string[] | undefined,
   discountId: string | null | undefined,
+  productsField: "products" | "product_id" | "product_price_id" = "products",
 ) {
-  const issues: ValidationIssue[] = [];
+  const locOf = (i: number) =>
+    productsField === "products" ? ["body", "products", i] : ["body", productsField];
+  const issues = await referenceIssues(db, organizationId, [
+    ...(productIds ?? []).map((id, i) => ({
+      kind: "product" as const,
+      id,
+      loc: locOf(i),
+      msg: "Product does not exist.",
+    })),
+    {
+      kind: "discount",
+      id: discountId || null,
+      loc: ["body", "discount_id"],
+      msg: "Discount does not exist.",
+    },
+  ]);
   if (productIds) {
-    const found = new Map(
-      (await findProducts(db, organizationId, productIds.filter(isUuid))).map((p) => [p.id, p]),
+    const archived = new Set(
+      (await findProducts(db, organizationId, productIds.filter(isUuid)))
+        .filter((p) => p.is_archived)
+        .map((p) => p.id),
     );
     productIds.forEach((id, i) => {
-      const p = found.get(id);
-      if (!p || p.is_archived)
+      if (archived.has(id))
         issues.push({
           type: "value_error",
-          loc: ["body", "products", i],
-          msg: p ? "Product is archived." : "Product does not exist.",
+          loc: locOf(i),
+          msg: "Product is archived.",
           input: id,
         });
     });
-  }
-  if (discountId) {
-    const [d] = isUuid(discountId) ? await repo.findDiscounts(db, organizationId, [discountId]) : [];
-    if (!d || d.deleted_at)
-      issues.push({
-        type: "value_error",
-        loc: ["body", "discount_id"],
-        msg: "Discount does not exist.",
-        input: discountId,
-      });
   }
   if (issues.length > 0) throw new RequestValidationError(issues);
 }
@@ -154,21 +166,20 @@ export async function createLink({
   return inTransaction(ctx, async (trx) => {
     let ids = input.products ?? (input.product_id ? [input.product_id] : []);
     if (ids.length === 0 && input.product_price_id) {
-      const owner = isUuid(input.product_price_id)
-        ? await repo.productOfPrice(trx, ctx.organizationId, input.product_price_id)
-        : undefined;
-      if (!owner)
-        throw new RequestValidationError([
-          {
-            type: "value_error",
-            loc: ["body", "product_price_id"],
-            msg: "Price does not exist.",
-            input: input.product_price_id,
-          },
-        ]);
+      await checkReferences(trx, ctx.organizationId, [
+        {
+          kind: "price",
+          id: input.product_price_id,
+          loc: ["body", "product_price_id"],
+          msg: "Price does not exist.",
+        },
+      ]);
+      const owner = await repo.productOfPrice(trx, ctx.organizationId, input.product_price_id);
+      if (!owner) throw new Error(`price ${input.product_price_id} has no product`);
       ids = [owner];
     }
-    await checkRefs(trx, ctx.organizationId, ids, input.discount_id);
+    const productsField = input.products ? "products" : input.product_id ? "product_id" : "product_price_id";
+    await checkRefs(trx, ctx.organizationId, ids, input.discount_id, productsField);
     const row = await repo.insertLink(trx, {
       id: randomUUID(),
       organization_id: ctx.organizationId,

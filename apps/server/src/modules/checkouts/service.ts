@@ -4,6 +4,7 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Metadata } from "../../kit/api/metadata.js";
+import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { validateTaxId } from "../customers/index.js";
@@ -180,18 +181,45 @@ export async function createCheckout({
     // The products offered: `products`, or the deprecated single `product_id` / `product_price_id`.
     let ids = input.products ?? (input.product_id ? [input.product_id] : []);
     const idsField = input.products ? "products" : "product_id";
+    // Every id the request names must be the organization's: one check for all of them.
+    const locOf = (i: number) => (idsField === "products" ? ["body", "products", i] : ["body", "product_id"]);
+    const issues = await referenceIssues(trx, org, [
+      ...[...new Set(ids)].map((id, i) => ({
+        kind: "product" as const,
+        id,
+        loc: locOf(i),
+        msg: "Product does not exist.",
+      })),
+      {
+        kind: "price",
+        id: input.product_price_id || null,
+        loc: ["body", "product_price_id"],
+        msg: "Price does not exist.",
+      },
+      // An empty string is no discount (or customer), as below.
+      {
+        kind: "discount",
+        id: input.discount_id || null,
+        loc: ["body", "discount_id"],
+        msg: "Discount does not exist.",
+      },
+      {
+        kind: "customer",
+        id: input.customer_id || null,
+        loc: ["body", "customer_id"],
+        msg: "Customer does not exist.",
+      },
+    ]);
+    if (issues.length > 0) throw new RequestValidationError(issues);
     if (ids.length === 0 && input.product_price_id) {
-      const owner = isUuid(input.product_price_id)
-        ? await repo.productOfPrice(trx, org, input.product_price_id)
-        : undefined;
+      const owner = await repo.productOfPrice(trx, org, input.product_price_id);
       if (!owner) throw fieldError(["product_price_id"], "Price does not exist.", input.product_price_id);
       ids = [owner];
     }
     ids = [...new Set(ids)];
     const products = await loadProducts(trx, org, ids);
-    const issues: ValidationIssue[] = [];
     ids.forEach((id, i) => {
-      const loc = idsField === "products" ? ["body", "products", i] : ["body", "product_id"];
+      const loc = locOf(i);
       const p = products.get(id);
       if (!p) issues.push({ type: "value_error", loc, msg: "Product does not exist.", input: id });
       else if (p.is_archived)
@@ -431,6 +459,14 @@ export async function applyUpdate(
   if (discount && product && productChanged && !(await stillApplies(trx, discount, product, currency)))
     discount = null;
   if (mode === "merchant" && patch.discount_id !== undefined) {
+    await checkReferences(trx, org, [
+      {
+        kind: "discount",
+        id: patch.discount_id || null,
+        loc: ["body", "discount_id"],
+        msg: "Discount does not exist.",
+      },
+    ]);
     discount =
       patch.discount_id && product
         ? await usableDiscount(trx, org, product, currency, now, { id: patch.discount_id })

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { RequestValidationError } from "../../kit/api/errors.js";
+import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
@@ -63,8 +64,10 @@ export function customerPortalUrl(baseURL: string, slug: string, token: string, 
   return `${baseURL}/portal/${encodeURIComponent(slug)}?${query.toString()}`;
 }
 
+const CUSTOMER_MISSING = "Customer does not exist.";
+
 function customerMissing(field: string, input: unknown) {
-  return RequestValidationError.field(["body", field], "Customer does not exist.", input);
+  return RequestValidationError.field(["body", field], CUSTOMER_MISSING, input);
 }
 
 /** `POST /v1/customer-sessions/`: a session for a live customer of the caller's organization. */
@@ -104,6 +107,10 @@ export async function openCustomerSession({
   }
   const now = ctx.clock.now();
   return inTransaction(ctx, async (trx) => {
+    if ("id" in by)
+      await checkReferences(trx, ctx.organizationId, [
+        { kind: "customer", id: by.id, loc: ["body", field], msg: CUSTOMER_MISSING },
+      ]);
     const customer = await repo.findLiveCustomer(trx, ctx.organizationId, by);
     if (!customer) throw customerMissing(field, value);
     const returnUrl = input.return_url ?? null;

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation } from "../../db/errors.js";
-import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
+import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { toValidationIssues } from "../../kit/api/validation.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
@@ -68,14 +69,8 @@ async function one(db: Db, organizationId: string, row: repo.DiscountRow) {
 }
 
 /** Restricted products must be the organization's; each refusal names its entry. */
-async function checkProducts(db: Db, organizationId: string, ids: string[]) {
-  const found = new Set((await findProducts(db, organizationId, ids.filter(isUuid))).map((p) => p.id));
-  const issues: ValidationIssue[] = ids.flatMap((id, i) =>
-    found.has(id)
-      ? []
-      : [{ type: "value_error", loc: ["body", "products", i], msg: "Product not found.", input: id }],
-  );
-  if (issues.length > 0) throw new RequestValidationError(issues);
+function checkProducts(db: Db, organizationId: string, ids: string[]) {
+  return checkReferences(db, organizationId, [{ kind: "product", ids, loc: ["body", "products"] }]);
 }
 
 /** Codes are unique per organization whatever their case; the unique index settles races. */

@@ -3,8 +3,8 @@ import DecimalModule from "decimal.js";
 import type { Insertable } from "kysely";
 import type { ProductPriceTable } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
+import { referenceIssues } from "../../kit/api/references.js";
 import type { Db } from "../../kit/context.js";
-import { findMeters } from "../meters/index.js";
 import type { PriceRow } from "./repository.js";
 import type { PriceCreateInput } from "./schemas.js";
 
@@ -55,10 +55,20 @@ export async function preparePrices(opts: {
   const at = (i: number, field: string, msg: string, input: unknown) =>
     issues.push({ type: "value_error", loc: ["body", "prices", i, field], msg, input });
 
-  const meterIds = entries.flatMap((e) =>
-    "created" in e && e.created.amount_type === "metered_unit" ? [e.created.meter_id] : [],
+  // A metered price's meter must be one of the organization's: the refusal of entry i, if any.
+  const missingMeters = new Map(
+    (
+      await referenceIssues(
+        db,
+        organizationId,
+        entries.flatMap((e, i) =>
+          "created" in e && e.created.amount_type === "metered_unit"
+            ? [{ kind: "meter" as const, id: e.created.meter_id, loc: ["body", "prices", i, "meter_id"] }]
+            : [],
+        ),
+      )
+    ).map((issue) => [issue.loc[2], issue]),
   );
-  const meters = new Set((await findMeters(db, organizationId, meterIds)).map((m) => m.id));
 
   let staticCount = 0;
   let currency: string | undefined;
@@ -134,7 +144,8 @@ export async function preparePrices(opts: {
           `Must be a positive decimal number of cents with at most ${UNIT_AMOUNT_MAX_DECIMALS} decimal places and ${UNIT_AMOUNT_MAX_DIGITS} digits.`,
           p.unit_amount,
         );
-      if (!meters.has(p.meter_id)) at(i, "meter_id", "Meter not found.", p.meter_id);
+      const missingMeter = missingMeters.get(i);
+      if (missingMeter) issues.push(missingMeter);
       Object.assign(row, {
         unit_amount: unit ?? null,
         meter_id: p.meter_id,

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { checkReferences } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { setProductBenefits } from "../benefits/index.js";
-import { findCustomFields } from "../custom-fields/index.js";
 import { findFiles, replaceProductMedias } from "../files/index.js";
 import { ProductNotFound } from "./errors.js";
 import { type PriceEntry, preparePrices } from "./prices.js";
@@ -19,9 +19,8 @@ type AttachedInput = { custom_field_id: string; required: boolean }[];
  * media file of the organization whose upload is complete.
  */
 async function setMedias(db: Db, organizationId: string, productId: string, medias: string[]) {
-  const found = new Map(
-    (await findFiles(db, organizationId, medias.filter(isUuid))).map((f) => [f.id, f] as const),
-  );
+  await checkReferences(db, organizationId, [{ kind: "file", ids: medias, loc: ["body", "medias"] }]);
+  const found = new Map((await findFiles(db, organizationId, medias)).map((f) => [f.id, f] as const));
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   medias.forEach((id, i) => {
@@ -48,15 +47,20 @@ async function setAttachedCustomFields(
   productId: string,
   attached: AttachedInput,
 ) {
-  const ids = attached.map((a) => a.custom_field_id);
-  const found = new Set((await findCustomFields(db, organizationId, ids.filter(isUuid))).map((f) => f.id));
+  await checkReferences(
+    db,
+    organizationId,
+    attached.map((a, i) => ({
+      kind: "custom_field",
+      id: a.custom_field_id,
+      loc: ["body", "attached_custom_fields", i, "custom_field_id"],
+    })),
+  );
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   attached.forEach((a, i) => {
     const loc = ["body", "attached_custom_fields", i, "custom_field_id"];
-    if (!found.has(a.custom_field_id))
-      issues.push({ type: "value_error", loc, msg: "Custom field not found.", input: a.custom_field_id });
-    else if (seen.has(a.custom_field_id))
+    if (seen.has(a.custom_field_id))
       issues.push({
         type: "value_error",
         loc,

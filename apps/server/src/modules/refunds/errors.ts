@@ -2,8 +2,9 @@ import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
 
 /** The order is unknown to the caller's organization: a 422 on `order_id`, as Polar answers. */
 export class RefundOrderNotFound extends RequestValidationError {
+  static readonly msg = "Order not found";
   constructor(orderId: string) {
-    super([{ type: "value_error", loc: ["body", "order_id"], msg: "Order not found", input: orderId }]);
+    super([{ type: "value_error", loc: ["body", "order_id"], msg: RefundOrderNotFound.msg, input: orderId }]);
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { enqueue } from "../../kit/jobs/index.js";
@@ -99,9 +100,10 @@ export type RefundOutcome =
  * Parallel claims on one order queue on that lock, so together they never exceed the order.
  */
 async function claim(trx: Transaction<KassaDatabase>, ctx: Ctx, input: RefundCreateInput) {
-  const order = isUuid(input.order_id)
-    ? await repo.lockOrder(trx, ctx.organizationId, input.order_id)
-    : undefined;
+  await checkReferences(trx, ctx.organizationId, [
+    { kind: "order", id: input.order_id, loc: ["body", "order_id"], msg: RefundOrderNotFound.msg },
+  ]);
+  const order = await repo.lockOrder(trx, ctx.organizationId, input.order_id);
   if (!order) throw new RefundOrderNotFound(input.order_id);
   if (order.status === "refunded") throw new RefundedAlready(order.id);
   if (order.status !== "paid" && order.status !== "partially_refunded")
