@@ -1,9 +1,9 @@
-import { screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { OrganizationHeader } from "../src/checkout/checkout-page";
 import { initialsOf } from "../src/components/organization-avatar";
 import { describeFilter } from "../src/features/billing/filter-builder";
-import { renderApp, sessionFor, stubServer } from "./app";
+import { answerWith, renderApp, sessionFor, stubServer } from "./app";
 import { organizationFixture } from "./fixtures";
 import { describedBy, renderWithTheme } from "./render";
 
@@ -218,5 +218,24 @@ describe("the API reference", () => {
     const onPage = screen.getAllByRole("link", { name: /API reference/ });
     expect(onPage.length).toBeGreaterThan(links.length - 1);
     expect(screen.getByRole("main").querySelector('a[href="/v1/docs"]')).not.toBeNull();
+  });
+});
+
+describe("server refusals in words for people", () => {
+  it("the sign-in page says a wrong password in a sentence, while the code stays the server's", async () => {
+    stubServer({
+      "/api/auth/get-session": null,
+      "POST /api/auth/sign-in/email": answerWith(401, {
+        code: "INVALID_EMAIL_OR_PASSWORD",
+        message: "invalid email or password",
+      }),
+    });
+    const { user } = renderApp("/sign-in");
+    await user.type(await screen.findByLabelText(/^E-mail or username/, {}, slow), "ada@example.com");
+    const password = screen.getByLabelText(/^Password/);
+    await user.type(password, "wrong password");
+    fireEvent.submit(password.closest("form")!);
+    await waitFor(() => expect(describedBy(password)).toContain("The e-mail or password is not right."));
+    expect(document.body.textContent).not.toContain("invalid email or password");
   });
 });
