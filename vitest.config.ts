@@ -35,7 +35,7 @@ export default defineConfig({
         resolve: { alias: contracts },
         test: {
           name: "web",
-          include: ["apps/web/test/**/*.test.tsx"],
+          include: ["apps/web/test/**/*.test.{ts,tsx}"],
           environment: "happy-dom",
           setupFiles: ["apps/web/test/setup.ts"],
           testTimeout: 15_000,

@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { build, defineConfig, type Plugin } from "vite";
+import { REPO_ROOT, sourcesHash, writeStamp } from "./scripts/build-if-changed";
 import { checkoutBuildConfig, checkoutDevRewrite } from "./vite.checkout.config";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -11,18 +12,29 @@ const target = process.env.KASSA_URL ?? "http://localhost:3000";
 /**
  * The hosted checkout page is a build of its own (`checkout.html`, see vite.checkout.config.ts):
  * it shares no chunk with the dashboard, so a buyer loads none of it. `vite build` makes both:
- * this plugin builds the checkout into the same `dist` once the app's build is written.
+ * this plugin builds the checkout into the same `dist` once the app's build is written. Then,
+ * both builds done, it stamps `dist` with the hash of the sources as the build started, which
+ * `npm start` compares to skip a build that would change nothing (scripts/build-if-changed.ts).
  */
 function buildCheckoutToo(): Plugin {
   let logLevel: "info" | "warn" | "error" | "silent" | undefined;
+  let outDir = "";
+  let production = true;
+  let sources = "";
   return {
     name: "kassa:build-checkout",
     apply: "build",
     configResolved(config) {
       logLevel = config.logLevel;
+      outDir = path.resolve(config.root, config.build.outDir);
+      production = config.isProduction;
+    },
+    buildStart() {
+      sources = sourcesHash(REPO_ROOT);
     },
     async closeBundle() {
       await build({ ...checkoutBuildConfig(here), configFile: false, logLevel });
+      writeStamp(outDir, { sources, production });
     },
   };
 }

@@ -91,7 +91,7 @@ describe("account, API keys and admin pages in a browser", () => {
     await p.goto(url.toString());
   }
 
-  it("edits the profile, and shows a taken username at its field in the server's words", async () => {
+  it("edits the profile, and shows a taken username at its field in words for people", async () => {
     await createUser(server, { name: "Someone", username: "taken_name" });
     await signIn(page, ada.email, ada.password);
     await page.getByRole("button", { name: "Account menu for Ada Lovelace" }).click();
@@ -104,9 +104,9 @@ describe("account, API keys and admin pages in a browser", () => {
 
     await field(page, "Username").fill("taken_name");
     await page.getByRole("button", { name: "Save profile" }).click();
-    await page.getByText("username is already taken").waitFor();
+    await page.getByText("This username is taken. Choose another one.").waitFor();
     expect(await field(page, "Username").getAttribute("aria-invalid")).toBe("true");
-    expect(await descriptionOf(page, "Username")).toContain("username is already taken");
+    expect(await descriptionOf(page, "Username")).toContain("This username is taken. Choose another one.");
     await shots.take(page, "profile-username-taken");
 
     await field(page, "Name").fill("Ada King");
@@ -129,7 +129,7 @@ describe("account, API keys and admin pages in a browser", () => {
   it("asks for a change of e-mail, mailing the confirmation to the current address", async () => {
     await field(page, "New e-mail").fill(ada.email);
     await page.getByRole("button", { name: "Send confirmation link" }).click();
-    await page.getByText("Email is the same").waitFor();
+    await page.getByText("This is already your e-mail address.").waitFor();
     expect(await field(page, "New e-mail").getAttribute("aria-invalid")).toBe("true");
 
     await field(page, "New e-mail").fill("ada.king@example.com");
@@ -161,8 +161,8 @@ describe("account, API keys and admin pages in a browser", () => {
     await field(page, "Repeat the new password").fill("second password 2");
     expect(await page.getByRole("checkbox", { name: /Sign out other devices/ }).isChecked()).toBe(true);
     await page.getByRole("button", { name: "Change password" }).click();
-    await page.getByText("invalid password").waitFor();
-    expect(await descriptionOf(page, "Current password")).toContain("invalid password");
+    await page.getByText("The password is not right.").waitFor();
+    expect(await descriptionOf(page, "Current password")).toContain("The password is not right.");
     await shots.take(page, "password-refused");
 
     await field(page, "Current password").fill(ada.password);
@@ -285,7 +285,10 @@ describe("account, API keys and admin pages in a browser", () => {
     await page.getByRole("button", { name: "Unlink E-mail and password" }).click();
     dialog = page.getByRole("dialog", { name: "Unlink E-mail and password?" });
     await dialog.getByRole("button", { name: "Unlink" }).click();
-    await dialog.getByRole("alert").getByText("failed to unlink last account").waitFor();
+    await dialog
+      .getByRole("alert")
+      .getByText("This is your only way to sign in, so it cannot be removed.")
+      .waitFor();
     await shots.take(page, "linked-accounts-last-refused");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     const rows = await server.sql('select "providerId" from account where "userId" = $1', ada.id);
@@ -351,7 +354,7 @@ describe("account, API keys and admin pages in a browser", () => {
     await admin.getByRole("button", { name: "Set password" }).click();
     await admin.getByText("The new password is set.").waitFor();
     await bobPage.getByRole("button", { name: "Sign in" }).click();
-    await bobPage.getByText("invalid email or password").waitFor();
+    await bobPage.getByText("The e-mail or password is not right.").waitFor();
     await field(bobPage, "Password").fill("bob new password");
     await bobPage.getByRole("button", { name: "Sign in" }).click();
     await bobPage.waitForURL((u) => u.pathname === "/dashboard");
@@ -431,8 +434,8 @@ describe("account, API keys and admin pages in a browser", () => {
     await page.getByText('Type "delete my account" to confirm.').first().waitFor();
     await field(page, 'Type "delete my account" to confirm').fill("delete my account");
     await page.getByRole("button", { name: "Delete my account" }).click();
-    await page.getByText("invalid password").waitFor();
-    expect(await descriptionOf(page, "Password")).toContain("invalid password");
+    await page.getByText("The password is not right.").waitFor();
+    expect(await descriptionOf(page, "Password")).toContain("The password is not right.");
     await shots.take(page, "delete-account-refused");
     expect(await server.sql('select 1 from "user" where id = $1', ada.id)).toHaveLength(1);
 

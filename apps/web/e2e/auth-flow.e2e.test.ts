@@ -73,7 +73,7 @@ describe("sign-in pages in a browser", () => {
     expect(rows).toEqual([{ emailVerified: false, username: "ada_l" }]);
   });
 
-  it("shows the server's refusal of a taken username at the username field, in its words", async () => {
+  it("shows the server's refusal of a taken username at the username field, in words for people", async () => {
     const other = await browser.newContext();
     other.setDefaultTimeout(10_000);
     const p = await other.newPage();
@@ -83,7 +83,7 @@ describe("sign-in pages in a browser", () => {
     await field(p, "Username").fill("ADA_L");
     await field(p, "Password").fill("another long password");
     await p.getByRole("button", { name: "Create account" }).click();
-    await p.getByText("username is already taken").waitFor();
+    await p.getByText("This username is taken. Choose another one.").waitFor();
     expect(await field(p, "Username").getAttribute("aria-invalid")).toBe("true");
     await shots.take(p, "sign-up-username-taken");
     await other.close();
@@ -156,8 +156,8 @@ describe("sign-in pages in a browser", () => {
     await field(page, "E-mail or username").fill("ada_l");
     await field(page, "Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("invalid username or password").waitFor();
-    expect(await descriptionOf("Password")).toContain("invalid username or password");
+    await page.getByText("The username or password is not right.").waitFor();
+    expect(await descriptionOf("Password")).toContain("The username or password is not right.");
     await shots.take(page, "sign-in-refused");
 
     await field(page, "Password").fill(firstPassword);
@@ -205,7 +205,7 @@ describe("sign-in pages in a browser", () => {
     await field(page, "E-mail or username").fill(email);
     await field(page, "Password").fill(firstPassword);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("invalid email or password").waitFor();
+    await page.getByText("The e-mail or password is not right.").waitFor();
 
     await field(page, "Password").fill(newPassword);
     await page.getByRole("button", { name: "Sign in" }).click();

@@ -1,15 +1,17 @@
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildWeb, webBuildDecision } from "../scripts/build-if-changed.js";
 
-/** The browser tests run against the built web app, served by a real Kassa server: build it once per run. */
+/**
+ * The browser tests run against the built web app, served by a real Kassa server: build it
+ * once per run, and not at all when the last build (by `npm start`, `npm run build` or an
+ * earlier run) was of the same sources (see scripts/build-if-changed.ts).
+ */
 export default function setup() {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-  execFileSync(
-    process.execPath,
-    [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "apps/web"],
-    // vitest sets NODE_ENV=test, which would make Vite build React's development runtime:
-    // the browser tests must exercise the production build that `npm start` serves.
-    { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } },
-  );
+  // vitest sets NODE_ENV=test, which would make Vite build React's development runtime:
+  // the browser tests must exercise the production build that `npm start` serves.
+  const decision = webBuildDecision({ production: true });
+  if (!decision.build) {
+    console.log(`The web app is up to date (${decision.reason}): no build.`);
+    return;
+  }
+  buildWeb({ env: { ...process.env, NODE_ENV: "production" }, logLevel: "warn" });
 }

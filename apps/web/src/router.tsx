@@ -10,6 +10,7 @@ import {
   Outlet,
   redirect,
 } from "@tanstack/react-router";
+import { useDocumentTitle } from "./components/document-title";
 import { authClient } from "./lib/auth-client";
 import { validateListSearch } from "./lib/list-search";
 import { sessionQuery } from "./lib/queries";
@@ -46,6 +47,7 @@ function PageLoader() {
 }
 
 function NotFound() {
+  useDocumentTitle("Page not found");
   return (
     <Center mih="80dvh" p="md">
       <Stack align="center" gap="sm">

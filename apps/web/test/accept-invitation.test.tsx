@@ -66,7 +66,7 @@ describe("the invitation page", () => {
     expect(requests.find((r) => r.path.endsWith("/accept-invitation"))?.body).toEqual({ invitationId: id });
   });
 
-  it("signed in as someone else: the server's refusal, in its words, and a way to switch accounts", async () => {
+  it("signed in as someone else: the server's refusal, in words for people, and a way to switch accounts", async () => {
     // get-invitation answers 403 in the server's words.
     const { fetchStub } = stubServer({ "/api/auth/get-session": sessionFor() });
     fetchStub.mockImplementation(async (input: RequestInfo | URL) => {
@@ -83,7 +83,9 @@ describe("the invitation page", () => {
     });
     renderApp(`/accept-invitation/${id}`, { session: sessionFor() });
     await screen.findByRole("heading", { name: "This invitation cannot be used" }, { timeout: 8000 });
-    expect(screen.getByRole("alert").textContent).toContain("not the recipient of the invitation");
+    expect(screen.getByRole("alert").textContent).toContain(
+      "This invitation was sent to another e-mail address.",
+    );
     expect(screen.getByRole("button", { name: "Sign in as someone else" })).toBeTruthy();
   });
 });

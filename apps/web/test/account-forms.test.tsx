@@ -44,7 +44,7 @@ describe("profile form", () => {
     });
   });
 
-  it("shows a taken username at the username field in the server's words", async () => {
+  it("shows a taken username at the username field in words for people", async () => {
     const refusal: ServerError = {
       code: "USERNAME_IS_ALREADY_TAKEN",
       message: "username is already taken",
@@ -55,7 +55,7 @@ describe("profile form", () => {
     );
     await user.type(field(/^Username/), "taken");
     await user.click(screen.getByRole("button", { name: "Save profile" }));
-    await waitFor(() => expect(describedBy(field(/^Username/))).toContain("username is already taken"));
+    await waitFor(() => expect(describedBy(field(/^Username/))).toContain("This username is taken."));
     expect(field(/^Username/).getAttribute("aria-invalid")).toBe("true");
     expect(screen.queryByText("Your profile is saved.")).toBeNull();
   });
@@ -71,7 +71,9 @@ describe("change e-mail form", () => {
     const { user } = renderWithTheme(<ChangeEmailForm currentEmail="ada@example.com" onSubmit={onSubmit} />);
     await user.type(field(/^New e-mail/), "ada@example.com");
     await user.click(screen.getByRole("button", { name: "Send confirmation link" }));
-    await waitFor(() => expect(describedBy(field(/^New e-mail/))).toContain("Email is the same"));
+    await waitFor(() =>
+      expect(describedBy(field(/^New e-mail/))).toContain("This is already your e-mail address."),
+    );
 
     await user.clear(field(/^New e-mail/));
     await user.type(field(/^New e-mail/), "Ada.King@example.com");
@@ -121,14 +123,16 @@ describe("change password form", () => {
     expect(onSubmit.mock.calls[1]?.[0]).toMatchObject({ revokeOtherSessions: false });
   });
 
-  it("shows a wrong current password at that field in the server's words", async () => {
+  it("shows a wrong current password at that field in words for people", async () => {
     const refusal: ServerError = { code: "INVALID_PASSWORD", message: "invalid password", status: 400 };
     const { user } = renderWithTheme(<ChangePasswordForm rules={rules} onSubmit={async () => refusal} />);
     await user.type(field(/^Current password/), "wrong one");
     await user.type(field(/^New password/), "a new password");
     await user.type(field(/^Repeat the new password/), "a new password");
     await user.click(screen.getByRole("button", { name: "Change password" }));
-    await waitFor(() => expect(describedBy(field(/^Current password/))).toContain("invalid password"));
+    await waitFor(() =>
+      expect(describedBy(field(/^Current password/))).toContain("The password is not right."),
+    );
     expect(field(/^Current password/).getAttribute("aria-invalid")).toBe("true");
   });
 });
@@ -170,7 +174,7 @@ describe("delete account form", () => {
     await user.type(field(/^Password/), "wrong");
     await user.type(field(/^Type "delete my account"/), "delete my account");
     await user.click(screen.getByRole("button", { name: "Delete my account" }));
-    await waitFor(() => expect(describedBy(field(/^Password/))).toContain("invalid password"));
+    await waitFor(() => expect(describedBy(field(/^Password/))).toContain("The password is not right."));
   });
 });
 

@@ -23,7 +23,9 @@ describe("admin forms", () => {
     await user.type(field(/^Password/), "a long password");
     await user.selectOptions(field(/^Role/), "admin");
     await user.click(screen.getByRole("button", { name: "Create user" }));
-    await waitFor(() => expect(describedBy(field(/^E-mail/))).toContain("user already exists"));
+    await waitFor(() =>
+      expect(describedBy(field(/^E-mail/))).toContain("An account with this e-mail address already exists."),
+    );
     expect(onSubmit).toHaveBeenCalledWith({
       name: "Bob",
       email: "bob@example.com",

@@ -220,6 +220,30 @@ describe("checkout page", () => {
     SLOW,
   );
 
+  it("renders the product description's Markdown, and no HTML or script link from it", async () => {
+    const description = [
+      "Get **500 icons** in _two_ styles:",
+      "",
+      "- SVG",
+      "- PNG",
+      "",
+      '<img src="x" onerror="alert(1)"> [docs](https://acme.example/docs) [bad](javascript:alert(1))',
+    ].join("\n");
+    stubFetch((c) =>
+      c.path === clientPath ? json(200, checkoutFixture({ product: product({ description }) })) : undefined,
+    );
+    const { container } = renderCheckout();
+    const strong = await screen.findByText("500 icons", { selector: "strong" });
+    expect(strong).toBeTruthy();
+    expect(screen.getByText("two", { selector: "em" })).toBeTruthy();
+    expect(screen.getByText("PNG", { selector: "li" })).toBeTruthy();
+    expect(container.textContent).not.toContain("**");
+    expect(container.querySelector("img[onerror]")).toBeNull();
+    expect(screen.getByRole("link", { name: "docs" }).getAttribute("href")).toBe("https://acme.example/docs");
+    const bad = screen.queryByRole("link", { name: "bad" });
+    expect(bad?.getAttribute("href") ?? "").not.toContain("javascript:");
+  });
+
   it("the app reads the checkout once (a re-render does not read it again)", async () => {
     const calls = stubFetch((c) => (c.path === clientPath ? json(200, checkoutFixture()) : undefined));
     renderWithTheme(<CheckoutApp location={{ pathname: `/checkout/${SECRET}`, search: "" }} />);

@@ -30,10 +30,10 @@ describe("create-organization form", () => {
     expect(checkSlug).toHaveBeenLastCalledWith("adas-cafe-co");
   });
 
-  it("shows a taken slug at the slug field, in the server's words, and does not submit it", async () => {
+  it("shows a taken slug at the slug field, in words for people, and does not submit it", async () => {
     const { user, name, slug, submitButton, onSubmit } = setup({ taken: ["acme"] });
     await user.type(name(), "Acme");
-    await waitFor(() => expect(describedBy(slug())).toContain("slug is taken"));
+    await waitFor(() => expect(describedBy(slug())).toContain("This address is taken. Choose another one."));
     expect(slug().getAttribute("aria-invalid")).toBe("true");
     expect(submitButton().disabled).toBe(true);
 
@@ -84,7 +84,9 @@ describe("create-organization form", () => {
     await user.type(name(), "Acme");
     await screen.findByText("acme is available.");
     await user.click(submitButton());
-    await waitFor(() => expect(describedBy(slug())).toContain("Organization already exists"));
+    await waitFor(() =>
+      expect(describedBy(slug())).toContain("An organization with this address already exists."),
+    );
   });
 
   it("shows a refusal that concerns no field above the form", async () => {
@@ -99,6 +101,6 @@ describe("create-organization form", () => {
     await screen.findByText("acme is available.");
     await user.click(submitButton());
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("not allowed to create a new organization");
+    expect(alert.textContent).toContain("Your account may not create organizations.");
   });
 });

@@ -134,7 +134,7 @@ describe("members by role", () => {
     expect(actionsFor("Adam Admin")).toBeTruthy();
   });
 
-  it("shows the server's refusal to leave in its words", async () => {
+  it("shows the server's refusal to leave in words for people", async () => {
     const onLeave = vi.fn(async () => ({
       code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER",
       message: "cannot leave as the only owner",
@@ -144,7 +144,9 @@ describe("members by role", () => {
     await user.click(screen.getByRole("button", { name: "Leave organization" }));
     await user.click(screen.getByRole("button", { name: "Leave" }));
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("cannot leave as the only owner");
+    expect(alert.textContent).toContain(
+      "You are its only owner: make someone else an owner before you leave.",
+    );
     expect(onLeave).toHaveBeenCalledTimes(1);
   });
 });
@@ -240,7 +242,7 @@ describe("teams by role", () => {
     expect(screen.queryByRole("button", { name: "Actions for the team Acme" })).toBeNull();
   });
 
-  it("an admin may delete, and the server's last-team refusal is shown in its words", async () => {
+  it("an admin may delete, and the server's last-team refusal is shown in words for people", async () => {
     const onDelete = vi.fn(async () => ({
       code: "UNABLE_TO_REMOVE_LAST_TEAM",
       message: "Unable to remove last team",
@@ -261,6 +263,6 @@ describe("teams by role", () => {
     await user.click(screen.getByRole("menuitem", { name: "Delete" }));
     await user.click(screen.getByRole("button", { name: "Delete team" }));
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("Unable to remove last team");
+    expect(alert.textContent).toContain("An organization keeps at least one team.");
   });
 });

@@ -35,7 +35,7 @@ describe("sign-in form", () => {
     );
   });
 
-  it("shows the server's refusal at the password field, in the server's words", async () => {
+  it("shows the server's refusal at the password field, in a sentence for people", async () => {
     const { user, submit, identifier, password } = setup({
       code: "INVALID_EMAIL_OR_PASSWORD",
       message: "invalid email or password",
@@ -44,9 +44,9 @@ describe("sign-in form", () => {
     await user.type(identifier(), "ada@example.com");
     await user.type(password(), "wrong password");
     await submit();
-    await waitFor(() => expect(describedBy(password())).toContain("invalid email or password"));
+    await waitFor(() => expect(describedBy(password())).toContain("The e-mail or password is not right."));
     expect(password().getAttribute("aria-invalid")).toBe("true");
-    expect(describedBy(identifier())).not.toContain("invalid email or password");
+    expect(describedBy(identifier())).not.toContain("The e-mail or password is not right.");
   });
 
   it("shows a network failure above the form", async () => {

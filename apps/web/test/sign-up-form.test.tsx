@@ -75,7 +75,7 @@ describe("sign-up form", () => {
     });
   });
 
-  it("shows the server's refusal of the e-mail address at the e-mail field, in the server's words", async () => {
+  it("shows the server's refusal of the e-mail address at the e-mail field, in words for people", async () => {
     const { fill, submit, field } = setup({
       code: "USER_ALREADY_EXISTS",
       message: "user already exists",
@@ -83,9 +83,11 @@ describe("sign-up form", () => {
     });
     await fill({ name: "Ada", email: "ada@example.com", password: "a long password" });
     await submit();
-    await waitFor(() => expect(describedBy(field(/^E-mail/))).toContain("user already exists"));
+    await waitFor(() =>
+      expect(describedBy(field(/^E-mail/))).toContain("An account with this e-mail address already exists."),
+    );
     expect(field(/^E-mail/).getAttribute("aria-invalid")).toBe("true");
-    expect(describedBy(field(/^Password/))).not.toContain("user already exists");
+    expect(describedBy(field(/^Password/))).not.toContain("already exists");
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
@@ -97,7 +99,7 @@ describe("sign-up form", () => {
     });
     await fill({ name: "Ada", email: "ada@example.com", username: "ada", password: "a long password" });
     await submit();
-    await waitFor(() => expect(describedBy(field(/^Username/))).toContain("username is already taken"));
+    await waitFor(() => expect(describedBy(field(/^Username/))).toContain("This username is taken."));
   });
 
   it("shows a refusal that concerns no field above the form", async () => {

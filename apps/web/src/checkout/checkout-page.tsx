@@ -1,7 +1,6 @@
 import {
   Alert,
   Anchor,
-  Avatar,
   Badge,
   Box,
   Button,
@@ -24,6 +23,7 @@ import {
   Title,
 } from "@mantine/core";
 import { type FormEvent, lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { OrganizationAvatar } from "../components/organization-avatar";
 import { fractionDigits } from "../features/billing/format";
 import {
   type Address,
@@ -53,6 +53,8 @@ import { discountLabel, formatMoney, intervalSuffix, parseAmount, priceLabel, pr
 import type { StripePaymentHandle } from "./stripe-payment";
 
 const StripePayment = lazy(() => import("./stripe-payment"));
+/** The description's Markdown renderer: a chunk of its own, so the page's first load stays small. */
+const MarkdownText = lazy(() => import("../components/markdown"));
 
 type Errors = Record<string, string | undefined>;
 
@@ -284,9 +286,7 @@ function CheckoutNotFound({ status, message }: { status: number; message: string
 export function OrganizationHeader({ organization }: { organization: CheckoutPublic["organization"] }) {
   return (
     <Group gap="sm">
-      <Avatar src={organization.avatar_url} alt="" radius="xl" size="md" color="indigo">
-        {organization.name.slice(0, 2).toUpperCase()}
-      </Avatar>
+      <OrganizationAvatar src={organization.avatar_url} name={organization.name} radius="xl" size="md" />
       <Text fw={600} size="lg">
         {organization.name}
       </Text>
@@ -680,9 +680,11 @@ function CheckoutForm({
                 </Text>
               )}
               {product.description && (
-                <Text c="dimmed" style={{ whiteSpace: "pre-line" }}>
-                  {product.description}
-                </Text>
+                <Box c="dimmed" data-testid="product-description">
+                  <Suspense fallback={null}>
+                    <MarkdownText>{product.description}</MarkdownText>
+                  </Suspense>
+                </Box>
               )}
               {prices.length > 1 && (
                 <Radio.Group

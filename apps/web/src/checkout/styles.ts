@@ -33,3 +33,4 @@ import "@mantine/core/styles/SimpleGrid.css";
 import "@mantine/core/styles/Stack.css";
 import "@mantine/core/styles/Text.css";
 import "@mantine/core/styles/Title.css";
+import "@mantine/core/styles/Typography.css";

@@ -18,3 +18,15 @@ const AnchorA = forwardRef<HTMLAnchorElement, AnchorProps & A>((props, ref) => (
 
 export const ButtonLink = createLink(ButtonA);
 export const AnchorLink = createLink(AnchorA);
+
+/** The billing API's reference (Swagger UI served by Kassa itself, outside the web app's routes). */
+export const API_REFERENCE_PATH = "/v1/docs";
+
+/** A link to the API reference, opened beside the dashboard. */
+export function ApiReferenceLink({ children = "API reference" }: { children?: string }) {
+  return (
+    <Anchor href={API_REFERENCE_PATH} target="_blank" rel="noopener" inherit>
+      {children}
+    </Anchor>
+  );
+}

@@ -1,5 +1,6 @@
 import { Group, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
+import { useDocumentTitle } from "./document-title";
 
 /** A page's title (the one h1), what the page is for, and optional actions on the right. */
 export function PageHeader({
@@ -11,6 +12,7 @@ export function PageHeader({
   description?: ReactNode;
   actions?: ReactNode;
 }) {
+  useDocumentTitle(title);
   return (
     <Group justify="space-between" align="flex-start" gap="sm">
       <Stack gap={4} maw={640}>

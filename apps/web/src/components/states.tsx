@@ -1,18 +1,25 @@
 import { Alert, Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon, Title } from "@mantine/core";
 import { IconAlertTriangle } from "@tabler/icons-react";
 import type { ReactNode } from "react";
+import { useDocumentTitle } from "./document-title";
 import { type Icon, IconInbox } from "./icons";
 
-/** A page's title with what it is for and its main actions. */
+/**
+ * A page's title with what it is for and its main actions. The browser tab shows the title
+ * (or `documentTitle` when the title is not plain text).
+ */
 export function PageHeader({
   title,
   description,
   actions,
+  documentTitle,
 }: {
   title: ReactNode;
   description?: ReactNode;
   actions?: ReactNode;
+  documentTitle?: string;
 }) {
+  useDocumentTitle(documentTitle ?? (typeof title === "string" ? title : undefined));
   return (
     <Group justify="space-between" align="flex-start" gap="sm">
       <Stack gap={4} miw={0}>

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { authClient, type ServerError } from "./auth-client";
+import "./dashboard-messages";
 import { serverErrorMessage } from "./server-errors";
 
 /**

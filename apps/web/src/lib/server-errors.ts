@@ -1,9 +1,16 @@
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import type { ServerError } from "./auth-client";
+import { authMessage } from "./auth-messages";
 
-/** Words for answers that carry no message of their own (network failure, rate limit). */
+/**
+ * A refusal in words for people: the web app's sentence for its `code` (the wire keeps the
+ * spec's message, see `auth-messages.ts`), else the server's message; and words for answers
+ * that carry no message of their own (network failure, rate limit).
+ */
 export function serverErrorMessage(error: ServerError): string {
   if (error.status === 429) return "Too many attempts. Wait a minute, then try again.";
+  const worded = authMessage(error.code);
+  if (worded) return worded;
   if (error.message) return error.message;
   if (error.status === 0) return "The server could not be reached. Check your connection and try again.";
   return "Something went wrong on our side. Try again.";
@@ -11,7 +18,8 @@ export function serverErrorMessage(error: ServerError): string {
 
 /**
  * Shows a server refusal next to the field it concerns (by the answer's stable `code`), in
- * the server's words; a refusal that concerns no field goes to the form's `root.server`.
+ * words for people (`serverErrorMessage`); a refusal that concerns no field goes to the
+ * form's `root.server`. Every form puts the server's refusals on its fields through here.
  */
 export function applyServerError<T extends FieldValues>(
   error: ServerError,

@@ -4,6 +4,7 @@ import { Alert, Button, Group, Stack, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
+import "../../lib/dashboard-messages";
 import { applyServerError } from "../../lib/server-errors";
 
 const FIELD_BY_CODE = {

@@ -4,6 +4,7 @@ import { Alert, Button, Checkbox, Group, PasswordInput, Stack } from "@mantine/c
 import { useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
+import "../../lib/dashboard-messages";
 import { applyServerError } from "../../lib/server-errors";
 
 const FIELD_BY_CODE = {

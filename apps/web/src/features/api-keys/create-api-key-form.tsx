@@ -3,6 +3,7 @@ import { API_KEY_EXPIRY_CHOICES, type ApiKeyCreateValues, apiKeyCreateSchema } f
 import { Alert, Button, Group, NativeSelect, Stack, TextInput } from "@mantine/core";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
+import "../../lib/dashboard-messages";
 import { applyServerError } from "../../lib/server-errors";
 
 const FIELD_BY_CODE = {

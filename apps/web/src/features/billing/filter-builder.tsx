@@ -39,6 +39,24 @@ export const isGroup = (c: FilterClause | Filter): c is Filter => "clauses" in c
 
 export const emptyClause = (): FilterClause => ({ property: "", operator: "eq", value: "" });
 
+const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/**
+ * A filter in a few words, for lists: "Every event", "1 condition", "2 conditions, all must
+ * match", "1 condition and 1 group, any may match" (a group is a nested filter).
+ */
+export function describeFilter(filter: Filter): string {
+  const groups = filter.clauses.filter(isGroup).length;
+  const conditions = filter.clauses.length - groups;
+  if (filter.clauses.length === 0) return "Every event";
+  const parts = [
+    ...(conditions > 0 ? [counted(conditions, "condition")] : []),
+    ...(groups > 0 ? [counted(groups, "group")] : []),
+  ].join(" and ");
+  if (filter.clauses.length === 1) return parts;
+  return `${parts}, ${filter.conjunction === "and" ? "all must match" : "any may match"}`;
+}
+
 /** The checks the server makes on a filter: a property on every clause, integers only. */
 export function validateFilter(filter: Filter, path = "filter"): Record<string, string> {
   const errors: Record<string, string> = {};

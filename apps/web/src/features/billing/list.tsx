@@ -68,8 +68,8 @@ export function ListTable<T extends { id: string }>({
   return (
     <>
       <ScrollArea>
-        <Table striped highlightOnHover verticalSpacing="sm" miw={600}>
-          <Table.Caption>{caption}</Table.Caption>
+        {/* Named for screen readers only: the page's heading already says what the table is. */}
+        <Table striped highlightOnHover verticalSpacing="sm" miw={600} aria-label={caption}>
           <Table.Thead>
             <Table.Tr>
               {columns.map((c) => {

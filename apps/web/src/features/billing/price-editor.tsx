@@ -78,6 +78,43 @@ export function unitAmountToMinor(major: string, currency: string): string | und
 
 const isStatic = (p: PriceDraft) => p.amount_type !== "metered_unit";
 
+/**
+ * The server's bounds of every amount in minor units (`Amount` in
+ * apps/server/src/modules/products/schemas.ts: an integer from 0 to 99,999,999).
+ */
+export const MAX_AMOUNT = 99_999_999;
+
+/** What is wrong with an amount typed in major units, by the server's bounds, or undefined. */
+export function amountProblem(value: number | undefined, currency: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value < 0) return "The amount cannot be negative.";
+  const minor = toMinor(value, currency);
+  if (minor !== undefined && minor > MAX_AMOUNT) return `At most ${formatMoney(MAX_AMOUNT, currency)}.`;
+  return undefined;
+}
+
+/** The amounts of a price that are out of the server's bounds, by field. */
+function boundsProblems(p: PriceDraft, currency: string): Record<string, string> {
+  const amounts: Record<string, number | undefined> =
+    p.amount_type === "fixed"
+      ? { price_amount: p.price_amount }
+      : p.amount_type === "custom"
+        ? {
+            minimum_amount: p.minimum_amount,
+            preset_amount: p.preset_amount,
+            maximum_amount: p.maximum_amount,
+          }
+        : p.amount_type === "metered_unit"
+          ? { cap_amount: p.cap_amount }
+          : {};
+  const problems: Record<string, string> = {};
+  for (const [field, value] of Object.entries(amounts)) {
+    const problem = amountProblem(value, currency);
+    if (problem) problems[field] = problem;
+  }
+  return problems;
+}
+
 /** The checks the server makes, said before sending: bounds in order, required amounts, one static price. */
 export function validatePrices(prices: PriceDraft[], currency: string): Record<string, string> {
   const errors: Record<string, string> = {};
@@ -85,14 +122,12 @@ export function validatePrices(prices: PriceDraft[], currency: string): Record<s
   if (prices.filter(isStatic).length > 1)
     errors.prices =
       "A product has one free, fixed or pay-what-you-want price (metered prices may be added to it).";
-  const max = toMajor(99_999_999, currency) ?? 999_999.99;
   prices.forEach((p, i) => {
     const at = (field: string) => `prices.${i}.${field}`;
     const bounded = (field: string, v: number | undefined, required: boolean) => {
-      if (v === undefined) {
-        if (required) errors[at(field)] = "Enter an amount.";
-      } else if (v < 0) errors[at(field)] = "The amount cannot be negative.";
-      else if (v > max) errors[at(field)] = `At most ${formatMoney(99_999_999, currency)}.`;
+      const problem =
+        v === undefined ? (required ? "Enter an amount." : undefined) : amountProblem(v, currency);
+      if (problem) errors[at(field)] = problem;
     };
     if (p.amount_type === "fixed") bounded("price_amount", p.price_amount, true);
     if (p.amount_type === "custom") {
@@ -168,6 +203,7 @@ export function describePrice(
   interval: RecurringInterval | null,
   meters: Pick<Meter, "id" | "name">[] = [],
 ): string {
+  if (Object.keys(boundsProblems(p, currency)).length > 0) return "Correct the amount above";
   const per = interval ? ` / ${interval}` : "";
   const money = (major: number | undefined) => formatMoney(toMinor(major, currency) ?? 0, currency);
   switch (p.amount_type) {
@@ -228,10 +264,13 @@ export function PriceEditor({
       label={`${label} (${symbol})`}
       required={required}
       min={0}
+      // A value out of bounds stays as typed, refused under the field as the server would
+      // refuse it (clamping on blur would silently turn -5 into 0 and save a free price).
+      clampBehavior="none"
       decimalScale={fractionDigits(currency)}
       value={value ?? ""}
-      onChange={(v) => update(v === "" ? undefined : Number(v))}
-      error={errors[`prices.${i}.${field}`]}
+      onChange={(v) => update(v === "" || v === "-" ? undefined : Number(v))}
+      error={errors[`prices.${i}.${field}`] ?? amountProblem(value, currency)}
       disabled={disabled}
       w={180}
     />

@@ -11,6 +11,7 @@ import { IconCircleCheck } from "@tabler/icons-react";
 import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
 import type { ServerError } from "../../lib/auth-client";
+import "../../lib/dashboard-messages";
 import { applyServerError, serverErrorMessage } from "../../lib/server-errors";
 
 /** Which field each of the server's create refusals concerns. */

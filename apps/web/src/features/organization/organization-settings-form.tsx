@@ -4,9 +4,10 @@ import {
   organizationSettingsSchema,
   rowsFromMetadata,
 } from "@kassa/contracts/organization";
-import { ActionIcon, Alert, Avatar, Button, Fieldset, Group, Stack, Text, TextInput } from "@mantine/core";
+import { ActionIcon, Alert, Button, Fieldset, Group, Stack, Text, TextInput } from "@mantine/core";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import { useFieldArray, useForm } from "react-hook-form";
+import { OrganizationAvatar } from "../../components/organization-avatar";
 import type { ServerError } from "../../lib/auth-client";
 import type { Organization } from "../../lib/organization";
 import { applyServerError } from "../../lib/server-errors";
@@ -89,10 +90,9 @@ export function OrganizationSettingsForm({
           error={errors.slug?.message}
         />
         <Group align="flex-start" gap="md" wrap="nowrap">
-          <Avatar
+          <OrganizationAvatar
             src={logo && !errors.logo ? logo : null}
             name={name}
-            color="initials"
             size={56}
             radius="md"
             alt="Logo preview"

@@ -2,6 +2,7 @@ import { Anchor, Box, Container, Group, Paper, Stack, Text, Title } from "@manti
 import { Link, Outlet } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { Brand, ThemeToggle } from "../../components/brand";
+import { useDocumentTitle } from "../../components/document-title";
 
 /** The sign-in pages: one calm column, the brand above, the theme switch in the corner. */
 export function AuthLayout() {
@@ -33,6 +34,7 @@ export function AuthPage({
   children: ReactNode;
   footer?: ReactNode;
 }) {
+  useDocumentTitle(title);
   return (
     <Stack gap="lg">
       <Stack gap={4}>

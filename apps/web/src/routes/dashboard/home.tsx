@@ -1,6 +1,7 @@
 import { Container, Paper, Stack, Text, ThemeIcon, Title } from "@mantine/core";
 import { IconBuildingStore } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
+import { useDocumentTitle } from "../../components/document-title";
 import { CreateOrganizationForm } from "../../features/organization/create-organization-form";
 import { useCreateOrganization } from "../../features/organization/use-create-organization";
 import { checkSlug } from "../../lib/organization";
@@ -11,6 +12,7 @@ export function DashboardHome() {
   const session = useQuery(sessionQuery);
   const create = useCreateOrganization();
   const name = session.data?.user.name;
+  useDocumentTitle("Welcome");
   return (
     <Container size={560} py="lg" px={0}>
       <Stack gap="lg">

@@ -14,8 +14,10 @@ import {
 import { useDisclosure } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import {
+  IconApi,
   IconCheck,
   IconChevronDown,
+  IconExternalLink,
   IconKey,
   IconLogout,
   IconPlus,
@@ -26,6 +28,8 @@ import {
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useLocation, useNavigate, useParams } from "@tanstack/react-router";
 import { Brand, ThemeToggle } from "../../components/brand";
+import { API_REFERENCE_PATH } from "../../components/links";
+import { OrganizationAvatar } from "../../components/organization-avatar";
 import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
 import { isPlatformAdmin } from "../../features/admin/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";
@@ -186,6 +190,14 @@ function OrganizationNav({ slug, onNavigate }: { slug: string; onNavigate: () =>
           })}
         </Stack>
       ))}
+      <NavLink
+        href={API_REFERENCE_PATH}
+        target="_blank"
+        rel="noopener"
+        label="API reference"
+        leftSection={<IconApi size={18} aria-hidden />}
+        rightSection={<IconExternalLink size={14} aria-hidden />}
+      />
     </Stack>
   );
 }
@@ -215,9 +227,7 @@ function OrganizationSwitcher({ currentSlug }: { currentSlug: string | undefined
           miw={0}
         >
           <Group gap={6} wrap="nowrap" miw={0}>
-            {current && (
-              <Avatar src={current.logo ?? null} name={current.name} color="initials" size={22} radius="sm" />
-            )}
+            {current && <OrganizationAvatar src={current.logo} name={current.name} size={22} radius="sm" />}
             <Text size="sm" fw={500} truncate maw={{ base: 110, sm: 200 }}>
               {current?.name ?? "Organizations"}
             </Text>
@@ -230,7 +240,7 @@ function OrganizationSwitcher({ currentSlug }: { currentSlug: string | undefined
         {list.map((o) => (
           <Menu.Item
             key={o.id}
-            leftSection={<Avatar src={o.logo ?? null} name={o.name} color="initials" size={22} radius="sm" />}
+            leftSection={<OrganizationAvatar src={o.logo} name={o.name} size={22} radius="sm" />}
             rightSection={o.slug === currentSlug ? <IconCheck size={16} aria-label="current" /> : null}
             onClick={() => void navigate({ to: "/dashboard/$slug", params: { slug: o.slug } })}
           >

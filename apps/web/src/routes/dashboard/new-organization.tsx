@@ -1,4 +1,5 @@
 import { Container, Paper, Stack, Text, Title } from "@mantine/core";
+import { useDocumentTitle } from "../../components/document-title";
 import { CreateOrganizationForm } from "../../features/organization/create-organization-form";
 import { useCreateOrganization } from "../../features/organization/use-create-organization";
 import { checkSlug } from "../../lib/organization";
@@ -6,6 +7,7 @@ import { checkSlug } from "../../lib/organization";
 /** `/dashboard/new`: another organization. */
 export function NewOrganizationPage() {
   const create = useCreateOrganization();
+  useDocumentTitle("Create an organization");
   return (
     <Container size={560} py="lg" px={0}>
       <Stack gap="lg">

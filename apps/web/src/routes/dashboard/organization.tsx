@@ -1,8 +1,10 @@
-import { Anchor, Avatar, Badge, Card, Center, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import { IconMailForward, IconUsers, IconUsersGroup } from "@tabler/icons-react";
+import { Anchor, Badge, Button, Card, Center, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { IconApi, IconMailForward, IconUsers, IconUsersGroup } from "@tabler/icons-react";
 import { Link } from "@tanstack/react-router";
 import { CardLink } from "../../components/card-link";
-import { ButtonLink } from "../../components/links";
+import { useDocumentTitle } from "../../components/document-title";
+import { API_REFERENCE_PATH, ButtonLink } from "../../components/links";
+import { OrganizationAvatar } from "../../components/organization-avatar";
 import { ErrorState, LoadingState } from "../../components/states";
 import { roleNames } from "../../features/organization/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";
@@ -10,6 +12,7 @@ import { useCurrentOrganization } from "../../features/organization/viewer";
 /** `/dashboard/{slug}`: the organization at a glance. The billing issues put their metrics here. */
 export function OrganizationHome() {
   const { organization, viewer, query, slug } = useCurrentOrganization();
+  useDocumentTitle(organization?.name);
   if (query.isPending) return <LoadingState />;
   if (query.isError || !organization)
     return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
@@ -33,13 +36,7 @@ export function OrganizationHome() {
   return (
     <Stack gap="lg" maw={960}>
       <Group gap="md" wrap="nowrap">
-        <Avatar
-          src={organization.logo ?? null}
-          name={organization.name}
-          color="initials"
-          size={56}
-          radius="md"
-        />
+        <OrganizationAvatar src={organization.logo} name={organization.name} size={56} radius="md" />
         <Stack gap={2} miw={0}>
           <Title order={1} size="h2">
             {organization.name}
@@ -91,6 +88,27 @@ export function OrganizationHome() {
           </Group>
         </Card>
       )}
+      <Card withBorder radius="md">
+        <Group justify="space-between" gap="sm">
+          <Stack gap={2}>
+            <Text fw={600}>Build on the API</Text>
+            <Text size="sm" c="dimmed">
+              Your servers sell through the billing API with an access token: every endpoint is described in
+              the API reference.
+            </Text>
+          </Stack>
+          <Button
+            component="a"
+            href={API_REFERENCE_PATH}
+            target="_blank"
+            rel="noopener"
+            leftSection={<IconApi size={16} />}
+            variant="light"
+          >
+            API reference
+          </Button>
+        </Group>
+      </Card>
     </Stack>
   );
 }

@@ -1,20 +1,11 @@
 import { SCOPES } from "@kassa/contracts";
-import {
-  ActionIcon,
-  Alert,
-  Button,
-  Group,
-  Modal,
-  MultiSelect,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-} from "@mantine/core";
+import { ActionIcon, Alert, Button, Modal, MultiSelect, Select, Stack, Text, TextInput } from "@mantine/core";
 import { IconKey, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
+import { DialogActions } from "../../../components/dialog-actions";
+import { ApiReferenceLink } from "../../../components/links";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
@@ -49,7 +40,12 @@ export function AccessTokensPage() {
     <Stack gap="lg" maw={1100}>
       <PageHeader
         title="Access tokens"
-        description="Tokens (polar_oat_...) let your servers and Polar's SDKs call this organization's billing API."
+        description={
+          <>
+            Tokens (polar_oat_...) let your servers and Polar's SDKs call this organization's billing API. Its
+            endpoints are described in the <ApiReferenceLink />.
+          </>
+        }
         actions={
           canWrite && (
             <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
@@ -186,11 +182,11 @@ function TokenForm({ organizationId, onDone }: { organizationId: string; onDone:
         allowDeselect={false}
         error={errors.expires_in}
       />
-      <Group justify="flex-end">
+      <DialogActions>
         <Button loading={saving} onClick={() => void save()}>
           Create token
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

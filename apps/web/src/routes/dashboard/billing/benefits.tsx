@@ -14,6 +14,7 @@ import { notifications } from "@mantine/notifications";
 import { IconGift, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { DialogActions } from "../../../components/dialog-actions";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
@@ -403,14 +404,14 @@ function BenefitForm({
           />
         </>
       )}
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>
         <Button loading={saving} onClick={() => void save()}>
           {benefit ? "Save benefit" : "Create benefit"}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

@@ -15,6 +15,7 @@ import { notifications } from "@mantine/notifications";
 import { IconLink, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { DialogActions } from "../../../components/dialog-actions";
 import { PageHeader } from "../../../components/states";
 import { CopyIcon, CopyUrl } from "../../../features/billing/commerce";
 import { formatDate } from "../../../features/billing/format";
@@ -282,14 +283,14 @@ function CheckoutLinkForm({
         error={errors.success_url}
       />
       <MetadataEditor rows={metadata} onChange={setMetadata} error={errors.metadata} />
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>
         <Button loading={saving} onClick={() => void save()}>
           {link ? "Save link" : "Create link"}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

@@ -15,6 +15,7 @@ import { notifications } from "@mantine/notifications";
 import { IconForms, IconPlus, IconTrash } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { DialogActions } from "../../../components/dialog-actions";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
@@ -363,14 +364,14 @@ function FieldForm({
           </Button>
         </Stack>
       )}
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>
         <Button loading={saving} onClick={() => void save()}>
           {field ? "Save field" : "Create field"}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

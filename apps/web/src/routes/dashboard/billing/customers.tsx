@@ -6,6 +6,7 @@ import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useParams } from "@tanstack/react-router";
 import { type ChangeEvent, useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
+import { DialogActions } from "../../../components/dialog-actions";
 import { AnchorLink } from "../../../components/links";
 import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { AddressBlock, Details, formatRecurring, Section } from "../../../features/billing/commerce";
@@ -552,14 +553,14 @@ export function CustomerForm({
         </Group>
       </Stack>
       <MetadataEditor rows={metadata} onChange={setMetadata} error={errors.metadata} />
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={() => onDone()}>
           Cancel
         </Button>
         <Button loading={saving} onClick={() => void save()}>
           {customer ? "Save customer" : "Create customer"}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

@@ -15,6 +15,7 @@ import { notifications } from "@mantine/notifications";
 import { IconDiscount, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { DialogActions } from "../../../components/dialog-actions";
 import { PageHeader } from "../../../components/states";
 import { formatDate, formatMoney, fractionDigits, toMajor, toMinor } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
@@ -350,17 +351,19 @@ function DiscountForm({
       />
       {discount && (
         <Text size="sm" c="dimmed">
-          Redeemed {discount.redemptions_count} time(s).
+          {discount.redemptions_count === 1
+            ? "Redeemed once."
+            : `Redeemed ${discount.redemptions_count} times.`}
         </Text>
       )}
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>
         <Button loading={saving} onClick={() => void save()}>
           {discount ? "Save discount" : "Create discount"}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

@@ -16,8 +16,9 @@ import { IconGauge, IconPlus } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
+import { DialogActions } from "../../../components/dialog-actions";
 import { PageHeader } from "../../../components/states";
-import { FilterBuilder, validateFilter } from "../../../features/billing/filter-builder";
+import { describeFilter, FilterBuilder, validateFilter } from "../../../features/billing/filter-builder";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
 import {
@@ -104,13 +105,7 @@ export function MetersPage() {
           { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
           {
             label: "Filter",
-            render: (m) => (
-              <Text size="sm">
-                {m.filter.clauses.length === 0
-                  ? "every event"
-                  : `${m.filter.clauses.length} condition(s), ${m.filter.conjunction}`}
-              </Text>
-            ),
+            render: (m) => <Text size="sm">{describeFilter(m.filter)}</Text>,
           },
           {
             label: "Status",
@@ -237,7 +232,7 @@ function MeterForm({
           />
         )}
       </Group>
-      <Group justify="space-between">
+      <DialogActions justify="space-between">
         {meter && !meter.archived_at ? (
           <Button variant="subtle" color="orange" onClick={() => setArchiving(true)}>
             Archive meter
@@ -253,7 +248,7 @@ function MeterForm({
             {meter ? "Save meter" : "Create meter"}
           </Button>
         </Group>
-      </Group>
+      </DialogActions>
       <ConfirmDialog
         opened={archiving}
         onClose={() => setArchiving(false)}

@@ -18,6 +18,7 @@ import { IconExternalLink, IconFileInvoice, IconReceipt, IconReceiptRefund } fro
 import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
 import { type ReactNode, useState } from "react";
+import { DialogActions } from "../../../components/dialog-actions";
 import { AnchorLink } from "../../../components/links";
 import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import {
@@ -524,14 +525,14 @@ function RefundForm({
         onChange={(e) => setRevoke(e.currentTarget.checked)}
         error={errors.revoke_benefits}
       />
-      <Group justify="flex-end">
+      <DialogActions>
         <Button variant="default" onClick={onDone}>
           Cancel
         </Button>
         <Button color="red" loading={saving} onClick={() => void submit()}>
           Refund
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }

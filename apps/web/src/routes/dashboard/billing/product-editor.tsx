@@ -15,15 +15,14 @@ import {
   Textarea,
   TextInput,
   Title,
-  Typography,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconArchive } from "@tabler/icons-react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useParams } from "@tanstack/react-router";
-import { useEffect, useState } from "react";
-import Markdown from "react-markdown";
+import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
+import { MarkdownText } from "../../../components/markdown";
 import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
 import { MediaEditor } from "../../../features/billing/media-editor";
@@ -99,10 +98,6 @@ function ProductForm({ product }: { product: Product | undefined }) {
   const [saving, setSaving] = useState(false);
   const [archiveOpen, setArchiveOpen] = useState(false);
   const disabled = !canWrite;
-
-  useEffect(() => {
-    document.title = product ? `${product.name} · Products` : "New product";
-  }, [product]);
 
   const save = async () => {
     setRefusal(null);
@@ -218,13 +213,11 @@ function ProductForm({ product }: { product: Product | undefined }) {
               />
             </Tabs.Panel>
             <Tabs.Panel value="preview" pt="xs">
-              <Typography>
-                {description.trim() ? (
-                  <Markdown>{description}</Markdown>
-                ) : (
-                  <Text c="dimmed">Nothing to preview yet.</Text>
-                )}
-              </Typography>
+              {description.trim() ? (
+                <MarkdownText>{description}</MarkdownText>
+              ) : (
+                <Text c="dimmed">Nothing to preview yet.</Text>
+              )}
             </Tabs.Panel>
           </Tabs>
         </Stack>

@@ -24,7 +24,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useParams } from "@tanstack/react-router";
 import { useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { AnchorLink } from "../../../components/links";
+import { DialogActions } from "../../../components/dialog-actions";
+import { AnchorLink, ApiReferenceLink } from "../../../components/links";
 import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
@@ -97,7 +98,12 @@ export function WebhooksPage() {
     <Stack gap="lg" maw={1100}>
       <PageHeader
         title="Webhooks"
-        description="Kassa POSTs signed events (Standard Webhooks) to these addresses as things happen."
+        description={
+          <>
+            Kassa POSTs signed events (Standard Webhooks) to these addresses as things happen. The{" "}
+            <ApiReferenceLink /> describes each event's payload.
+          </>
+        }
         actions={
           canWrite && (
             <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
@@ -223,11 +229,11 @@ function EndpointForm({
         error={errors.name}
       />
       <EventPicker value={events} onChange={setEvents} error={errors.events} />
-      <Group justify="flex-end">
+      <DialogActions>
         <Button loading={saving} onClick={() => void save()}>
           Add endpoint
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 }
