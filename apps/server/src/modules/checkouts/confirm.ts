@@ -380,9 +380,11 @@ export async function confirmCheckout({
   } catch (error) {
     // The call ended without an answer: it may have charged (a timeout after Stripe took the
     // payment). Opening the checkout again now could let the buyer pay twice, so the processor
-    // is asked what the attempt did; if it cannot answer either, the checkout stays claimed and
-    // the reconciler settles it later.
-    const settled = await settleFromProcessor(ctx, deps, c).catch(() => undefined);
+    // is asked what the attempt did when it can answer at once (the sandbox); otherwise, or if
+    // it cannot answer either, the checkout stays claimed and the reconciler settles it later.
+    const settled = deps.processor.findsPaymentsAtOnce
+      ? await settleFromProcessor(ctx, deps, c).catch(() => undefined)
+      : undefined;
     if (settled === "fulfilled") {
       const row = await repo.findCheckout(ctx.db, c.row.organization_id, c.row.id);
       if (row)

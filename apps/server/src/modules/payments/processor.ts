@@ -46,6 +46,12 @@ export interface PaymentProcessor {
    * (the reconciler waits longer than the client's timeout and retries).
    */
   findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup>;
+  /**
+   * Whether `findPayment` answers at once for a call that just ended (the sandbox: the same
+   * database). Stripe's search lags writes by up to a minute, so its "none" is trusted only by
+   * the reconciler, minutes later.
+   */
+  readonly findsPaymentsAtOnce: boolean;
 }
 
 /** The answer of `findPayment`. */

@@ -87,6 +87,7 @@ export class InvalidCard extends Error {
  */
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = "sandbox" as const;
+  readonly findsPaymentsAtOnce = true;
 
   constructor(
     private readonly db: Kysely<KassaDatabase>,

@@ -138,6 +138,7 @@ const STRIPE_REFUND_REASONS = new Set(["duplicate", "fraudulent", "requested_by_
  */
 export class StripeProcessor implements PaymentProcessor {
   readonly name = "stripe" as const;
+  readonly findsPaymentsAtOnce = false;
 
   constructor(readonly stripe: Stripe) {}
 
