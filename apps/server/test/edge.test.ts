@@ -19,7 +19,12 @@ let user: TestUser;
 beforeAll(async () => {
   server = await startTestServer();
   merchant = await createMerchant(server);
-  token = await createToken(merchant, ["products:read", "products:write", "meters:write"]);
+  token = await createToken(merchant, [
+    "products:read",
+    "products:write",
+    "meters:write",
+    "organization_access_tokens:write",
+  ]);
   user = await createUser(server);
 });
 afterAll(() => server?.stop());
@@ -119,6 +124,21 @@ describe(`text, shapes and depth on /v1 (${TEST_DB})`, () => {
     );
     expect(rows).toEqual([]);
   });
+
+  it.each([1e308, 8.64e12, "P99999999999999W"])(
+    "a token expiring in %s (no valid date): 422 naming expires_in, no token made",
+    async (expiresIn) => {
+      const before = await server.sql(`select id from kassa_organization_access_token`);
+      const res = await call(server, token, "POST", "/v1/organization-access-tokens/", {
+        comment: "absurd",
+        scopes: ["products:read"],
+        expires_in: expiresIn,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ["body", "expires_in"] });
+      expect(await server.sql(`select id from kassa_organization_access_token`)).toEqual(before);
+    },
+  );
 
   it("a NUL in a path segment or a query value: 422", async () => {
     const path = await call(server, token, "GET", "/v1/products/a%00b");
