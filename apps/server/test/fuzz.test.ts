@@ -285,7 +285,10 @@ function properties(schema: any): Map<string, any> {
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema, walked generically.
 function edgeOf(schema: any): fc.Arbitrary<unknown> {
   const r = resolve(schema);
-  const type = r?.type ?? resolve(r?.anyOf?.[0])?.type;
+  // A union: the edges of each of its branches (e.g. a duration as text or as seconds).
+  const branches: Json[] = (r?.anyOf ?? r?.oneOf ?? []).map(resolve).filter((b: Json) => b?.type !== "null");
+  if (branches.length > 1) return fc.oneof(...branches.map((b) => edgeOf(b)));
+  const type = r?.type ?? branches[0]?.type;
   if (r?.format === "date-time") return fc.constantFrom("275760-09-13T00:00:00Z", "0001-01-01T00:00:00Z", "");
   if (r?.format === "uuid") return fc.oneof(fc.constant(""), fc.uuid());
   if (type === "integer" || type === "number") return hugeNumber;
