@@ -2,11 +2,13 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono } from "hono";
 import type { Kysely } from "kysely";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js";
+import { authErrorAnswer, checkAuthRequest } from "./auth/edge.js";
 import { renderErrorPage } from "./auth/error-page.js";
 import type { AuthHandler } from "./auth/handler.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
+import { checkUrl, internalErrorText, reportUnexpected } from "./kit/edge.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
@@ -87,8 +89,9 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<Env>();
 
   app.onError((error, c) => {
-    deps.logger.error("unhandled error", { path: c.req.path, error });
-    return c.json({ error: "InternalServerError", detail: "Something went wrong on our side." }, 500);
+    const requestId = reportUnexpected(deps.logger, error, { method: c.req.method, path: c.req.path });
+    c.header("X-Request-Id", requestId);
+    return c.json({ error: "InternalServerError", detail: internalErrorText(requestId) }, 500);
   });
 
   app.get(`${AUTH_BASE_PATH}/ok`, (c) =>
@@ -130,6 +133,11 @@ export function createApp(deps: AppDeps) {
   // rebuilding the router per request; a GET needs no origin check and get-session has no
   // rate limit, so none of the router's own steps is skipped.
   app.get(`${AUTH_BASE_PATH}/get-session`, async (c) => {
+    try {
+      checkUrl(new URL(c.req.url));
+    } catch (error) {
+      return authErrorAnswer(error, c.req.raw, "/get-session", deps.logger);
+    }
     const disableCookieCache = c.req.query("disableCookieCache") === "true";
     const disableRefresh = c.req.query("disableRefresh") === "true";
     if (!disableCookieCache && !disableRefresh) {
@@ -144,22 +152,27 @@ export function createApp(deps: AppDeps) {
   });
 
   app.on(["GET", "POST"], `${AUTH_BASE_PATH}/*`, async (c) => {
-    const raw = c.req.raw;
-    // The client's address as this server saw it; a client-sent value is overwritten.
-    raw.headers.set(CLIENT_IP_HEADER, clientAddress(raw, c.env, config.trustProxy));
     const sub = c.req.path.slice(AUTH_BASE_PATH.length);
-    // The request goes to Better Auth as it came (the adapter's request reads its body straight
-    // from the socket); only the few spellings Better Auth does not serve are rebuilt.
-    const rewrite = AUTH_ALIASES[sub] !== undefined || (raw.method === "POST" && POST_AS_GET.has(sub));
-    const request = rewrite ? await rewriteAuthRequest(raw, sub) : raw;
-    const response = await deps.authHandler(request);
-    if (response.status === 429) {
-      const retryAfter = response.headers.get("x-retry-after");
-      const patched = new Response(response.body, response);
-      patched.headers.set("Retry-After", retryAfter ?? "60");
-      return patched;
+    try {
+      // The edge rule first (auth/edge.ts): Better Auth parses only a bounded body of
+      // bounded depth, with text the database can store.
+      const raw = await checkAuthRequest(c.req.raw);
+      // The client's address as this server saw it; a client-sent value is overwritten.
+      raw.headers.set(CLIENT_IP_HEADER, clientAddress(c.req.raw, c.env, config.trustProxy));
+      // Only the few spellings Better Auth does not serve are rebuilt.
+      const rewrite = AUTH_ALIASES[sub] !== undefined || (raw.method === "POST" && POST_AS_GET.has(sub));
+      const request = rewrite ? await rewriteAuthRequest(raw, sub) : raw;
+      const response = await deps.authHandler(request);
+      if (response.status === 429) {
+        const retryAfter = response.headers.get("x-retry-after");
+        const patched = new Response(response.body, response);
+        patched.headers.set("Retry-After", retryAfter ?? "60");
+        return patched;
+      }
+      return response;
+    } catch (error) {
+      return authErrorAnswer(error, c.req.raw, sub, deps.logger);
     }
-    return response;
   });
 
   // The billing API, Polar-compatible; it renders its own errors in Polar's shapes.

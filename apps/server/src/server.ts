@@ -51,6 +51,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   let uploadSweeper: { stop(): Promise<void> } | undefined;
   let reconciler: { stop(): Promise<void> } | undefined;
   try {
+    // Built before the migrations (Better Auth's options, which the migrations read, need it),
+    // but it delivers nothing until start() below.
     const mailer = createMailer({
       db: database.db,
       smtpUrl: config.mail.smtpUrl,
@@ -67,6 +69,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);
+    // Only now: the dispatcher reads kassa_mail, which the migrations create.
+    mailer.start();
     const payments = createPayments({ config: config.payments, db: database.db, clock });
     if (config.production && payments.sandbox)
       logger.warn(

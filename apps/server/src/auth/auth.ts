@@ -135,6 +135,9 @@ export function buildAuthOptions(deps: AuthDeps) {
     database: { db: deps.db, type: "postgres" },
     trustedOrigins: config.trustedOrigins,
     telemetry: { enabled: false },
+    // Errors that are not Better Auth's own answers leave its router (instead of an empty 500):
+    // app.ts turns bad input found by the database into 4xx and logs the rest once (auth/edge.ts).
+    onAPIError: { throw: true },
     logger: {
       level: config.logLevel === "debug" ? "debug" : "warn",
       log: (level, message, ...args) => {

@@ -15,6 +15,7 @@ import {
 import { redirectErrorCode, redirectingPaths } from "./spec/redirects.js";
 import { accountSelection, accountSelectionPaths, listAccounts, unlinkAccount } from "./spec/social.js";
 import { listTeamMembers, removeTeam, teamName } from "./spec/teams.js";
+import { userFieldPaths, userFieldTypes } from "./spec/user-fields.js";
 
 /**
  * Where Better Auth 1.7 and the spec differ, this plugin makes the spec hold, using only
@@ -33,6 +34,10 @@ export function kassaSpecPlugin(options: SpecPluginOptions) {
     id: "kassa-spec",
     hooks: {
       before: [
+        {
+          matcher: (ctx) => userFieldPaths.includes(ctx.path ?? ""),
+          handler: createAuthMiddleware(userFieldTypes),
+        },
         {
           matcher: (ctx) => emailFieldPaths.includes(ctx.path ?? ""),
           handler: createAuthMiddleware(validEmail),

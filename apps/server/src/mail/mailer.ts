@@ -17,6 +17,12 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
   /** Whether mail leaves the server (SMTP) or stays in the development mailbox. */
   readonly mode: "smtp" | "mailbox";
+  /**
+   * Starts delivering stored mail (SMTP only). Call it after the migrations: the dispatcher
+   * reads `kassa_mail`, which does not exist before them. Nothing is delivered until then;
+   * `send` still stores its message.
+   */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -57,13 +63,16 @@ export function createMailer(opts: {
         await store(message);
         logger.info(`dev mailbox: "${message.subject}" to ${message.to}`, { kind: message.kind });
       },
+      start() {},
       async close() {},
     };
   }
 
   const transport = nodemailer.createTransport(smtpUrl);
   let closed = false;
+  let started = false;
   let running: Promise<void> | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
 
   const deliverDue = async () => {
     const due = await db
@@ -108,19 +117,22 @@ export function createMailer(opts: {
   };
 
   const kick = () => {
-    if (closed || running) return;
+    if (!started || closed || running) return;
     running = deliverDue()
       .catch((error: unknown) => logger.error("mail dispatcher failed", { error }))
       .finally(() => {
         running = undefined;
       });
   };
-  const timer = setInterval(kick, POLL_MS);
-  timer.unref();
-  kick();
-
   return {
     mode: "smtp",
+    start() {
+      if (started || closed) return;
+      started = true;
+      timer = setInterval(kick, POLL_MS);
+      timer.unref();
+      kick();
+    },
     async send(message) {
       await store(message);
       if (running) void running.then(kick);
@@ -128,7 +140,7 @@ export function createMailer(opts: {
     },
     async close() {
       closed = true;
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       await running;
       transport.close();
     },

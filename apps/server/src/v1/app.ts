@@ -4,14 +4,25 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { Kysely } from "kysely";
 import type { KassaAuth } from "../auth/auth.js";
+import { classifyDatabaseError } from "../db/errors.js";
 import type { KassaDatabase } from "../db/schema.js";
 import { snakeCaseKeys, snakeCaseQuery } from "../kit/api/case.js";
+import { databaseFaultAsApiError } from "../kit/api/database-errors.js";
 import { clientAddress, type V1Env } from "../kit/api/env.js";
 import { ApiError, RequestValidationError, ResourceNotFound, TooManyRequests } from "../kit/api/errors.js";
 import { withDocumentedPaths } from "../kit/api/openapi.js";
 import { locationOf, toValidationIssues } from "../kit/api/validation.js";
 import type { Clock } from "../kit/clock.js";
 import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
+import {
+  checkUrl,
+  EdgeError,
+  internalErrorText,
+  isJsonContentType,
+  parseJsonBody,
+  readBoundedBody,
+  reportUnexpected,
+} from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
@@ -82,85 +93,52 @@ function renderError(logger: Logger) {
         );
       return c.json({ error: "BadRequest", detail: error.message }, error.status);
     }
-    logger.error("unhandled error on /v1", { path: c.req.path, error });
-    return c.json({ error: "InternalServerError", detail: "Something went wrong on our side." }, 500);
+    const fault = classifyDatabaseError(error);
+    if (fault) {
+      const mapped = databaseFaultAsApiError(fault);
+      return c.json(mapped.body(), mapped.status);
+    }
+    const requestId = reportUnexpected(logger, error, { method: c.req.method, path: c.req.path });
+    c.header("X-Request-Id", requestId);
+    return c.json({ error: "InternalServerError", detail: internalErrorText(requestId) }, 500);
   };
 }
 
-/** The largest request body `/v1` reads, and the deepest nesting of JSON it accepts. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 32;
-
+/** 413: the body is larger than the edge reads (see kit/edge.ts). */
 class PayloadTooLarge extends ApiError {
-  constructor() {
-    super("PayloadTooLarge", 413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  constructor(limit: number) {
+    super("PayloadTooLarge", 413, `The request body is larger than ${limit} bytes.`);
+  }
+
+  // The rest of the body is never read, so the connection cannot carry another request.
+  override headers() {
+    return { Connection: "close" };
   }
 }
 
-/** Reads a body up to the limit; a longer one is refused before it is all in memory. */
-async function readBody(req: Request): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge();
-  if (!req.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new PayloadTooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Nesting depth of parsed JSON, measured without recursion (a hostile body cannot blow the stack). */
-function jsonDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_JSON_DEPTH) return deepest;
-    for (const inner of Object.values(node)) stack.push([inner, depth + 1]);
-  }
-  return deepest;
+/** A refusal of the edge rule in Polar's shapes: 413, or a 422 naming the field. */
+export function edgeRefusalAsApiError(error: EdgeError): ApiError {
+  const r = error.refusal;
+  if (r.kind === "too_large") return new PayloadTooLarge(r.limit);
+  return RequestValidationError.field(r.loc, r.msg, r.input, r.type);
 }
 
 /**
- * Request bodies and query names in snake_case before anything reads them: Kassa accepts the
- * camelCase spellings too. A body that is not JSON is passed on untouched (the validator then
- * answers 422 `json_invalid`); one nested deeper than any resource needs is refused.
+ * Applies the edge rule (kit/edge.ts) to the query, the path and a JSON body, then puts
+ * query names and body keys in snake_case before anything reads them: Kassa accepts the
+ * camelCase spellings too (metadata maps keep their keys). A body that is not JSON is passed
+ * on as read (the endpoint's validator decides).
  */
 async function normalizeRequest(req: Request): Promise<Request> {
   const url = new URL(req.url);
+  checkUrl(url);
   const query = snakeCaseQuery(url.searchParams).toString();
   url.search = query ? `?${query}` : "";
   if (req.method === "GET" || req.method === "HEAD" || !req.body) return new Request(url, req);
-  let text = await readBody(req);
-  if (/json/i.test(req.headers.get("content-type") ?? "")) {
-    let parsed: unknown;
-    let valid = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      valid = false; // left as sent: the validator reports the malformed body
-    }
-    if (valid) {
-      if (jsonDepth(parsed) > MAX_JSON_DEPTH)
-        throw RequestValidationError.field(
-          ["body"],
-          `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-          null,
-          "json_invalid",
-        );
-      text = JSON.stringify(snakeCaseKeys(parsed));
-    }
+  let text = await readBoundedBody(req);
+  if (isJsonContentType(req)) {
+    const parsed = parseJsonBody(text);
+    if (parsed !== undefined) text = JSON.stringify(snakeCaseKeys(parsed));
   }
   const headers = new Headers(req.headers);
   headers.delete("content-length");
@@ -315,8 +293,9 @@ export function createV1Api(deps: V1Deps) {
       try {
         normalized = await normalizeRequest(req);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return Response.json(error.body(), { status: error.status, headers: error.headers() });
+        if (!(error instanceof EdgeError)) throw error;
+        const refusal = edgeRefusalAsApiError(error);
+        return Response.json(refusal.body(), { status: refusal.status, headers: refusal.headers() });
       }
       return api.fetch(normalized, env);
     },

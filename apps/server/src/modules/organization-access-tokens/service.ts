@@ -36,6 +36,9 @@ const ISO_DURATION =
   /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /** `expires_in` as seconds: an ISO 8601 duration (weeks, days, hours, minutes, seconds) or a number. */
+/** The latest expiry a token can have: the end of year 9999 (ISO 8601's four-digit years). */
+const LATEST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function parseExpiresIn(value: string | number): number | undefined {
   if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) > 0 ? Number(value) : undefined;
@@ -91,14 +94,16 @@ export async function createToken({ ctx, input }: { ctx: Ctx; input: Organizatio
   let expiresAt: Date | null = null;
   if (input.expires_in !== undefined && input.expires_in !== null) {
     const seconds = parseExpiresIn(input.expires_in);
-    if (seconds === undefined)
+    const at = seconds === undefined ? undefined : new Date(now.getTime() + seconds * 1000);
+    // An absurd duration makes no date at all (or one past what a timestamp column holds).
+    if (at === undefined || Number.isNaN(at.getTime()) || at.getTime() > LATEST_EXPIRY_MS)
       throw RequestValidationError.field(
         ["body", "expires_in"],
-        "Input should be a valid duration: an ISO 8601 duration such as P30D, or a positive number of seconds",
+        "Input should be a valid duration: an ISO 8601 duration such as P30D, or a positive number of seconds, ending before the year 10000",
         input.expires_in,
         "time_delta_parsing",
       );
-    expiresAt = new Date(now.getTime() + seconds * 1000);
+    expiresAt = at;
   }
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const row = {

@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+/**
+ * The input rule both faces (`/v1` and `/api/auth`) apply before anything reads a request:
+ * a bounded body, JSON of bounded depth whose top level is an object, and text that
+ * PostgreSQL can store. Each face renders a refusal in its own error shape (Polar's 422 for
+ * `/v1`, Better Auth's `{code, message}` for `/api/auth`); the rule itself lives only here.
+ */
+
+/** The largest request body either face reads. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** The deepest nesting of JSON either face accepts; no resource nests deeper than a few levels. */
+export const MAX_JSON_DEPTH = 32;
+
+export type Loc = (string | number)[];
+
+/** Why a request was refused at the edge, before any handler saw it. */
+export type EdgeRefusal =
+  | { kind: "too_large"; limit: number }
+  | { kind: "invalid"; type: string; loc: Loc; msg: string; input: unknown };
+
+export class EdgeError extends Error {
+  constructor(readonly refusal: EdgeRefusal) {
+    super(refusal.kind === "too_large" ? `body larger than ${refusal.limit} bytes` : refusal.msg);
+    this.name = "EdgeError";
+  }
+
+  static invalid(type: string, loc: Loc, msg: string, input: unknown): EdgeError {
+    return new EdgeError({ kind: "invalid", type, loc, msg, input });
+  }
+}
+
+// A NUL, or a UTF-16 surrogate without its partner: PostgreSQL stores neither (text refuses
+// NUL, jsonb refuses an unpaired \ud800 escape).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What is wrong with a text for storage, or null when nothing is. */
+export function textProblem(text: string): string | null {
+  if (text.includes("\u0000")) return "Text must not contain a NUL character (\\u0000).";
+  if (LONE_SURROGATE.test(text)) return "Text must not contain an unpaired UTF-16 surrogate.";
+  return null;
+}
+
+/**
+ * Checks a parsed JSON value: nesting depth, and every string and object key for text
+ * PostgreSQL cannot store. Iterative, so a hostile body cannot exhaust the stack.
+ */
+export function checkJsonValue(value: unknown, root: Loc): void {
+  const stack: [unknown, Loc][] = [[value, root]];
+  while (stack.length > 0) {
+    const [node, loc] = stack.pop()!;
+    if (typeof node === "string") {
+      const problem = textProblem(node);
+      if (problem) throw EdgeError.invalid("string_type", loc, problem, node);
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    // loc holds the root's entries, then one entry per level below it.
+    if (loc.length - root.length >= MAX_JSON_DEPTH)
+      throw EdgeError.invalid("json_invalid", root, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, null);
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node);
+    for (const [key, inner] of entries) {
+      if (typeof key === "string") {
+        const problem = textProblem(key);
+        if (problem) throw EdgeError.invalid("string_type", [...loc, key], `Key: ${problem}`, key);
+      }
+      stack.push([inner, [...loc, key]]);
+    }
+  }
+}
+
+/** Query names and values, and the path's segments (decoded), checked for text PostgreSQL refuses. */
+export function checkUrl(url: URL): void {
+  for (const [name, value] of url.searchParams) {
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) throw EdgeError.invalid("string_type", ["query", name], problem, value);
+  }
+  for (const segment of url.pathname.split("/")) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw EdgeError.invalid(
+        "string_type",
+        ["path"],
+        "The path is not valid percent-encoded UTF-8.",
+        segment,
+      );
+    }
+    const problem = textProblem(decoded);
+    if (problem) throw EdgeError.invalid("string_type", ["path"], problem, decoded);
+  }
+}
+
+/** Reads a body up to the limit; a longer one is refused before it is all in memory. */
+export async function readBoundedBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export const isJsonContentType = (req: Request) => /json/i.test(req.headers.get("content-type") ?? "");
+
+/**
+ * Parses a JSON request body and applies the rule: valid JSON, an object at the top level,
+ * bounded depth, storable text. An empty body is `undefined` (the endpoint decides whether it
+ * needs one).
+ */
+export function parseJsonBody(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw EdgeError.invalid("json_invalid", ["body"], "JSON decode error", {});
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw EdgeError.invalid(
+      "model_attributes_type",
+      ["body"],
+      "Input should be a valid dictionary or object",
+      parsed,
+    );
+  checkJsonValue(parsed, ["body"]);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Logs an unexpected failure once, with a new request id, and returns the id: the answer
+ * carries only the id (in `X-Request-Id` and its text), never the error itself.
+ */
+export function reportUnexpected(
+  logger: { error(message: string, fields?: Record<string, unknown>): void },
+  error: unknown,
+  where: { method: string; path: string },
+): string {
+  const requestId = randomUUID();
+  logger.error("unhandled error", { requestId, method: where.method, path: where.path, error });
+  return requestId;
+}
+
+export const internalErrorText = (requestId: string) =>
+  `Something went wrong on our side (request id ${requestId}).`;
