@@ -2,6 +2,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
+import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
@@ -253,6 +254,81 @@ if (TEST_DB === "postgres") {
       expect(receiver.received.filter((h) => h.path === path)).toHaveLength(3);
       const paid = hooks.map((h) => validateEvent(h.body, h.headers, secret).data as { checkoutId: string });
       expect(new Set(paid.map((o) => o.checkoutId))).toEqual(new Set(checkouts.map((c) => c.id)));
+    });
+  });
+}
+
+if (TEST_DB === "postgres") {
+  describe("on Stripe (a local server speaking Stripe's API)", () => {
+    let fake: FakeStripe;
+    const stripeEnv = () => ({
+      STRIPE_SECRET_KEY: "sk_test_kassa_fake",
+      STRIPE_WEBHOOK_SECRET: "whsec_test_kassa_fake_stripe_secret",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_kassa_fake",
+      STRIPE_API_URL: fake.url,
+    });
+    beforeAll(async () => {
+      fake = await startFakeStripe();
+    });
+    afterAll(async () => fake?.close());
+
+    const stripeConfirm = (server: TestServer, checkout: Json) =>
+      call(server, undefined, "POST", `/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+        ...confirmBody(`ctoken_visa_${checkout.id.slice(0, 8)}`),
+      })
+        .then((r) => r.status)
+        .catch(() => "no answer");
+
+    it("killed after Stripe took the payment: the reconciler finds the payment intent by its key and records the one order", {
+      timeout: 90_000,
+    }, async () => {
+      const first = await start({ ...stripeEnv(), KASSA_CRASH_AT: "checkout.charged" });
+      const { token, productId } = await shop(first, "/stripe-charged");
+      const checkout = await newCheckout(first, token, productId);
+      const exited = new Promise((resolve) => first.child.once("exit", (_c, signal) => resolve(signal)));
+      expect(await stripeConfirm(first, checkout)).toBe("no answer");
+      expect(await exited).toBe("SIGKILL");
+      const intents = () =>
+        fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/payment_intents").length;
+      expect(intents()).toBe(1);
+
+      const second = await start({ ...stripeEnv() }, first.database);
+      await until("the checkout to settle", async () => {
+        const res = await call(second, token, "GET", `/v1/checkouts/${checkout.id}`);
+        return res.body.status === "succeeded" ? true : undefined;
+      });
+      const orders = await second.sql<{ total_amount: number; charge_id: string; processor: string }>(
+        "select total_amount, charge_id, processor from kassa_order where checkout_id = $1",
+        checkout.id,
+      );
+      expect(orders).toEqual([
+        { total_amount: PRICE, charge_id: expect.stringMatching(/^pi_/), processor: "stripe" },
+      ]);
+      expect(fake.object(orders[0]!.charge_id)).toMatchObject({ status: "succeeded", amount: PRICE });
+      // Found by search, not charged again.
+      expect(intents()).toBe(1);
+      expect(fake.requests.some((r) => r.path === "/v1/payment_intents/search")).toBe(true);
+    });
+
+    it("killed before Stripe was called: the checkout opens again and nothing was charged", {
+      timeout: 90_000,
+    }, async () => {
+      const first = await start({ ...stripeEnv(), KASSA_CRASH_AT: "checkout.claimed" });
+      const { token, productId } = await shop(first, "/stripe-claimed");
+      const checkout = await newCheckout(first, token, productId);
+      const before = fake.requests.length;
+      const exited = new Promise((resolve) => first.child.once("exit", (_c, signal) => resolve(signal)));
+      expect(await stripeConfirm(first, checkout)).toBe("no answer");
+      expect(await exited).toBe("SIGKILL");
+      const second = await start({ ...stripeEnv() }, first.database);
+      await until("the checkout to open again", async () => {
+        const res = await call(second, token, "GET", `/v1/checkouts/${checkout.id}`);
+        return res.body.status === "open" ? true : undefined;
+      });
+      expect(
+        fake.requests.slice(before).filter((r) => r.method === "POST" && r.path === "/v1/payment_intents"),
+      ).toEqual([]);
+      expect(await second.sql("select id from kassa_order where checkout_id = $1", checkout.id)).toEqual([]);
     });
   });
 }
