@@ -4,7 +4,16 @@ import type { Metadata } from "../../kit/api/metadata.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
 import { createCustomerSession } from "../customer-sessions/index.js";
-import { type CustomerRow, findOrCreateCustomerForCheckout, validateTaxId } from "../customers/index.js";
+import {
+  type CustomerRow,
+  findCustomer,
+  findCustomerByEmail,
+  findCustomerByExternalId,
+  findOrCreateCustomerForCheckout,
+  setProcessorCustomer,
+  validateTaxId,
+} from "../customers/index.js";
+import { findDiscount, holdRedemption, releaseRedemption } from "../discounts/index.js";
 import { recordPurchase } from "../orders/index.js";
 import {
   type ChargeResult,
@@ -75,7 +84,7 @@ async function claim(
 
     const now = ctx.clock.now();
     if (discount) {
-      const locked = await repo.findDiscount(trx, row.organization_id, discount.id, { forUpdate: true });
+      const locked = await findDiscount(trx, row.organization_id, discount.id, { forUpdate: true });
       if (!locked || !isRedeemable(locked, now))
         throw new RequestValidationError([
           {
@@ -85,7 +94,7 @@ async function claim(
             input: discount.id,
           },
         ]);
-      await repo.insertRedemption(trx, {
+      await holdRedemption(trx, {
         id: randomUUID(),
         organization_id: row.organization_id,
         discount_id: discount.id,
@@ -118,11 +127,11 @@ export async function processorCustomerFor(
 ): Promise<string> {
   const org = row.organization_id;
   const known =
-    (row.customer_id ? await repo.findLiveCustomer(ctx.db, org, row.customer_id) : undefined) ??
+    (row.customer_id ? await findCustomer(ctx.db, org, row.customer_id) : undefined) ??
     (row.external_customer_id
-      ? await repo.findCustomerByExternalId(ctx.db, org, row.external_customer_id)
+      ? await findCustomerByExternalId(ctx.db, org, row.external_customer_id)
       : undefined) ??
-    (row.customer_email ? await repo.findCustomerByEmail(ctx.db, org, row.customer_email) : undefined);
+    (row.customer_email ? await findCustomerByEmail(ctx.db, org, row.customer_email) : undefined);
   if (known?.processor_customer_id) {
     const exists = await deps.processor.findCustomer({
       organizationId: org,
@@ -208,7 +217,7 @@ export async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: str
   return inTransaction(ctx, async (trx) => {
     const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
     if (row?.status !== "confirmed" || row.attempt !== c.row.attempt) return false;
-    await repo.releaseRedemption(trx, row.id);
+    await releaseRedemption(trx, row.id);
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "open",
       payment_error: message,
@@ -231,14 +240,14 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Ext
     // one merely matched by e-mail (someone else could type that address).
     let newCustomer = false;
     let customer: CustomerRow | undefined = row.customer_id
-      ? await repo.findLiveCustomer(trx, org, row.customer_id)
+      ? await findCustomer(trx, org, row.customer_id)
       : undefined;
     if (!customer) {
       const existing =
         (row.external_customer_id
-          ? await repo.findCustomerByExternalId(trx, org, row.external_customer_id)
+          ? await findCustomerByExternalId(trx, org, row.external_customer_id)
           : undefined) ??
-        (row.customer_email ? await repo.findCustomerByEmail(trx, org, row.customer_email) : undefined);
+        (row.customer_email ? await findCustomerByEmail(trx, org, row.customer_email) : undefined);
       newCustomer = existing === undefined;
       customer = await findOrCreateCustomerForCheckout(trx, ctx, {
         email: row.customer_email ?? "",
@@ -253,7 +262,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Ext
       });
     }
     if (outcome.processorCustomerId)
-      await repo.setProcessorCustomer(trx, customer.id, outcome.processorCustomerId);
+      await setProcessorCustomer(trx, customer.id, outcome.processorCustomerId);
     const purchase = await recordPurchase(trx, ctx, {
       organizationId: org,
       customerId: customer.id,
