@@ -33,6 +33,7 @@ import type {
   CheckoutUpdateInput,
   CheckoutUpdatePublicInput,
 } from "./schemas.js";
+import { isRedeemable } from "./state.js";
 import { type CheckoutEnv, checkoutPublicWire, checkoutsWire, checkoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's 24 hours). */
@@ -87,14 +88,6 @@ async function usableDiscount(
   )
     throw fieldError([field], "Discount does not exist.", input);
   return discount;
-}
-
-export function isRedeemable(d: DiscountRow, now: Date): boolean {
-  if (d.deleted_at) return false;
-  if (d.starts_at && d.starts_at > now) return false;
-  if (d.ends_at && d.ends_at < now) return false;
-  if (d.max_redemptions !== null && d.redemptions_count >= d.max_redemptions) return false;
-  return true;
 }
 
 /** Whether a discount still applies after the product changed (Polar drops it otherwise). */
