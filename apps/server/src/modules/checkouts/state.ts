@@ -79,9 +79,9 @@ export function customerKey(row: Pick<CheckoutRow, "id" | "attempt">): string {
   return `${paymentKey(row)}:customer`;
 }
 
-/** A claim needs an open checkout. */
+/** A claim moves the checkout to `confirmed`: only an open one may be claimed. */
 export function isClaimable(row: Pick<CheckoutRow, "status">): boolean {
-  return row.status === "open";
+  return canMove(row.status, "confirmed");
 }
 
 /** The columns a claim sets: `confirmed`, the next attempt, no error, no outcome yet. */
