@@ -95,23 +95,3 @@ export async function replaceProducts(db: Db, linkId: string, productIds: string
       .values(productIds.map((product_id, position) => ({ checkout_link_id: linkId, product_id, position })))
       .execute();
 }
-
-export function findDiscounts(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_discount")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .execute();
-}
-
-export async function productOfPrice(db: Db, organizationId: string, priceId: string) {
-  const row = await db
-    .selectFrom("kassa_product_price")
-    .select("product_id")
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", priceId)
-    .executeTakeFirst();
-  return row?.product_id;
-}

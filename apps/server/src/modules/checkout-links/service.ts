@@ -11,7 +11,8 @@ import {
   checkoutProductWire,
   createCheckout,
 } from "../checkouts/index.js";
-import { findProducts, productsToWire } from "../products/index.js";
+import { findDiscountsById } from "../discounts/index.js";
+import { findProducts, productOfPrice, productsToWire } from "../products/index.js";
 import * as repo from "./repository.js";
 import type { CheckoutLinkCreateInput, CheckoutLinkUpdateInput, CheckoutLinkWire } from "./schemas.js";
 
@@ -41,7 +42,7 @@ async function toWire(
   const products = new Map((await productsToWire(db, organizationId, productRows)).map((p) => [p.id, p]));
   const discounts = new Map(
     (
-      await repo.findDiscounts(
+      await findDiscountsById(
         db,
         organizationId,
         rows.flatMap((r) => (r.discount_id ? [r.discount_id] : [])),
@@ -174,7 +175,7 @@ export async function createLink({
           msg: "Price does not exist.",
         },
       ]);
-      const owner = await repo.productOfPrice(trx, ctx.organizationId, input.product_price_id);
+      const owner = await productOfPrice(trx, ctx.organizationId, input.product_price_id);
       if (!owner) throw new Error(`price ${input.product_price_id} has no product`);
       ids = [owner];
     }

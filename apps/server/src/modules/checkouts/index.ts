@@ -1,5 +1,6 @@
 /** The checkouts module: the only file other modules import. */
-export { type ConfirmDeps, checkoutPaymentListener } from "./confirm.js";
+export type { ConfirmDeps } from "./claim.js";
+export { checkoutPaymentListener } from "./listener.js";
 export { reconcileCheckouts, startCheckoutReconciler } from "./reconcile.js";
 export { type CheckoutRouteDeps, registerCheckoutRoutes } from "./routes.js";
 export type { CheckoutCreateInput, CheckoutWire } from "./schemas.js";

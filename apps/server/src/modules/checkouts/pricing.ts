@@ -1,9 +1,9 @@
 import type { AddressValue } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Db } from "../../kit/context.js";
+import type { DiscountRow } from "../discounts/index.js";
 import type { PriceWire, ProductWire } from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
-import type { DiscountRow } from "./repository.js";
 
 /** Polar's floor and ceiling for any charged amount (USD and the default for other currencies). */
 export const CURRENCY_MINIMUM = 50;

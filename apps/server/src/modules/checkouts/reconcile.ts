@@ -1,9 +1,51 @@
 import type { Clock } from "../../kit/clock.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import type { Logger } from "../../kit/logger.js";
-import { type ConfirmDeps, fulfil, settleFromProcessor } from "./confirm.js";
+import type { ConfirmDeps } from "./claim.js";
 import { NotOpenCheckout } from "./errors.js";
+import { fulfil, reopen } from "./fulfil.js";
+import { isRecurring, processorCustomerFor } from "./pay.js";
 import * as repo from "./repository.js";
+import { type Claim, claimOf, paymentKey, recordedOutcome, settlementOf } from "./state.js";
+
+/**
+ * Finishes a claimed attempt from what the processor says it did under the attempt's key:
+ * charged (or card saved) -> the order is recorded; declined or never made -> the checkout is
+ * open again (the sandbox closes a key it answered "none" for, so a late call under it is
+ * refused); pending -> left to the processor's events. The interrupted confirm and the
+ * reconciler both come here; row locks and the attempt number make a second caller a no-op.
+ */
+export async function settleFromProcessor(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  claimed: Claim,
+): Promise<"fulfilled" | "reopened" | "pending" | "settled"> {
+  const row = claimed.row;
+  const lookup = await deps.processor.findPayment({
+    organizationId: row.organization_id,
+    idempotencyKey: paymentKey(row),
+  });
+  const next = settlementOf(lookup);
+  if (next.action === "wait") return "pending";
+  if (next.action === "reopen")
+    return (await reopen(ctx, deps, claimed, next.message)) ? "reopened" : "settled";
+  const { paid } = next;
+  const recurring = claimed.recurring || (await isRecurring(ctx.db, row));
+  const outcome = {
+    chargeId: paid.chargeId,
+    paymentMethodId: recurring ? (paid.paymentMethod?.id ?? null) : null,
+    processorCustomerId:
+      paid.chargeId || paid.paymentMethod ? await processorCustomerFor(ctx, deps, row) : null,
+  };
+  await repo.recordPaymentOutcome(ctx.db, row.id, row.attempt, outcome);
+  try {
+    await fulfil(ctx, deps, claimed, { ok: true, ...outcome });
+    return "fulfilled";
+  } catch (error) {
+    if (error instanceof NotOpenCheckout) return "settled";
+    throw error;
+  }
+}
 
 /**
  * A confirm that stopped half-way (the process was killed, the database or the processor failed)
@@ -64,10 +106,11 @@ async function reconcileOne(deps: ReconcileDeps, row: repo.CheckoutRow) {
     clock: deps.clock,
     events: deps.events,
   };
-  const claimed = { row, recurring: false, paymentRequired: false, setupRequired: false };
-  if (row.payment_outcome) {
+  const claimed = claimOf(row);
+  const recorded = recordedOutcome(row);
+  if (recorded) {
     try {
-      await fulfil(ctx, deps, claimed, { ok: true, ...row.payment_outcome });
+      await fulfil(ctx, deps, claimed, recorded);
       return "fulfilled";
     } catch (error) {
       if (error instanceof NotOpenCheckout) return "settled";

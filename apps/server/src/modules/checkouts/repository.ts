@@ -1,11 +1,10 @@
-import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import type { Insertable, Selectable, Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
-import type { CheckoutTable, DiscountTable } from "../../db/schema.js";
+import type { CheckoutTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
 export type CheckoutRow = Selectable<CheckoutTable>;
-export type DiscountRow = Selectable<DiscountTable>;
 export type CheckoutSortField = "created_at" | "expires_at" | "status";
 
 export function insertCheckout(db: Db, row: Insertable<CheckoutTable>) {
@@ -82,124 +81,6 @@ export async function listCheckouts(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
-}
-
-// Discounts as a checkout reads and redeems them.
-
-export function findDiscount(db: Db, organizationId: string, id: string, opts: { forUpdate?: boolean } = {}) {
-  let query = db
-    .selectFrom("kassa_discount")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .where("deleted_at", "is", null);
-  if (opts.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
-}
-
-export function findDiscountByCode(db: Db, organizationId: string, code: string) {
-  return db
-    .selectFrom("kassa_discount")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("deleted_at", "is", null)
-    .where(sql<boolean>`lower(code) = lower(${code})`)
-    .executeTakeFirst();
-}
-
-export async function discountProductIds(db: Db, discountId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("kassa_discount_product")
-    .select("product_id")
-    .where("discount_id", "=", discountId)
-    .execute();
-  return rows.map((r) => r.product_id);
-}
-
-/** Holds one redemption for the checkout and counts it on the discount (under the discount's row lock). */
-export async function insertRedemption(
-  db: Db,
-  row: { id: string; organization_id: string; discount_id: string; checkout_id: string; created_at: Date },
-) {
-  await db.insertInto("kassa_discount_redemption").values(row).execute();
-  await db
-    .updateTable("kassa_discount")
-    .set((eb) => ({ redemptions_count: eb("redemptions_count", "+", 1) }))
-    .where("id", "=", row.discount_id)
-    .execute();
-}
-
-/** Gives back the checkout's redemption (a failed payment), if it holds one. */
-export async function releaseRedemption(db: Db, checkoutId: string) {
-  const removed = await db
-    .deleteFrom("kassa_discount_redemption")
-    .where("checkout_id", "=", checkoutId)
-    .returning("discount_id")
-    .executeTakeFirst();
-  if (removed)
-    await db
-      .updateTable("kassa_discount")
-      .set((eb) => ({ redemptions_count: eb("redemptions_count", "-", 1) }))
-      .where("id", "=", removed.discount_id)
-      .execute();
-}
-
-// Customers named at creation.
-
-export function findLiveCustomer(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-}
-
-export function findCustomerByExternalId(db: Db, organizationId: string, externalId: string) {
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("external_id", "=", externalId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-}
-
-export function findCustomerByEmail(db: Db, organizationId: string, email: string) {
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where(sql<boolean>`lower(email) = lower(${email})`)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-}
-
-export async function setProcessorCustomer(db: Db, customerId: string, processorCustomerId: string) {
-  await db
-    .updateTable("kassa_customer")
-    .set({ processor_customer_id: processorCustomerId })
-    .where("id", "=", customerId)
-    .where("processor_customer_id", "is", null)
-    .execute();
-}
-
-/** Discounts by id, deleted ones included (a checkout keeps naming the discount it used). */
-export function findDiscountsById(db: Db, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom("kassa_discount").selectAll().where("id", "in", ids).execute();
-}
-
-/** The product a price belongs to (within the organization). */
-export async function productOfPrice(db: Db, organizationId: string, priceId: string) {
-  const row = await db
-    .selectFrom("kassa_product_price")
-    .select("product_id")
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", priceId)
-    .executeTakeFirst();
-  return row?.product_id;
 }
 
 /** Keeps what the processor answered for this attempt until the order is recorded. */

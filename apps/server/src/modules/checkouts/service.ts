@@ -7,8 +7,21 @@ import type { Metadata } from "../../kit/api/metadata.js";
 import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
-import { validateTaxId } from "../customers/index.js";
-import { findProducts, type PriceWire, type ProductWire, productsToWire } from "../products/index.js";
+import { findCustomer, findCustomerByExternalId, validateTaxId } from "../customers/index.js";
+import {
+  type DiscountRow,
+  discountProductIds,
+  findDiscount,
+  findDiscountByCode,
+  findDiscountsById,
+} from "../discounts/index.js";
+import {
+  findProducts,
+  type PriceWire,
+  type ProductWire,
+  productOfPrice,
+  productsToWire,
+} from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 import { type CustomFieldData, validateCustomFieldData } from "./custom-field-data.js";
 import { CheckoutExpired, CheckoutNotFound, fieldError, NotOpenCheckout } from "./errors.js";
@@ -20,6 +33,7 @@ import type {
   CheckoutUpdateInput,
   CheckoutUpdatePublicInput,
 } from "./schemas.js";
+import { isRedeemable } from "./state.js";
 import { type CheckoutEnv, checkoutPublicWire, checkoutsWire, checkoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's 24 hours). */
@@ -54,7 +68,7 @@ async function usableDiscount(
   currency: string,
   now: Date,
   by: { id: string } | { code: string },
-): Promise<repo.DiscountRow> {
+): Promise<DiscountRow> {
   const field = "id" in by ? "discount_id" : "discount_code";
   const input = "id" in by ? by.id : by.code;
   if (!product.prices.some((p) => p.amount_type !== "free"))
@@ -62,10 +76,10 @@ async function usableDiscount(
   const discount =
     "id" in by
       ? isUuid(by.id)
-        ? await repo.findDiscount(db, organizationId, by.id)
+        ? await findDiscount(db, organizationId, by.id)
         : undefined
-      : await repo.findDiscountByCode(db, organizationId, by.code);
-  const restricted = discount ? await repo.discountProductIds(db, discount.id) : [];
+      : await findDiscountByCode(db, organizationId, by.code);
+  const restricted = discount ? await discountProductIds(db, discount.id) : [];
   if (
     !discount ||
     (discount.type === "fixed" && discount.currency !== currency) ||
@@ -76,18 +90,10 @@ async function usableDiscount(
   return discount;
 }
 
-export function isRedeemable(d: repo.DiscountRow, now: Date): boolean {
-  if (d.deleted_at) return false;
-  if (d.starts_at && d.starts_at > now) return false;
-  if (d.ends_at && d.ends_at < now) return false;
-  if (d.max_redemptions !== null && d.redemptions_count >= d.max_redemptions) return false;
-  return true;
-}
-
 /** Whether a discount still applies after the product changed (Polar drops it otherwise). */
-async function stillApplies(db: Db, d: repo.DiscountRow, product: ProductWire, currency: string) {
+async function stillApplies(db: Db, d: DiscountRow, product: ProductWire, currency: string) {
   if (d.type === "fixed" && d.currency !== currency) return false;
-  const restricted = await repo.discountProductIds(db, d.id);
+  const restricted = await discountProductIds(db, d.id);
   return restricted.length === 0 || restricted.includes(product.id);
 }
 
@@ -122,7 +128,7 @@ async function figureColumns(
     | "is_business_customer"
   >,
   product: ProductWire | undefined,
-  discount: repo.DiscountRow | null,
+  discount: DiscountRow | null,
 ) {
   const f = await figuresOf(
     {
@@ -212,7 +218,7 @@ export async function createCheckout({
     ]);
     if (issues.length > 0) throw new RequestValidationError(issues);
     if (ids.length === 0 && input.product_price_id) {
-      const owner = await repo.productOfPrice(trx, org, input.product_price_id);
+      const owner = await productOfPrice(trx, org, input.product_price_id);
       if (!owner) throw fieldError(["product_price_id"], "Price does not exist.", input.product_price_id);
       ids = [owner];
     }
@@ -248,14 +254,12 @@ export async function createCheckout({
       ? await usableDiscount(trx, org, product, currency, now, { id: input.discount_id })
       : null;
 
-    let customer: Awaited<ReturnType<typeof repo.findLiveCustomer>>;
+    let customer: Awaited<ReturnType<typeof findCustomer>>;
     if (input.customer_id) {
-      customer = isUuid(input.customer_id)
-        ? await repo.findLiveCustomer(trx, org, input.customer_id)
-        : undefined;
+      customer = isUuid(input.customer_id) ? await findCustomer(trx, org, input.customer_id) : undefined;
       if (!customer) throw fieldError(["customer_id"], "Customer does not exist.", input.customer_id);
     } else if (input.external_customer_id) {
-      customer = await repo.findCustomerByExternalId(trx, org, input.external_customer_id);
+      customer = await findCustomerByExternalId(trx, org, input.external_customer_id);
     }
 
     let billingAddress = cleanAddress(input.customer_billing_address);
@@ -455,7 +459,7 @@ export async function applyUpdate(
     amount = patch.amount;
   }
 
-  let discount = row.discount_id ? ((await repo.findDiscountsById(trx, [row.discount_id]))[0] ?? null) : null;
+  let discount = row.discount_id ? ((await findDiscountsById(trx, org, [row.discount_id]))[0] ?? null) : null;
   if (discount && product && productChanged && !(await stillApplies(trx, discount, product, currency)))
     discount = null;
   if (mode === "merchant" && patch.discount_id !== undefined) {

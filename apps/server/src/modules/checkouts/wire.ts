@@ -1,11 +1,12 @@
 import type { AddressValue } from "../../db/schema.js";
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { Payments } from "../payments/index.js";
 import { findProducts, type ProductWire, productsToWire } from "../products/index.js";
 import { flagsOf } from "./pricing.js";
-import * as repo from "./repository.js";
+import type * as repo from "./repository.js";
 import type { CheckoutPublicWire, CheckoutWire } from "./schemas.js";
 
 /** What rendering a checkout needs beyond the database: the public URL and the processor. */
@@ -30,7 +31,7 @@ export function addressWire(a: AddressValue | null) {
 }
 
 /** A discount as a checkout embeds it (Polar's CheckoutDiscount*). */
-export function checkoutDiscountWire(d: repo.DiscountRow) {
+export function checkoutDiscountWire(d: DiscountRow) {
   const months = d.duration === "repeating" ? { duration_in_months: d.duration_in_months ?? 1 } : {};
   const terms =
     d.type === "fixed"
@@ -83,7 +84,7 @@ async function loadRelated(db: Db, organizationId: string, rows: repo.CheckoutRo
     ),
   );
   const discountIds = [...new Set(rows.flatMap((r) => (r.discount_id ? [r.discount_id] : [])))];
-  const discounts = new Map((await repo.findDiscountsById(db, discountIds)).map((d) => [d.id, d]));
+  const discounts = new Map((await findDiscountsById(db, organizationId, discountIds)).map((d) => [d.id, d]));
   return { products, discounts };
 }
 
@@ -91,7 +92,7 @@ function render(
   row: repo.CheckoutRow,
   env: CheckoutEnv,
   products: Map<string, ProductWire>,
-  discounts: Map<string, repo.DiscountRow>,
+  discounts: Map<string, DiscountRow>,
 ) {
   const product = row.product_id ? products.get(row.product_id) : undefined;
   const discount = row.discount_id ? (discounts.get(row.discount_id) ?? null) : null;

@@ -16,37 +16,6 @@ export interface Caller {
 export type OrderRow = Selectable<OrderTable>;
 export type SubscriptionRow = Selectable<SubscriptionTable>;
 
-export function findCustomer(db: Db, caller: Caller) {
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", caller.organizationId)
-    .where("id", "=", caller.customerId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-}
-
-/** The organization as a customer sees it (Polar's `CustomerOrganization`). */
-export function findOrganization(db: Db, organizationId: string) {
-  return db
-    .selectFrom("organization as o")
-    .leftJoin("kassa_organization_settings as s", "s.organization_id", "o.id")
-    .select([
-      "o.id",
-      "o.name",
-      "o.slug",
-      "o.logo",
-      "o.createdAt as created_at",
-      "s.modified_at",
-      "s.allow_customer_updates",
-      "s.proration_behavior",
-    ])
-    .where("o.id", "=", organizationId)
-    .executeTakeFirstOrThrow();
-}
-
-export type OrganizationRow = Awaited<ReturnType<typeof findOrganization>>;
-
 export type OrderSortField = "created_at" | "amount" | "net_amount" | "product" | "subscription";
 
 export interface OrderFilters {
@@ -64,6 +33,10 @@ const ORDER_SORT: Record<OrderSortField, string> = {
   subscription: "o.subscription_id",
 };
 
+/**
+ * Reads `kassa_order` and `kassa_product` (owned by orders, products) in a join: the list filters and sorts on the product's name and billing type, which
+ * splitting into a call per module would turn into a query per row or a filter after paging.
+ */
 export async function listOrders(
   db: Db,
   caller: Caller,
@@ -103,26 +76,6 @@ export async function listOrders(
   );
 }
 
-export function findOrder(db: Db, caller: Caller, id: string) {
-  return db
-    .selectFrom("kassa_order")
-    .selectAll()
-    .where("organization_id", "=", caller.organizationId)
-    .where("customer_id", "=", caller.customerId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
-export function orderItems(db: Db, orderIds: string[]) {
-  if (orderIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_order_item")
-    .selectAll()
-    .where("order_id", "in", orderIds)
-    .orderBy("position")
-    .execute();
-}
-
 export type SubscriptionSortField = "started_at" | "amount" | "status" | "organization" | "product";
 
 export interface SubscriptionFilters {
@@ -139,7 +92,11 @@ const SUBSCRIPTION_SORT: Record<SubscriptionSortField, string> = {
   product: "p.name",
 };
 
-/** Polar's portal shows subscriptions that started (not ones still incomplete). */
+/**
+ * Polar's portal shows subscriptions that started (not ones still incomplete). Reads
+ * `kassa_subscription` and `kassa_product` (owned by subscriptions, products) in a join: the
+ * list filters and sorts on the product's name, which a call per module would do per row.
+ */
 export async function listSubscriptions(
   db: Db,
   caller: Caller,
@@ -174,26 +131,4 @@ export async function listSubscriptions(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
-}
-
-export function findSubscription(db: Db, caller: Caller, id: string) {
-  return db
-    .selectFrom("kassa_subscription")
-    .selectAll()
-    .where("organization_id", "=", caller.organizationId)
-    .where("customer_id", "=", caller.customerId)
-    .where("id", "=", id)
-    .where("started_at", "is not", null)
-    .executeTakeFirst();
-}
-
-export function findSubscriptions(db: Db, caller: Caller, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_subscription")
-    .selectAll()
-    .where("organization_id", "=", caller.organizationId)
-    .where("customer_id", "=", caller.customerId)
-    .where("id", "in", ids)
-    .execute();
 }

@@ -1,6 +1,9 @@
 import { Unauthorized } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Ctx } from "../../kit/context.js";
+import { findCustomer } from "../customers/index.js";
+import { findOrder } from "../orders/index.js";
+import { findSubscription } from "../subscriptions/index.js";
 import { CustomerOrderNotFound, CustomerSubscriptionNotFound } from "./errors.js";
 import * as repo from "./repository.js";
 import { customerOrdersWire, customerSubscriptionsWire, portalCustomerWire } from "./wire.js";
@@ -12,7 +15,7 @@ function callerOf(ctx: Ctx): repo.Caller {
 }
 
 export async function getMe({ ctx }: { ctx: Ctx }) {
-  const row = await repo.findCustomer(ctx.db, callerOf(ctx));
+  const row = await findCustomer(ctx.db, callerOf(ctx).organizationId, callerOf(ctx).customerId);
   // Authentication already refused sessions of deleted customers; a race lands here.
   if (!row) throw new Unauthorized();
   return portalCustomerWire(row);
@@ -49,7 +52,7 @@ export async function listOrders({
 
 export async function getOrder({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
   const caller = callerOf(ctx);
-  const row = await repo.findOrder(ctx.db, caller, input.id);
+  const row = await findOrder(ctx.db, caller.organizationId, input.id, { customerId: caller.customerId });
   if (!row) throw new CustomerOrderNotFound();
   const [wire] = await customerOrdersWire(ctx.db, caller, [row]);
   if (!wire) throw new CustomerOrderNotFound();
@@ -82,7 +85,10 @@ export async function listSubscriptions({
 
 export async function getSubscription({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
   const caller = callerOf(ctx);
-  const row = await repo.findSubscription(ctx.db, caller, input.id);
+  const row = await findSubscription(ctx.db, caller.organizationId, input.id, {
+    customerId: caller.customerId,
+    startedOnly: true,
+  });
   if (!row) throw new CustomerSubscriptionNotFound();
   const [wire] = await customerSubscriptionsWire(ctx.db, caller, [row]);
   if (!wire) throw new CustomerSubscriptionNotFound();

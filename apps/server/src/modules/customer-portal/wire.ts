@@ -1,9 +1,11 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import type { CustomerRow } from "../customers/index.js";
+import { orderItems } from "../orders/index.js";
+import { findOrganization, type OrganizationRow } from "../organizations/index.js";
 import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
-import { subscriptionFields } from "../subscriptions/index.js";
-import * as repo from "./repository.js";
+import { findSubscriptions, subscriptionFields } from "../subscriptions/index.js";
+import type * as repo from "./repository.js";
 
 type ProductWire = Awaited<ReturnType<typeof productsToWire>>[number];
 
@@ -39,7 +41,7 @@ export function portalCustomerWire(row: CustomerRow) {
 }
 
 /** Polar's `CustomerOrganization`: the seller as its customers see it. */
-function organizationWire(row: repo.OrganizationRow) {
+function organizationWire(row: OrganizationRow) {
   return {
     created_at: iso(new Date(row.created_at)),
     modified_at: iso(row.modified_at ?? null),
@@ -100,7 +102,10 @@ async function productsById(db: Db, organizationId: string, ids: string[]) {
   if (unique.length === 0) return new Map<string, CustomerProductWire>();
   const [rows, organization] = await Promise.all([
     findProducts(db, organizationId, unique),
-    repo.findOrganization(db, organizationId),
+    findOrganization(db, organizationId).then((o) => {
+      if (!o) throw new Error(`organization ${organizationId} not found`);
+      return o;
+    }),
   ]);
   const seller = organizationWire(organization);
   const wires = await productsToWire(db, organizationId, rows);
@@ -120,14 +125,15 @@ export async function customerOrdersWire(db: Db, caller: repo.Caller, rows: repo
       caller.organizationId,
       rows.flatMap((r) => (r.product_id ? [r.product_id] : [])),
     ),
-    repo.orderItems(
+    orderItems(
       db,
       rows.map((r) => r.id),
     ),
-    repo.findSubscriptions(
+    findSubscriptions(
       db,
-      caller,
+      caller.organizationId,
       rows.flatMap((r) => (r.subscription_id ? [r.subscription_id] : [])),
+      { customerId: caller.customerId },
     ),
   ]);
   const subscriptionById = new Map(subscriptions.map((s) => [s.id, subscriptionBase(s)]));

@@ -4,7 +4,7 @@ import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
-import { customerWire } from "../customers/index.js";
+import { customerWire, findCustomer, findCustomerByExternalId } from "../customers/index.js";
 import * as repo from "./repository.js";
 import type { CustomerSessionCreateInput, CustomerSessionWire } from "./schemas.js";
 import { CUSTOMER_SESSION_PREFIX, generateSessionToken, hashSessionToken } from "./token.js";
@@ -111,7 +111,10 @@ export async function openCustomerSession({
       await checkReferences(trx, ctx.organizationId, [
         { kind: "customer", id: by.id, loc: ["body", field], msg: CUSTOMER_MISSING },
       ]);
-    const customer = await repo.findLiveCustomer(trx, ctx.organizationId, by);
+    const customer =
+      "id" in by
+        ? await findCustomer(trx, ctx.organizationId, by.id)
+        : await findCustomerByExternalId(trx, ctx.organizationId, by.externalId);
     if (!customer) throw customerMissing(field, value);
     const returnUrl = input.return_url ?? null;
     const session = await createCustomerSession(trx, {

@@ -5,6 +5,12 @@ export {
   findCustomer,
   findOrCreateCustomerForCheckout,
 } from "./core.js";
+export {
+  findByEmail as findCustomerByEmail,
+  findByExternalId as findCustomerByExternalId,
+  findCustomersById,
+  setProcessorCustomer,
+} from "./repository.js";
 export { registerCustomerRoutes } from "./routes.js";
 export { type CustomerStateWire, customerState } from "./state.js";
 export { validateTaxId } from "./tax-id.js";

@@ -121,7 +121,11 @@ export function updateCustomer(db: Db, organizationId: string, id: string, patch
     .executeTakeFirst();
 }
 
-/** The customer's subscriptions that count as active (Polar: active or trialing), oldest first. */
+/**
+ * The customer's subscriptions that count as active (Polar: active or trialing), oldest first.
+ * Reads `kassa_subscription` (owned by subscriptions) here: subscriptions imports customers
+ * (its wire embeds the customer), so calling it back would be an import cycle.
+ */
 export function activeSubscriptions(db: Db, organizationId: string, customerId: string) {
   return db
     .selectFrom("kassa_subscription")
@@ -131,5 +135,29 @@ export function activeSubscriptions(db: Db, organizationId: string, customerId: 
     .where("status", "in", [...ACTIVE_SUBSCRIPTION_STATUSES])
     .orderBy("created_at")
     .orderBy("id")
+    .execute();
+}
+
+/** Customers by id, deleted ones included (an order or a subscription names its customer for ever). */
+export function findCustomersById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}
+
+/**
+ * Records the processor's customer on a Kassa customer that has none yet (a guarded update:
+ * one set first wins), in the caller's transaction.
+ */
+export async function setProcessorCustomer(db: Db, customerId: string, processorCustomerId: string) {
+  await db
+    .updateTable("kassa_customer")
+    .set({ processor_customer_id: processorCustomerId })
+    .where("id", "=", customerId)
+    .where("processor_customer_id", "is", null)
     .execute();
 }

@@ -91,3 +91,69 @@ export async function replaceProducts(db: Db, discountId: string, productIds: st
       .values(productIds.map((product_id) => ({ discount_id: discountId, product_id })))
       .execute();
 }
+
+// Discounts as checkouts and subscriptions read and redeem them (through index.ts).
+
+/** The live discount of the organization with this code, whatever its case. */
+export function findDiscountByCode(db: Db, organizationId: string, code: string) {
+  return db
+    .selectFrom("kassa_discount")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("deleted_at", "is", null)
+    .where(sql<boolean>`lower(code) = lower(${code})`)
+    .executeTakeFirst();
+}
+
+/** The products a discount is restricted to (none: any product). */
+export async function discountProductIds(db: Db, discountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("kassa_discount_product")
+    .select("product_id")
+    .where("discount_id", "=", discountId)
+    .execute();
+  return rows.map((r) => r.product_id);
+}
+
+/** Discounts by id, soft-deleted ones included: a checkout, subscription or order keeps naming its discount. */
+export function findDiscountsById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_discount")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}
+
+/**
+ * Holds one redemption for a checkout and counts it on the discount, in the caller's
+ * transaction; the caller holds the discount's row lock (`findDiscount(..., { forUpdate: true })`),
+ * so `max_redemptions` holds under parallel checkouts.
+ */
+export async function holdRedemption(
+  db: Db,
+  row: { id: string; organization_id: string; discount_id: string; checkout_id: string; created_at: Date },
+) {
+  await db.insertInto("kassa_discount_redemption").values(row).execute();
+  await db
+    .updateTable("kassa_discount")
+    .set((eb) => ({ redemptions_count: eb("redemptions_count", "+", 1) }))
+    .where("id", "=", row.discount_id)
+    .execute();
+}
+
+/** Gives back the checkout's redemption (a failed payment), if it holds one, in the caller's transaction. */
+export async function releaseRedemption(db: Db, checkoutId: string) {
+  const removed = await db
+    .deleteFrom("kassa_discount_redemption")
+    .where("checkout_id", "=", checkoutId)
+    .returning("discount_id")
+    .executeTakeFirst();
+  if (removed)
+    await db
+      .updateTable("kassa_discount")
+      .set((eb) => ({ redemptions_count: eb("redemptions_count", "-", 1) }))
+      .where("id", "=", removed.discount_id)
+      .execute();
+}

@@ -1,7 +1,9 @@
 import type { AddressValue } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
+import { findCustomersById } from "../customers/index.js";
+import { type OrderRow, orderItems } from "../orders/index.js";
+import { findOrganization } from "../organizations/index.js";
 import { formatter } from "./format.js";
-import * as repo from "./repository.js";
 
 export type DocumentKind = "invoice" | "receipt";
 
@@ -48,16 +50,18 @@ function addressLines(address: AddressValue | null, country: (code: string) => s
     .map((l) => l.trim());
 }
 
+/** What the invoice says about the seller: the organization's name and public contact details. */
+async function sellerOf(db: Db, organizationId: string) {
+  const org = await findOrganization(db, organizationId);
+  return { name: org?.name ?? "", email: org?.email ?? null, website: org?.website ?? null };
+}
+
 /** Builds the document of an order (of `order.organization_id`). */
-export async function buildDocument(
-  db: Db,
-  order: repo.InvoiceOrderRow,
-  kind: DocumentKind,
-): Promise<OrderDocument> {
-  const [items, customer, seller] = await Promise.all([
-    repo.itemsOf(db, order.id),
-    repo.customerOf(db, order.organization_id, order.customer_id),
-    repo.sellerOf(db, order.organization_id),
+export async function buildDocument(db: Db, order: OrderRow, kind: DocumentKind): Promise<OrderDocument> {
+  const [items, [customer], seller] = await Promise.all([
+    orderItems(db, [order.id]),
+    findCustomersById(db, order.organization_id, [order.customer_id]),
+    sellerOf(db, order.organization_id),
   ]);
   const f = formatter(order.currency, customer?.locale ?? "en-US");
   const refunded = order.refunded_amount + order.refunded_tax_amount;

@@ -5,10 +5,10 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import type { Logger } from "../../kit/logger.js";
+import { findOrderAnyOrganization } from "../orders/index.js";
 import { buildDocument, type DocumentKind } from "./document.js";
 import { renderHtml } from "./html.js";
 import { type Paper, renderPdf } from "./pdf.js";
-import * as repo from "./repository.js";
 import type { InvoicesEnv } from "./service.js";
 
 /** The URL is the credential: it must not leak through a referrer, a cache or a search engine. */
@@ -48,7 +48,7 @@ export function registerDocumentRoutes(
     )
       return refuse(c, 403, "The URL is invalid or has expired. Ask for a new one.");
     try {
-      const order = await repo.findOrderById(deps.db, id);
+      const order = await findOrderAnyOrganization(deps.db, id);
       if (!order) return refuse(c, 404, "Order not found.");
       const doc = await buildDocument(deps.db, order, kind);
       const name = `${kind}-${order.invoice_number}.${format}`.replace(/[^\w.-]/g, "_");

@@ -1,10 +1,9 @@
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import type { FilesEnv } from "../files/index.js";
-import { orderWire } from "../orders/index.js";
+import { findOrder, markInvoiceGenerated, orderWire } from "../orders/index.js";
 import { type DocumentKind, isPaid } from "./document.js";
 import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, NotPaidOrder, OrderNotFound } from "./errors.js";
-import * as repo from "./repository.js";
 
 export interface InvoicesEnv {
   signer: FilesEnv["signer"];
@@ -35,7 +34,7 @@ export function documentUrl(
 /** The caller's order: of its organization, and the customer's own when a customer asks. */
 async function orderFor(ctx: Ctx, id: string) {
   const customerId = ctx.actor.kind === "customer" ? ctx.actor.customerId : undefined;
-  const order = isUuid(id) ? await repo.findOrder(ctx.db, ctx.organizationId, id, customerId) : undefined;
+  const order = isUuid(id) ? await findOrder(ctx.db, ctx.organizationId, id, { customerId }) : undefined;
   if (!order) throw new OrderNotFound();
   return order;
 }
@@ -51,7 +50,7 @@ export async function generateInvoice({ ctx, input }: { ctx: Ctx; input: { id: s
   if (!order.billing_name || !order.billing_address) throw new MissingInvoiceBillingDetails();
   if (order.invoice_generated_at) return;
   await inTransaction(ctx, async (trx) => {
-    const marked = await repo.markInvoiceGenerated(trx, ctx.organizationId, order.id, ctx.clock.now());
+    const marked = await markInvoiceGenerated(trx, ctx.organizationId, order.id, ctx.clock.now());
     if (!marked) return; // generated meanwhile by a parallel call
     const [wire] = await orderWire(trx, ctx.organizationId, [marked]);
     if (wire) await emit(ctx, trx, "order.updated", wire);

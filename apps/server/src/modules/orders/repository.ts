@@ -73,14 +73,58 @@ export function organizationSlug(db: Db, organizationId: string) {
     .then((r) => r.slug);
 }
 
-export function findOrder(db: Db, organizationId: string, id: string, opts: { forUpdate?: boolean } = {}) {
+/**
+ * The order of the organization (a customer's own order when `customerId` is given); with
+ * `forUpdate`, locked: every refund of an order is claimed and settled under this lock.
+ */
+export function findOrder(
+  db: Db,
+  organizationId: string,
+  id: string,
+  opts: { forUpdate?: boolean; customerId?: string | undefined } = {},
+) {
   let query = db
     .selectFrom("kassa_order")
     .selectAll()
     .where("organization_id", "=", organizationId)
     .where("id", "=", id);
+  if (opts.customerId) query = query.where("customer_id", "=", opts.customerId);
   if (opts.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
+}
+
+/** An order by id alone: for a URL whose signature (made for this id) is the credential. */
+export function findOrderAnyOrganization(db: Db, id: string) {
+  return db.selectFrom("kassa_order").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Writes what the order's refunds add up to and the status that follows, in the caller's
+ * transaction (which holds the order's row lock, taken with `findOrder(..., { forUpdate: true })`).
+ */
+export function recordRefundedAmounts(
+  db: Db,
+  orderId: string,
+  patch: { refunded_amount: number; refunded_tax_amount: number; status: string; modified_at: Date },
+) {
+  return db
+    .updateTable("kassa_order")
+    .set(patch)
+    .where("id", "=", orderId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Marks the invoice generated, once (a guarded update); returns the order when this call did it. */
+export function markInvoiceGenerated(db: Db, organizationId: string, id: string, now: Date) {
+  return db
+    .updateTable("kassa_order")
+    .set({ invoice_generated_at: now, modified_at: now })
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .where("invoice_generated_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function updateOrder(db: Db, organizationId: string, id: string, patch: Updateable<OrderTable>) {
@@ -108,6 +152,10 @@ const STATUS_RANK = sql<number>`case o.status
   when 'draft' then 1 when 'pending' then 2 when 'paid' then 3
   when 'partially_refunded' then 4 when 'refunded' then 5 when 'void' then 6 end`;
 
+/**
+ * Reads `kassa_customer`, `kassa_product` and `kassa_discount` (owned by customers, products, discounts) in a join: the list filters and sorts on their columns (e-mail, name, billing type), which
+ * splitting into a call per module would turn into a query per row or a filter after paging.
+ */
 export async function listOrders(
   db: Db,
   organizationId: string,
@@ -175,15 +223,4 @@ export async function listOrders(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
-}
-
-/** Customers by id, deleted ones included (an order names its customer for ever). */
-export function findCustomers(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .execute();
 }

@@ -1,6 +1,6 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { customerWire } from "../customers/index.js";
+import { customerWire, findCustomersById } from "../customers/index.js";
 import { findProducts, productSummary } from "../products/index.js";
 import { addressWire, discountsById, findSubscriptions, subscriptionBase } from "../subscriptions/index.js";
 import * as repo from "./repository.js";
@@ -32,7 +32,7 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
       db,
       rows.map((r) => r.id),
     ),
-    repo.findCustomers(db, organizationId, distinct(rows.map((r) => r.customer_id))),
+    findCustomersById(db, organizationId, distinct(rows.map((r) => r.customer_id))),
     findProducts(db, organizationId, distinct(rows.map((r) => r.product_id))),
     discountsById(
       db,

@@ -23,6 +23,10 @@ export function insertProduct(db: Db, row: Insertable<ProductTable>) {
   return db.insertInto("kassa_product").values(row).execute();
 }
 
+/**
+ * Reads `kassa_product_benefit` (owned by benefits) in a join: the list filters and sorts on the benefits attached (an exists subquery), which
+ * splitting into a call per module would turn into a query per row or a filter after paging.
+ */
 export async function listProducts(
   db: Db,
   organizationId: string,
@@ -167,4 +171,15 @@ export function findProducts(db: Db, organizationId: string, ids: string[]) {
     .where("organization_id", "=", organizationId)
     .where("id", "in", ids)
     .execute();
+}
+
+/** The product a price belongs to (within the organization). */
+export async function productOfPrice(db: Db, organizationId: string, priceId: string) {
+  const row = await db
+    .selectFrom("kassa_product_price")
+    .select("product_id")
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", priceId)
+    .executeTakeFirst();
+  return row?.product_id;
 }

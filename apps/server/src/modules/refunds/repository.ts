@@ -1,11 +1,10 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { pageWithTotal, totalOver } from "../../db/filters.js";
-import type { OrderTable, RefundTable } from "../../db/schema.js";
+import type { RefundTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
 export type RefundRow = Selectable<RefundTable>;
-export type RefundOrderRow = Selectable<OrderTable>;
 export type RefundSortField = "created_at" | "amount";
 
 export interface RefundFilters {
@@ -15,26 +14,6 @@ export interface RefundFilters {
   customerId?: string[] | undefined;
   externalCustomerId?: string[] | undefined;
   succeeded?: boolean | undefined;
-}
-
-/** The order, locked: every refund of an order is claimed and settled under this lock. */
-export function lockOrder(db: Db, organizationId: string, orderId: string) {
-  return db
-    .selectFrom("kassa_order")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", orderId)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-export function findOrderById(db: Db, organizationId: string, orderId: string) {
-  return db
-    .selectFrom("kassa_order")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", orderId)
-    .executeTakeFirst();
 }
 
 /** What pending refunds of the order hold back (amount and tax) until the processor answers. */
@@ -78,19 +57,6 @@ export function updateRefund(db: Db, id: string, patch: Updateable<RefundTable>)
     .executeTakeFirstOrThrow();
 }
 
-export function updateOrderRefunds(
-  db: Db,
-  orderId: string,
-  patch: { refunded_amount: number; refunded_tax_amount: number; status: string; modified_at: Date },
-) {
-  return db
-    .updateTable("kassa_order")
-    .set(patch)
-    .where("id", "=", orderId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
 /** A refund by its id alone, for the processor's events (which carry the organization too, when known). */
 export function findRefundAnyOrganization(db: Db, id: string) {
   return db.selectFrom("kassa_refund").selectAll().where("id", "=", id).executeTakeFirst();
@@ -105,6 +71,10 @@ export function findRefundByProcessorId(db: Db, processor: string, processorRefu
     .executeTakeFirst();
 }
 
+/**
+ * Reads `kassa_customer` (owned by customers) in a join: the list filters and sorts on the customer's external id (a subquery), which
+ * splitting into a call per module would turn into a query per row or a filter after paging.
+ */
 export async function listRefunds(
   db: Db,
   organizationId: string,

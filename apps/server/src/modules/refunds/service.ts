@@ -6,7 +6,7 @@ import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { enqueue } from "../../kit/jobs/index.js";
-import { orderWire } from "../orders/index.js";
+import { findOrder, type OrderRow, orderWire, recordRefundedAmounts } from "../orders/index.js";
 import { type PaymentProcessor, ProcessorRequestError, type RefundInput } from "../payments/index.js";
 import {
   RefundAmountTooHigh,
@@ -103,7 +103,7 @@ async function claim(trx: Transaction<KassaDatabase>, ctx: Ctx, input: RefundCre
   await checkReferences(trx, ctx.organizationId, [
     { kind: "order", id: input.order_id, loc: ["body", "order_id"], msg: RefundOrderNotFound.msg },
   ]);
-  const order = await repo.lockOrder(trx, ctx.organizationId, input.order_id);
+  const order = await findOrder(trx, ctx.organizationId, input.order_id, { forUpdate: true });
   if (!order) throw new RefundOrderNotFound(input.order_id);
   if (order.status === "refunded") throw new RefundedAlready(order.id);
   if (order.status !== "paid" && order.status !== "partially_refunded")
@@ -141,7 +141,7 @@ async function claim(trx: Transaction<KassaDatabase>, ctx: Ctx, input: RefundCre
 }
 
 /** The order's status once `refundedAmount` of its net amount is refunded. */
-function orderStatusAfter(order: repo.RefundOrderRow, refundedAmount: number) {
+function orderStatusAfter(order: OrderRow, refundedAmount: number) {
   if (refundedAmount <= 0) return "paid";
   return refundedAmount >= order.net_amount ? "refunded" : "partially_refunded";
 }
@@ -153,7 +153,7 @@ function orderStatusAfter(order: repo.RefundOrderRow, refundedAmount: number) {
 async function announceOrderRefunded(
   trx: Transaction<KassaDatabase>,
   ctx: Ctx,
-  order: repo.RefundOrderRow,
+  order: OrderRow,
 ): Promise<void> {
   const [wire] = await orderWire(trx, ctx.organizationId, [order]);
   if (!wire) return;
@@ -176,7 +176,7 @@ export async function settleRefund(
   const current = await repo.lockRefund(trx, ctx.organizationId, refundId);
   if (!current) throw new Error(`refund ${refundId} vanished`);
   // The order first, then the refund: the lock order claims take too.
-  const order = await repo.lockOrder(trx, ctx.organizationId, current.order_id);
+  const order = await findOrder(trx, ctx.organizationId, current.order_id, { forUpdate: true });
   if (!order) throw new Error(`order ${current.order_id} vanished`);
   const now = ctx.clock.now();
   const announce = async (row: repo.RefundRow) =>
@@ -202,7 +202,7 @@ export async function settleRefund(
       ...(current.announced ? { modified_at: now } : {}),
     });
     const refunded = order.refunded_amount + row.amount;
-    const updated = await repo.updateOrderRefunds(trx, order.id, {
+    const updated = await recordRefundedAmounts(trx, order.id, {
       refunded_amount: refunded,
       refunded_tax_amount: order.refunded_tax_amount + row.tax_amount,
       status: orderStatusAfter(order, refunded),
@@ -233,7 +233,7 @@ export async function settleRefund(
       modified_at: now,
     });
     const refunded = Math.max(0, order.refunded_amount - row.amount);
-    const updated = await repo.updateOrderRefunds(trx, order.id, {
+    const updated = await recordRefundedAmounts(trx, order.id, {
       refunded_amount: refunded,
       refunded_tax_amount: Math.max(0, order.refunded_tax_amount - row.tax_amount),
       status: orderStatusAfter(order, refunded),
@@ -306,7 +306,7 @@ export async function createRefund({
 export async function resubmitRefund(ctx: Ctx, deps: RefundDeps, refundId: string): Promise<void> {
   const refund = await repo.findRefundAnyOrganization(ctx.db, refundId);
   if (!refund || refund.organization_id !== ctx.organizationId || refund.status !== "pending") return;
-  const order = await repo.findOrderById(ctx.db, ctx.organizationId, refund.order_id);
+  const order = await findOrder(ctx.db, ctx.organizationId, refund.order_id);
   if (!order?.charge_id) return;
   let outcome: RefundOutcome;
   try {

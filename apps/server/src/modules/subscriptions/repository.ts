@@ -37,23 +37,25 @@ export function insertSubscription(db: Db, row: Insertable<SubscriptionTable>) {
   return db.insertInto("kassa_subscription").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findSubscription(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom("kassa_subscription")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .executeTakeFirst();
+/** A customer's own subscriptions (the portal), and with `startedOnly` only those that started. */
+export interface SubscriptionsOf {
+  customerId: string;
+  startedOnly?: boolean;
 }
 
-export function findSubscriptions(db: Db, organizationId: string, ids: string[]) {
+export function findSubscription(db: Db, organizationId: string, id: string, of?: SubscriptionsOf) {
+  let query = db.selectFrom("kassa_subscription").selectAll().where("organization_id", "=", organizationId);
+  if (of) query = query.where("customer_id", "=", of.customerId);
+  query = query.where("id", "=", id);
+  if (of?.startedOnly) query = query.where("started_at", "is not", null);
+  return query.executeTakeFirst();
+}
+
+export function findSubscriptions(db: Db, organizationId: string, ids: string[], of?: SubscriptionsOf) {
   if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_subscription")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .execute();
+  let query = db.selectFrom("kassa_subscription").selectAll().where("organization_id", "=", organizationId);
+  if (of) query = query.where("customer_id", "=", of.customerId);
+  return query.where("id", "in", ids).execute();
 }
 
 /** Polar's order of statuses when sorting by status (an active one ending at period end after the others). */
@@ -66,6 +68,10 @@ const MONTHLY_AMOUNT = sql<number>`case s.recurring_interval
   when 'year' then s.amount / 12.0 when 'week' then s.amount * 4 when 'day' then s.amount * 30
   else s.amount end`;
 
+/**
+ * Reads `kassa_customer`, `kassa_product` and `kassa_discount` (owned by customers, products, discounts) in a join: the list filters and sorts on their columns (external id, e-mail, names), which
+ * splitting into a call per module would turn into a query per row or a filter after paging.
+ */
 export async function listSubscriptions(
   db: Db,
   organizationId: string,
@@ -120,26 +126,4 @@ export async function listSubscriptions(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
-}
-
-/** Discounts by id, soft-deleted ones included: a subscription or an order keeps naming its discount. */
-export function findDiscountsById(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_discount")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .execute();
-}
-
-/** Customers by id, deleted ones included (an order names its customer for ever). */
-export function findCustomersById(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .execute();
 }

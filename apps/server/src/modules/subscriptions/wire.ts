@@ -1,11 +1,10 @@
 import type { AddressValue } from "../../db/schema.js";
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { customerWire } from "../customers/index.js";
+import { customerWire, findCustomersById } from "../customers/index.js";
+import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
-import * as repo from "./repository.js";
-
-type DiscountRow = Awaited<ReturnType<typeof repo.findDiscountsById>>[number];
+import type * as repo from "./repository.js";
 
 /** An address in Polar's `Address` shape (every key present). */
 export function addressWire(address: AddressValue | null) {
@@ -54,7 +53,7 @@ export type DiscountMinimalWire = ReturnType<typeof discountMinimal>;
 
 export async function discountsById(db: Db, organizationId: string, ids: (string | null)[]) {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  const rows = await repo.findDiscountsById(db, organizationId, wanted);
+  const rows = await findDiscountsById(db, organizationId, wanted);
   return new Map(rows.map((r) => [r.id, discountMinimal(r)]));
 }
 
@@ -116,7 +115,7 @@ export type SubscriptionBaseWire = ReturnType<typeof subscriptionBase>;
  */
 export async function subscriptionWire(db: Db, organizationId: string, rows: repo.SubscriptionRow[]) {
   const [customers, products, discounts, prices] = await Promise.all([
-    repo.findCustomersById(db, organizationId, [...new Set(rows.map((r) => r.customer_id))]),
+    findCustomersById(db, organizationId, [...new Set(rows.map((r) => r.customer_id))]),
     findProducts(db, organizationId, [...new Set(rows.map((r) => r.product_id))]).then((p) =>
       productsToWire(db, organizationId, p),
     ),

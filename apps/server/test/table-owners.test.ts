@@ -1,0 +1,170 @@
+/**
+ * One owner per table (docs/architecture.md, "Tables and their owners"): each table is written
+ * only by the code that owns it (a module's folder, or a file of the toolkit), and read by
+ * others only where listed below with the reason. Other modules call the owner through its
+ * `index.ts`. Pure: it reads the source and starts no server.
+ *
+ * What counts as touching a table: Kysely's `selectFrom`, the joins, `insertInto`,
+ * `updateTable`, `deleteFrom`, `mergeInto` with the table's name, and raw SQL in `sql` templates
+ * (`insert into`, `update`, `delete from` write; `from`, `join` read).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(import.meta.dirname, "../src");
+
+/** Each table and the code that owns it (a folder or file under src/). */
+const OWNERS: Record<string, string> = {
+  kassa_benefit: "modules/benefits",
+  kassa_product_benefit: "modules/benefits",
+  kassa_checkout: "modules/checkouts",
+  kassa_checkout_link: "modules/checkout-links",
+  kassa_checkout_link_product: "modules/checkout-links",
+  kassa_custom_field: "modules/custom-fields",
+  kassa_customer: "modules/customers",
+  kassa_customer_session: "modules/customer-sessions",
+  kassa_discount: "modules/discounts",
+  kassa_discount_product: "modules/discounts",
+  kassa_discount_redemption: "modules/discounts",
+  kassa_file: "modules/files",
+  kassa_product_media: "modules/files",
+  kassa_meter: "modules/meters",
+  kassa_order: "modules/orders",
+  kassa_order_item: "modules/orders",
+  kassa_invoice_counter: "modules/orders",
+  kassa_organization_access_token: "modules/organization-access-tokens",
+  kassa_organization_settings: "modules/organizations",
+  kassa_processor_event: "modules/payments",
+  kassa_sandbox_charge: "modules/payments/sandbox",
+  kassa_sandbox_confirmation_token: "modules/payments/sandbox",
+  kassa_sandbox_customer: "modules/payments/sandbox",
+  kassa_sandbox_idempotency: "modules/payments/sandbox",
+  kassa_sandbox_payment_method: "modules/payments/sandbox",
+  kassa_sandbox_refund: "modules/payments/sandbox",
+  kassa_product: "modules/products",
+  kassa_product_price: "modules/products",
+  kassa_product_custom_field: "modules/products",
+  kassa_refund: "modules/refunds",
+  kassa_subscription: "modules/subscriptions",
+  kassa_tax_rate: "modules/tax",
+  kassa_webhook_endpoint: "modules/webhooks",
+  kassa_webhook_event: "modules/webhooks",
+  kassa_webhook_send: "modules/webhooks",
+  kassa_webhook_delivery: "modules/webhooks",
+  kassa_job: "kit/jobs",
+  kassa_rate_limit: "kit/rate-limit.ts",
+  kassa_mail: "mail",
+  kassa_idempotency_key: "v1/idempotency.ts",
+  // Better Auth's tables: written by Better Auth (auth/), and organizations' PATCH renames one.
+  organization: "modules/organizations",
+};
+
+/** Better Auth's tables anyone may read (the account layer under every module). */
+const BETTER_AUTH = new Set(["organization", "member", "user", "session", "account", "apikey", "team"]);
+
+/**
+ * Reads of another owner's table, each with its reason: joins and subqueries a list filters or
+ * sorts on (one query instead of one per row, or a filter after paging), and one read that
+ * calling the owner would make an import cycle. A new foreign read must be added here, or go
+ * through the owner's index.ts.
+ */
+const FOREIGN_READS: Record<string, string> = {
+  "modules/orders/repository.ts kassa_customer": "listOrders filters and sorts on the customer's columns",
+  "modules/orders/repository.ts kassa_product": "listOrders filters on the billing type, sorts on the name",
+  "modules/orders/repository.ts kassa_discount": "listOrders sorts on the discount's name",
+  "modules/subscriptions/repository.ts kassa_customer": "listSubscriptions filters and sorts on the customer",
+  "modules/subscriptions/repository.ts kassa_product": "listSubscriptions filters and sorts on the product",
+  "modules/subscriptions/repository.ts kassa_discount": "listSubscriptions sorts on the discount's name",
+  "modules/refunds/repository.ts kassa_customer": "listRefunds filters on the customer's external id",
+  "modules/products/repository.ts kassa_product_benefit": "listProducts filters on the benefits attached",
+  "modules/customer-portal/repository.ts kassa_order": "the portal's order list, filtered on the product",
+  "modules/customer-portal/repository.ts kassa_product": "the portal's lists filter and sort on the product",
+  "modules/customer-portal/repository.ts kassa_subscription":
+    "the portal's subscription list, on the product",
+  "modules/customer-sessions/repository.ts kassa_customer":
+    "authentication's token lookup: one indexed query on every portal request",
+  "modules/customers/repository.ts kassa_subscription":
+    "the customer's state; subscriptions imports customers, so calling it back would be a cycle",
+};
+
+type Touch = { file: string; table: string; write: boolean };
+
+const KYSELY =
+  /\.(selectFrom|innerJoin|leftJoin|rightJoin|fullJoin|insertInto|updateTable|deleteFrom|mergeInto)\(\s*["'`]([A-Za-z_]+)/g;
+const KYSELY_WRITES = new Set(["insertInto", "updateTable", "deleteFrom", "mergeInto"]);
+const TEMPLATE = /\bsql(?:<[^`]*?>)?`([^`]*)`/g;
+const RAW_WRITE = /\b(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_]+)"?/gi;
+const RAW_READ = /\b(?:from|join)\s+"?([A-Za-z_]+)"?/gi;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith(".ts") ? [full] : [];
+  });
+}
+
+function touches(file: string, text: string): Touch[] {
+  const found: Touch[] = [];
+  for (const m of text.matchAll(KYSELY)) found.push({ file, table: m[2]!, write: KYSELY_WRITES.has(m[1]!) });
+  for (const t of text.matchAll(TEMPLATE)) {
+    const body = t[1]!;
+    for (const m of body.matchAll(RAW_WRITE)) found.push({ file, table: m[1]!, write: true });
+    for (const m of body.matchAll(RAW_READ)) found.push({ file, table: m[1]!, write: false });
+  }
+  return found.filter((f) => f.table.startsWith("kassa_") || BETTER_AUTH.has(f.table));
+}
+
+/** Every table touch in src/, migrations and the schema's types aside (they define the tables). */
+function scan(): Touch[] {
+  return sourceFiles(SRC)
+    .map((full) => path.relative(SRC, full).split(path.sep).join("/"))
+    .filter((file) => !file.startsWith("db/migrations") && file !== "db/schema.ts")
+    .flatMap((file) => touches(file, readFileSync(path.join(SRC, file), "utf8")));
+}
+
+const owns = (owner: string, file: string) => file === owner || file.startsWith(`${owner}/`);
+
+describe("one owner per table", () => {
+  const all = scan();
+
+  it("finds the tables (the scan is not blind)", () => {
+    const tables = new Set(all.map((t) => t.table));
+    for (const table of ["kassa_checkout", "kassa_discount_redemption", "kassa_order", "kassa_job"])
+      expect(tables).toContain(table);
+    expect(all.filter((t) => t.write).length).toBeGreaterThan(50);
+  });
+
+  it("every table of the schema has an owner", () => {
+    const schema = readFileSync(path.join(SRC, "db/schema.ts"), "utf8");
+    const body = schema.slice(schema.indexOf("export interface KassaDatabase"));
+    const tables = [...body.matchAll(/^\s+(kassa_[a-z_]+):/gm)].map((m) => m[1]!);
+    expect(tables.length).toBeGreaterThan(30);
+    expect(tables.filter((t) => !(t in OWNERS))).toEqual([]);
+    const touched = all.filter((t) => t.table.startsWith("kassa_")).map((t) => t.table);
+    expect([...new Set(touched)].filter((t) => !(t in OWNERS))).toEqual([]);
+  });
+
+  it("a table is written only by its owner", () => {
+    const foreign = all
+      .filter((t) => t.write)
+      .filter((t) => {
+        const owner = OWNERS[t.table];
+        if (BETTER_AUTH.has(t.table)) return !owns("auth", t.file) && !(owner && owns(owner, t.file));
+        return !owner || !owns(owner, t.file);
+      })
+      .map((t) => `${t.file} writes ${t.table} (owner: ${OWNERS[t.table] ?? "none"})`);
+    expect([...new Set(foreign)]).toEqual([]);
+  });
+
+  it("a table is read outside its owner only where listed, with the reason", () => {
+    const reads = all.filter((t) => !t.write && !BETTER_AUTH.has(t.table));
+    const foreign = new Set(
+      reads.filter((t) => !owns(OWNERS[t.table] ?? "", t.file)).map((t) => `${t.file} ${t.table}`),
+    );
+    expect([...foreign].filter((key) => !(key in FOREIGN_READS))).toEqual([]);
+    // A listed read that is gone is taken off the list, so it cannot come back silently.
+    expect(Object.keys(FOREIGN_READS).filter((key) => !foreign.has(key))).toEqual([]);
+  });
+});
