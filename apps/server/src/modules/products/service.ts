@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
-import { checkReferences } from "../../kit/api/references.js";
+import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { setProductBenefits } from "../benefits/index.js";
@@ -19,12 +19,16 @@ type AttachedInput = { custom_field_id: string; required: boolean }[];
  * media file of the organization whose upload is complete.
  */
 async function setMedias(db: Db, organizationId: string, productId: string, medias: string[]) {
-  await checkReferences(db, organizationId, [{ kind: "file", ids: medias, loc: ["body", "medias"] }]);
+  // Every refusal in one 422: the ids that name no file of the organization, then the media rules.
+  const missing = await referenceIssues(db, organizationId, [
+    { kind: "file", ids: medias, loc: ["body", "medias"], msg: "File not found." },
+  ]);
+  const unknown = new Set(missing.map((issue) => issue.loc.at(-1)));
   const found = new Map((await findFiles(db, organizationId, medias)).map((f) => [f.id, f] as const));
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   medias.forEach((id, i) => {
-    const file = found.get(id);
+    const file = unknown.has(i) ? undefined : found.get(id);
     const msg = !file
       ? "File not found."
       : file.service !== "product_media"
