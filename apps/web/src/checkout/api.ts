@@ -137,12 +137,11 @@ export const updateCheckout = (secret: string, body: CheckoutUpdate) =>
 export const confirmCheckout = (secret: string, body: CheckoutConfirm) =>
   call<CheckoutConfirmed>(`${clientPath(secret)}/confirm`, { method: "POST", body });
 
-export const createSandboxToken = (card: {
-  card_number: string;
-  exp_month: number;
-  exp_year: number;
-  cvc: string;
-}) => call<{ id: string }>("/v1/sandbox/confirmation-tokens", { method: "POST", body: card });
+export const createSandboxToken = (card: z.input<typeof W.SandboxCard>) =>
+  call<z.output<typeof W.SandboxConfirmationToken>>("/v1/sandbox/confirmation-tokens", {
+    method: "POST",
+    body: card,
+  });
 
 export const getPaymentsConfig = () => call<PaymentsConfig>("/api/checkout/config");
 
@@ -150,7 +149,10 @@ export const getPaymentsConfig = () => call<PaymentsConfig>("/api/checkout/confi
 export type CustomerOrder = z.output<typeof W.CustomerOrder>;
 
 export const listCustomerOrders = (token: string) =>
-  call<{ items: CustomerOrder[] }>("/v1/customer-portal/orders/?limit=10&sorting=-created_at", { token });
+  call<W.Page<CustomerOrder>>("/v1/customer-portal/orders/?limit=10&sorting=-created_at", { token });
 
 export const getOrderInvoice = (token: string, orderId: string) =>
-  call<{ url: string }>(`/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`, { token });
+  call<z.output<typeof W.CustomerOrderInvoice>>(
+    `/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`,
+    { token },
+  );

@@ -12,12 +12,8 @@ import type { ServerError } from "./auth-client";
  * turned into a form field path (`["body", "prices", 0, "price_amount"]` -> `prices.0.price_amount`).
  */
 
-export interface ValidationIssue {
-  type?: string;
-  loc: (string | number)[];
-  msg: string;
-  input?: unknown;
-}
+/** One refused value of a 422 (Polar's `ValidationError`). */
+export type ValidationIssue = z.output<typeof W.ValidationError>;
 
 export class V1Error extends Error implements ServerError {
   readonly status: number;
@@ -158,6 +154,10 @@ export type Price = Out<typeof W.Price>;
 export type Product = Out<typeof W.Product>;
 /** An uploaded `product_media` file as a product embeds it (and `POST /v1/files/{id}/uploaded` answers it). */
 export type ProductMedia = Out<typeof W.ProductMediaFileRead>;
+/** `POST /v1/files/`: what it takes and answers (the parts to upload); `.../uploaded` takes the parts' ETags. */
+export type FileCreate = z.input<typeof W.FileCreate>;
+export type FileUpload = Out<typeof W.FileUpload>;
+export type FileUploadCompleted = z.input<typeof W.FileUploadCompleted>;
 
 export type BenefitType = W.BenefitType;
 export type Benefit = Out<typeof W.Benefit>;
@@ -182,7 +182,10 @@ export type CustomField = Out<typeof W.CustomField>;
 export type Discount = Out<typeof W.Discount>;
 export type WebhookEndpoint = Out<typeof W.WebhookEndpoint>;
 export type WebhookDelivery = Out<typeof W.WebhookDelivery>;
+export type WebhookReplayResult = Out<typeof W.ReplayResponse>;
 export type AccessToken = Out<typeof W.OrganizationAccessToken>;
+/** The answer of a token's creation: the only time its value is shown. */
+export type AccessTokenCreated = Out<typeof W.OrganizationAccessTokenCreateResponse>;
 export type BillingOrganization = Out<typeof W.Organization>;
 
 // --- commerce: customers, orders, subscriptions, checkouts, checkout links, refunds ---
@@ -199,6 +202,8 @@ export type OrderBillingReason = (typeof W.BILLING_REASONS)[number];
 export type EmbeddedProduct = Out<typeof W.OrderProduct>;
 export type OrderItem = Out<typeof W.OrderItem>;
 export type Order = Out<typeof W.Order>;
+/** A signed URL of an order's invoice PDF. */
+export type OrderInvoice = Out<typeof W.OrderInvoice>;
 export type Subscription = Out<typeof W.Subscription>;
 
 export type RefundReason = (typeof W.REFUND_REASONS)[number];

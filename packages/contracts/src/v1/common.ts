@@ -38,6 +38,26 @@ export const MetadataOutput = z
   .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
   .meta({ id: "MetadataOutputType" });
 
+/** One refused value of a 422: where (`loc`, e.g. `["body", "prices", 0, "price_amount"]`) and why. */
+export const ValidationError = z
+  .object({
+    type: z.string(),
+    loc: z.array(z.union([z.string(), z.number().int()])),
+    msg: z.string(),
+    input: z.unknown(),
+  })
+  .meta({ id: "ValidationError" });
+
+/** A 422: every refused value of the request. */
+export const HTTPValidationError = z
+  .object({ error: z.literal("RequestValidationError"), detail: z.array(ValidationError) })
+  .meta({ id: "HTTPValidationError" });
+
+/** A 401/403 of the bearer scheme (RFC 6750). */
+export const OAuthError = z
+  .object({ error: z.enum(["invalid_token", "insufficient_scope"]), error_description: z.string() })
+  .meta({ id: "OAuthError" });
+
 /** A page of a list: Polar's `ListResource`. */
 export interface Page<T> {
   items: T[];

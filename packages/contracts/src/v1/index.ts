@@ -19,6 +19,7 @@ export * from "./organization-access-tokens.js";
 export * from "./organizations.js";
 export * from "./products.js";
 export * from "./refunds.js";
+export * from "./sandbox.js";
 export * from "./subscriptions.js";
 export * from "./tax.js";
 export * from "./values.js";

@@ -89,3 +89,13 @@ export const OrderUpdate = z
   .meta({ id: "OrderUpdate" });
 
 export type OrderUpdateInput = z.output<typeof OrderUpdate>;
+
+const documentUrl = (id: string) =>
+  z
+    .object({ url: z.string().meta({ description: "Signed URL of the PDF, valid for an hour." }) })
+    .meta({ id });
+
+/** `GET /v1/orders/{id}/invoice`, `.../receipt` and the customer portal's invoice: a signed URL of the PDF. */
+export const OrderInvoice = documentUrl("OrderInvoice");
+export const OrderReceipt = documentUrl("OrderReceipt");
+export const CustomerOrderInvoice = documentUrl("CustomerOrderInvoice");

@@ -74,6 +74,11 @@ export const ProductCreate = z
   })
   .meta({ id: "ProductCreate" });
 
+/** `POST /v1/products/{id}/benefits`: the benefits the product grants, in order (replacing them). */
+export const ProductBenefitsUpdate = z
+  .object({ benefits: z.array(z.string()) })
+  .meta({ id: "ProductBenefitsUpdate" });
+
 export const ProductUpdate = z
   .object({
     metadata: MetadataInput.optional(),

@@ -5,6 +5,7 @@ export {
   Benefit,
   BenefitCreate,
   type BenefitCreateInput,
+  BenefitGrant,
   type BenefitType,
   BenefitUpdate,
   type BenefitUpdateInput,

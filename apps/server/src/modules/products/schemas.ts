@@ -11,6 +11,7 @@ export {
   PriceMeteredUnitCreate,
   type PriceWire,
   Product,
+  ProductBenefitsUpdate,
   ProductCreate,
   type ProductCreateInput,
   ProductUpdate,

@@ -18,7 +18,14 @@ import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
-import { type AccessToken, invalidate, listQuery, V1Error, v1 } from "../../../lib/v1";
+import {
+  type AccessToken,
+  type AccessTokenCreated,
+  invalidate,
+  listQuery,
+  V1Error,
+  v1,
+} from "../../../lib/v1";
 import { OnceSecret } from "./webhooks";
 
 const EXPIRIES = [
@@ -142,7 +149,7 @@ function TokenForm({ organizationId, onDone }: { organizationId: string; onDone:
     if (Object.keys(local).length) return;
     setSaving(true);
     try {
-      const r = await v1<{ token: string }>(organizationId, "/organization-access-tokens/", {
+      const r = await v1<AccessTokenCreated>(organizationId, "/organization-access-tokens/", {
         method: "POST",
         body: { comment: comment.trim(), scopes, expires_in: expires === "never" ? null : expires },
       });

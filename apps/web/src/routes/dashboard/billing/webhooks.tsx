@@ -36,6 +36,7 @@ import {
   v1,
   type WebhookDelivery,
   type WebhookEndpoint,
+  type WebhookReplayResult,
 } from "../../../lib/v1";
 
 /** A secret shown once, with a copy button. */
@@ -375,7 +376,7 @@ export function WebhookEndpointPage() {
                 onClick={async () => {
                   setReplayError({});
                   try {
-                    const r = await v1<{ queued: number }>(
+                    const r = await v1<WebhookReplayResult>(
                       organizationId,
                       `/webhooks/endpoints/${e.id}/replay`,
                       {
