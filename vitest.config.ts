@@ -9,6 +9,7 @@ const contracts = [
     find: /^@kassa\/contracts\/organization$/,
     replacement: path.resolve("packages/contracts/src/organization.ts"),
   },
+  { find: /^@kassa\/contracts\/v1$/, replacement: path.resolve("packages/contracts/src/v1/index.ts") },
 ];
 
 export default defineConfig({

@@ -53,6 +53,10 @@ export default defineConfig({
         find: /^@kassa\/contracts\/organization$/,
         replacement: path.resolve(here, "../../packages/contracts/src/organization.ts"),
       },
+      {
+        find: /^@kassa\/contracts\/v1$/,
+        replacement: path.resolve(here, "../../packages/contracts/src/v1/index.ts"),
+      },
     ],
   },
   build: {

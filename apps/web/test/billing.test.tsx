@@ -149,7 +149,9 @@ describe("price editor", () => {
       modified_at: null,
       amount_type: "fixed",
       price_amount: 900,
+      source: "catalog",
       price_currency: "eur",
+      tax_behavior: null,
       is_archived: false,
       product_id: "p",
       type: "one_time",
@@ -240,8 +242,8 @@ describe("meter filter builder", () => {
 describe("Polar errors", () => {
   it("maps a 422's detail loc to field paths", () => {
     const e = new V1Error(422, "RequestValidationError", "x", [
-      { loc: ["body", "prices", 0, "price_amount"], msg: "too big" },
-      { loc: ["body", "name"], msg: "too short" },
+      { type: "too_big", loc: ["body", "prices", 0, "price_amount"], msg: "too big", input: 1e9 },
+      { type: "too_small", loc: ["body", "name"], msg: "too short", input: "x" },
     ]);
     expect(e.fieldErrors()).toEqual({ "prices.0.price_amount": "too big", name: "too short" });
   });

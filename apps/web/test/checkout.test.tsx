@@ -1,6 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import type { CheckoutPrice, CheckoutProduct, CheckoutPublic } from "../src/checkout/api";
+import type {
+  AttachedCustomField,
+  CheckoutPrice,
+  CheckoutProduct,
+  CheckoutPublic,
+} from "../src/checkout/api";
 import { CheckoutApp, parseCheckoutPath } from "../src/checkout/app";
 import { parseExpiry } from "../src/checkout/card-form";
 import { CheckoutPage } from "../src/checkout/checkout-page";
@@ -55,30 +60,51 @@ vi.mock("@stripe/stripe-js/pure", () => ({ loadStripe: stripe.loadStripe }));
 const SECRET = "polar_c_test_secret";
 const NOW = "2026-11-22T12:00:00.000Z";
 
-function price(over: Partial<CheckoutPrice> = {}): CheckoutPrice {
+/** A catalog price: fixed by default; `over` may make it another kind (its fields as the server answers them). */
+function price(over: Record<string, unknown> = {}): CheckoutPrice {
   return {
     id: "price-fixed",
+    created_at: NOW,
+    modified_at: null,
+    source: "catalog",
     amount_type: "fixed",
     price_currency: "usd",
+    tax_behavior: null,
     is_archived: false,
     product_id: "prod-1",
     type: "one_time",
     recurring_interval: null,
     price_amount: 2500,
     ...over,
-  };
+  } as CheckoutPrice;
 }
 
 function product(over: Partial<CheckoutProduct> = {}): CheckoutProduct {
   const p = over.prices ?? [price()];
   return {
     id: "prod-1",
+    created_at: NOW,
+    modified_at: null,
+    trial_interval: null,
+    trial_interval_count: null,
     name: "Pro license",
     description: "Lifetime access.",
+    visibility: "public",
     is_recurring: false,
     is_archived: false,
     recurring_interval: null,
-    benefits: [{ id: "b1", type: "license_keys", description: "A license key" }],
+    recurring_interval_count: null,
+    organization_id: "org-1",
+    benefits: [
+      {
+        id: "b1",
+        created_at: NOW,
+        modified_at: null,
+        type: "license_keys",
+        description: "A license key",
+        organization_id: "org-1",
+      },
+    ],
     medias: [],
     ...over,
     prices: p,
@@ -91,18 +117,27 @@ function checkoutFixture(over: Partial<CheckoutPublic> = {}): CheckoutPublic {
   const amount = productPrice?.amount_type === "fixed" ? (productPrice.price_amount ?? 0) : 0;
   return {
     id: "checkout-1",
+    created_at: NOW,
+    modified_at: null,
     status: "open",
     client_secret: SECRET,
     url: `http://localhost/checkout/${SECRET}`,
     expires_at: NOW,
     success_url: `http://localhost/checkout/${SECRET}/confirmation`,
     return_url: null,
+    embed_origin: null,
     amount,
     discount_amount: 0,
     net_amount: amount,
     tax_amount: 0,
+    tax_behavior: null,
     total_amount: amount,
     currency: "usd",
+    allow_trial: null,
+    active_trial_interval: null,
+    active_trial_interval_count: null,
+    trial_end: null,
+    organization_id: "org-1",
     product_id: prod.id,
     product_price_id: productPrice?.id ?? null,
     discount_id: null,
@@ -117,18 +152,37 @@ function checkoutFixture(over: Partial<CheckoutPublic> = {}): CheckoutPublic {
     is_business_customer: false,
     customer_name: null,
     customer_email: null,
+    customer_ip_address: null,
     customer_billing_name: null,
     customer_billing_address: null,
     customer_tax_id: null,
+    locale: null,
     payment_processor: "stripe",
     payment_processor_metadata: {},
+    billing_address_fields: {
+      country: "required",
+      state: "optional",
+      city: "optional",
+      postal_code: "optional",
+      line1: "optional",
+      line2: "optional",
+    },
     custom_field_data: {},
     products: [prod],
     product: prod,
     product_price: productPrice,
     prices: { [prod.id]: prod.prices },
     discount: null,
-    organization: { id: "org-1", name: "Acme Tools", slug: "acme", avatar_url: null },
+    organization: {
+      created_at: NOW,
+      modified_at: null,
+      id: "org-1",
+      name: "Acme Tools",
+      slug: "acme",
+      avatar_url: null,
+      proration_behavior: "invoice",
+      allow_customer_updates: true,
+    },
     attached_custom_fields: [],
     ...over,
   };
@@ -501,12 +555,17 @@ describe("checkout page", () => {
         type: "text" | "number" | "date" | "checkbox" | "select",
         required: boolean,
         order: number,
-      ) => ({
+      ): AttachedCustomField => ({
         custom_field_id: `cf-${slug}`,
         order,
         required,
+        // One field of each type; the type and its properties go together, which the union cannot see here.
         custom_field: {
           id: `cf-${slug}`,
+          created_at: NOW,
+          modified_at: null,
+          metadata: {},
+          organization_id: "org-1",
           type,
           slug,
           name: slug.replace(/_/g, " "),
@@ -518,8 +577,8 @@ describe("checkout page", () => {
                     { value: "l", label: "Large" },
                   ],
                 }
-              : { form_label: null },
-        },
+              : {},
+        } as AttachedCustomField["custom_field"],
       });
       const free = product({
         prices: [price({ id: "price-free", amount_type: "free", price_amount: undefined })],

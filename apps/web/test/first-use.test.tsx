@@ -191,7 +191,16 @@ describe("the organization's initials", () => {
   it("are the same on the dashboard and on the checkout page", async () => {
     const checkout = renderWithTheme(
       <OrganizationHeader
-        organization={{ id: "org-1", name: "Acme Icons", slug: "acme", avatar_url: null }}
+        organization={{
+          id: "org-1",
+          name: "Acme Icons",
+          slug: "acme",
+          avatar_url: null,
+          created_at: "2026-01-01T00:00:00Z",
+          modified_at: null,
+          proration_behavior: "invoice",
+          allow_customer_updates: true,
+        }}
       />,
     );
     expect(checkout.getByTestId("organization-initials").textContent).toBe("AI");

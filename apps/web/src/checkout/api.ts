@@ -4,159 +4,71 @@
  * (`CheckoutPublic`, `CheckoutPublicConfirmed`), snake_case as the server sends them.
  * Errors are `V1Error` (Polar's `{error, detail}`; a 422's `detail[].loc` names the field).
  */
+import type * as W from "@kassa/contracts/v1";
+import type { z } from "zod";
 import { V1Error, type ValidationIssue } from "../lib/v1";
 
 export { V1Error };
 
-export type AmountType = "fixed" | "custom" | "free" | "metered_unit" | "seat_based";
+// The wire types are the server's schemas (`@kassa/contracts/v1`). The document gives the
+// objects a checkout embeds (products, prices, discount, custom fields) as open objects; the
+// server answers them as below (checkouts/wire.ts): the catalog's shapes, less what a buyer
+// may not see.
 
-export interface CheckoutPrice {
-  id: string;
-  amount_type: AmountType;
-  price_currency: string;
-  is_archived: boolean;
-  product_id: string;
-  type: "one_time" | "recurring";
-  recurring_interval: "day" | "week" | "month" | "year" | null;
-  price_amount?: number;
-  minimum_amount?: number | null;
-  maximum_amount?: number | null;
-  preset_amount?: number | null;
-  unit_amount?: string;
-  meter?: { id: string; name: string };
-}
+export type CheckoutPrice = z.output<typeof W.Price>;
+export type AmountType = CheckoutPrice["amount_type"];
 
-export interface CheckoutProduct {
-  id: string;
-  name: string;
-  description: string | null;
-  is_recurring: boolean;
-  is_archived: boolean;
-  recurring_interval: "day" | "week" | "month" | "year" | null;
-  recurring_interval_count?: number | null;
-  prices: CheckoutPrice[];
-  benefits: { id: string; type: string; description: string }[];
-  medias: { id: string; name: string; public_url: string; mime_type: string }[];
-}
+type Benefit = z.output<typeof W.Benefit>;
+type Product = z.output<typeof W.Product>;
 
-export type CustomFieldType = "text" | "number" | "date" | "checkbox" | "select";
+/** A product as the checkout shows it: no metadata, no custom fields, the benefits' public fields. */
+export type CheckoutProduct = Omit<Product, "metadata" | "attached_custom_fields" | "benefits"> & {
+  benefits: Pick<Benefit, "id" | "created_at" | "modified_at" | "type" | "description" | "organization_id">[];
+};
 
-export interface AttachedCustomField {
-  custom_field_id: string;
-  order: number;
-  required: boolean;
-  custom_field: {
-    id: string;
-    type: CustomFieldType;
-    slug: string;
-    name: string;
-    properties: {
-      form_label?: string | null;
-      form_help_text?: string | null;
-      form_placeholder?: string | null;
-      textarea?: boolean | null;
-      min_length?: number | null;
-      max_length?: number | null;
-      ge?: number | null;
-      le?: number | null;
-      options?: { value: string; label: string }[];
-    };
-  };
-}
+export type CustomFieldType = W.CustomFieldType;
 
-export type FieldMode = "required" | "optional" | "disabled";
+export type AttachedCustomField = Omit<Product["attached_custom_fields"][number], "custom_field"> & {
+  custom_field: z.output<typeof W.CustomField>;
+};
 
-export interface Address {
-  line1?: string | null;
-  line2?: string | null;
-  postal_code?: string | null;
-  city?: string | null;
-  state?: string | null;
-  country: string;
-}
+export type FieldMode = z.output<typeof W.CheckoutPublic>["billing_address_fields"]["country"];
 
-export interface CheckoutDiscount {
-  id: string;
-  name: string;
-  code: string | null;
-  type: "fixed" | "percentage";
-  duration: "once" | "forever" | "repeating";
-  duration_in_months?: number;
-  basis_points?: number;
-  amount?: number;
-  currency?: string;
-}
+export type Address = z.output<typeof W.Address>;
+
+/** A discount as a checkout embeds it: its terms and name, nothing of its rules. */
+export type CheckoutDiscount = Pick<
+  z.output<typeof W.Discount>,
+  | "duration"
+  | "duration_in_months"
+  | "type"
+  | "amount"
+  | "currency"
+  | "amounts"
+  | "basis_points"
+  | "id"
+  | "name"
+  | "code"
+>;
 
 export type CustomFieldValue = string | number | boolean | null;
 
-export interface CheckoutPublic {
-  id: string;
-  status: "open" | "expired" | "confirmed" | "succeeded" | "failed";
-  client_secret: string;
-  url: string;
-  expires_at: string;
-  success_url: string;
-  return_url: string | null;
-  amount: number;
-  discount_amount: number;
-  net_amount: number;
-  tax_amount: number | null;
-  total_amount: number;
-  currency: string;
-  product_id: string | null;
-  product_price_id: string | null;
-  discount_id: string | null;
-  allow_discount_codes: boolean;
-  require_billing_address: boolean;
-  is_discount_applicable: boolean;
-  is_free_product_price: boolean;
-  is_payment_required: boolean;
-  is_payment_setup_required: boolean;
-  is_payment_form_required: boolean;
-  customer_id: string | null;
-  is_business_customer: boolean;
-  customer_name: string | null;
-  customer_email: string | null;
-  customer_billing_name: string | null;
-  customer_billing_address: Address | null;
-  customer_tax_id: string | null;
-  payment_processor: string;
-  payment_processor_metadata: Record<string, string>;
-  billing_address_fields?: Record<
-    "country" | "state" | "city" | "postal_code" | "line1" | "line2",
-    FieldMode
-  >;
-  custom_field_data?: Record<string, CustomFieldValue>;
+type Embedded = "products" | "product" | "product_price" | "prices" | "discount" | "attached_custom_fields";
+interface EmbeddedAsAnswered {
   products: CheckoutProduct[];
   product: CheckoutProduct | null;
   product_price: CheckoutPrice | null;
   prices: Record<string, CheckoutPrice[]> | null;
   discount: CheckoutDiscount | null;
-  organization: { id: string; name: string; slug: string; avatar_url: string | null };
   attached_custom_fields: AttachedCustomField[] | null;
 }
 
-export interface CheckoutConfirmed extends CheckoutPublic {
-  customer_session_token: string | null;
-}
+export type CheckoutPublic = Omit<z.output<typeof W.CheckoutPublic>, Embedded> & EmbeddedAsAnswered;
+export type CheckoutConfirmed = Omit<z.output<typeof W.CheckoutPublicConfirmed>, Embedded> &
+  EmbeddedAsAnswered;
 
-export interface CheckoutUpdate {
-  product_id?: string;
-  product_price_id?: string;
-  amount?: number;
-  is_business_customer?: boolean;
-  customer_email?: string | null;
-  customer_name?: string | null;
-  customer_billing_name?: string | null;
-  customer_billing_address?: Address | null;
-  customer_tax_id?: string | null;
-  discount_code?: string | null;
-  custom_field_data?: Record<string, CustomFieldValue>;
-}
-
-export interface CheckoutConfirm extends CheckoutUpdate {
-  confirmation_token_id?: string;
-}
+export type CheckoutUpdate = z.input<typeof W.CheckoutUpdatePublic>;
+export type CheckoutConfirm = z.input<typeof W.CheckoutConfirm>;
 
 /** Which processor takes the card (`GET /api/checkout/config`). */
 export interface PaymentsConfig {
@@ -225,35 +137,22 @@ export const updateCheckout = (secret: string, body: CheckoutUpdate) =>
 export const confirmCheckout = (secret: string, body: CheckoutConfirm) =>
   call<CheckoutConfirmed>(`${clientPath(secret)}/confirm`, { method: "POST", body });
 
-export const createSandboxToken = (card: {
-  card_number: string;
-  exp_month: number;
-  exp_year: number;
-  cvc: string;
-}) => call<{ id: string }>("/v1/sandbox/confirmation-tokens", { method: "POST", body: card });
+export const createSandboxToken = (card: z.input<typeof W.SandboxCard>) =>
+  call<z.output<typeof W.SandboxConfirmationToken>>("/v1/sandbox/confirmation-tokens", {
+    method: "POST",
+    body: card,
+  });
 
 export const getPaymentsConfig = () => call<PaymentsConfig>("/api/checkout/config");
 
-/** Polar's `CustomerOrder`, the parts the confirmation page shows. */
-export interface CustomerOrder {
-  id: string;
-  created_at: string;
-  status: string;
-  paid: boolean;
-  checkout_id: string | null;
-  invoice_number: string | null;
-  is_invoice_generated: boolean;
-  subtotal_amount: number;
-  discount_amount: number;
-  tax_amount: number;
-  total_amount: number;
-  currency: string;
-  product?: { id: string; name: string } | null;
-  items?: { label: string; amount: number }[];
-}
+/** Polar's `CustomerOrder` (the confirmation page shows a few of its fields). */
+export type CustomerOrder = z.output<typeof W.CustomerOrder>;
 
 export const listCustomerOrders = (token: string) =>
-  call<{ items: CustomerOrder[] }>("/v1/customer-portal/orders/?limit=10&sorting=-created_at", { token });
+  call<W.Page<CustomerOrder>>("/v1/customer-portal/orders/?limit=10&sorting=-created_at", { token });
 
 export const getOrderInvoice = (token: string, orderId: string) =>
-  call<{ url: string }>(`/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`, { token });
+  call<z.output<typeof W.CustomerOrderInvoice>>(
+    `/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`,
+    { token },
+  );

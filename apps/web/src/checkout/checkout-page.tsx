@@ -1084,7 +1084,7 @@ function CustomFieldInput({
         <NativeSelect
           {...common}
           value={text}
-          data={[{ value: "", label: p.form_placeholder || "Choose…" }, ...(p.options ?? [])]}
+          data={[{ value: "", label: p.form_placeholder || "Choose…" }, ...(f.properties.options ?? [])]}
           onChange={(e) => onChange(e.currentTarget.value)}
         />
       );
@@ -1094,8 +1094,8 @@ function CustomFieldInput({
           {...common}
           type="number"
           inputMode="decimal"
-          min={p.ge ?? undefined}
-          max={p.le ?? undefined}
+          min={f.properties.ge ?? undefined}
+          max={f.properties.le ?? undefined}
           placeholder={p.form_placeholder ?? undefined}
           value={text}
           onChange={(e) => onChange(e.currentTarget.value)}
@@ -1106,13 +1106,13 @@ function CustomFieldInput({
         <TextInput {...common} type="date" value={text} onChange={(e) => onChange(e.currentTarget.value)} />
       );
     default:
-      return p.textarea ? (
+      return f.properties.textarea ? (
         <Textarea
           {...common}
           autosize
           minRows={2}
           placeholder={p.form_placeholder ?? undefined}
-          maxLength={p.max_length ?? undefined}
+          maxLength={f.properties.max_length ?? undefined}
           value={text}
           onChange={(e) => onChange(e.currentTarget.value)}
         />
@@ -1120,7 +1120,7 @@ function CustomFieldInput({
         <TextInput
           {...common}
           placeholder={p.form_placeholder ?? undefined}
-          maxLength={p.max_length ?? undefined}
+          maxLength={f.properties.max_length ?? undefined}
           value={text}
           onChange={(e) => onChange(e.currentTarget.value)}
         />

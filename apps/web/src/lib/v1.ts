@@ -1,4 +1,7 @@
+import type * as W from "@kassa/contracts/v1";
+import type { Page } from "@kassa/contracts/v1";
 import { type QueryClient, queryOptions } from "@tanstack/react-query";
+import type { z } from "zod";
 import type { ServerError } from "./auth-client";
 
 /**
@@ -9,12 +12,8 @@ import type { ServerError } from "./auth-client";
  * turned into a form field path (`["body", "prices", 0, "price_amount"]` -> `prices.0.price_amount`).
  */
 
-export interface ValidationIssue {
-  type?: string;
-  loc: (string | number)[];
-  msg: string;
-  input?: unknown;
-}
+/** One refused value of a 422 (Polar's `ValidationError`). */
+export type ValidationIssue = z.output<typeof W.ValidationError>;
 
 export class V1Error extends Error implements ServerError {
   readonly status: number;
@@ -38,10 +37,7 @@ export class V1Error extends Error implements ServerError {
   }
 }
 
-export interface Page<T> {
-  items: T[];
-  pagination: { total_count: number; max_page: number };
-}
+export type { Page };
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number | boolean)[];
 
@@ -136,415 +132,83 @@ export function getQuery<T>(organizationId: string, resource: string, id: string
 export const invalidate = (client: QueryClient, organizationId: string, resource: string) =>
   client.invalidateQueries({ queryKey: ["v1", organizationId, resource] });
 
-// --- wire types (Polar's shapes, as the server's zod schemas in apps/server/src/modules answer) ---
+// --- wire types: the server's own schemas (`@kassa/contracts/v1`), as they answer and take ---
 
-export type Metadata = Record<string, string | number | boolean>;
+export {
+  AGGREGATION_FUNCS,
+  BENEFIT_TYPES,
+  CHECKOUT_STATUSES,
+  FILTER_OPERATORS,
+  ORDER_STATUSES,
+  REFUND_REASONS,
+  SOCIAL_PLATFORMS,
+  SUBSCRIPTION_STATUSES,
+} from "@kassa/contracts/v1";
 
-interface Timestamps {
-  id: string;
-  created_at: string;
-  modified_at: string | null;
-}
+type Out<T extends z.ZodType> = z.output<T>;
 
-export type RecurringInterval = "month" | "year";
+export type Metadata = W.Metadata;
+export type RecurringInterval = (typeof W.RECURRING_INTERVALS)[number];
 
-interface PriceCommon extends Timestamps {
-  price_currency: string;
-  is_archived: boolean;
-  product_id: string;
-  type: "one_time" | "recurring";
-  recurring_interval: RecurringInterval | null;
-}
-export type Price =
-  | (PriceCommon & { amount_type: "fixed"; price_amount: number })
-  | (PriceCommon & {
-      amount_type: "custom";
-      minimum_amount: number;
-      maximum_amount: number | null;
-      preset_amount: number | null;
-    })
-  | (PriceCommon & { amount_type: "free" })
-  | (PriceCommon & {
-      amount_type: "metered_unit";
-      unit_amount: string;
-      cap_amount: number | null;
-      meter_id: string;
-      meter: { id: string; name: string };
-    });
-
-export interface Product extends Timestamps {
-  name: string;
-  description: string | null;
-  recurring_interval: RecurringInterval | null;
-  is_recurring: boolean;
-  is_archived: boolean;
-  organization_id: string;
-  metadata: Metadata;
-  prices: Price[];
-  benefits: Benefit[];
-  attached_custom_fields: {
-    custom_field_id: string;
-    custom_field: CustomField;
-    order: number;
-    required: boolean;
-  }[];
-  medias: ProductMedia[];
-}
-
+export type Price = Out<typeof W.Price>;
+export type Product = Out<typeof W.Product>;
 /** An uploaded `product_media` file as a product embeds it (and `POST /v1/files/{id}/uploaded` answers it). */
-export interface ProductMedia {
-  id: string;
-  name: string;
-  mime_type: string;
-  size: number;
-  is_uploaded: boolean;
-  service: "product_media";
-  public_url: string;
-}
+export type ProductMedia = Out<typeof W.ProductMediaFileRead>;
+/** `POST /v1/files/`: what it takes and answers (the parts to upload); `.../uploaded` takes the parts' ETags. */
+export type FileCreate = z.input<typeof W.FileCreate>;
+export type FileUpload = Out<typeof W.FileUpload>;
+export type FileUploadCompleted = z.input<typeof W.FileUploadCompleted>;
 
-export const BENEFIT_TYPES = [
-  "custom",
-  "discord",
-  "downloadables",
-  "github_repository",
-  "license_keys",
-  "meter_credit",
-] as const;
-export type BenefitType = (typeof BENEFIT_TYPES)[number];
+export type BenefitType = W.BenefitType;
+export type Benefit = Out<typeof W.Benefit>;
 
-export interface Benefit extends Timestamps {
-  type: BenefitType;
-  description: string;
-  deletable: boolean;
-  organization_id: string;
-  metadata: Metadata;
-  properties: Record<string, unknown>;
-}
+export type FilterOperator = (typeof W.FILTER_OPERATORS)[number];
+export type FilterClause = W.FilterClauseValue;
+export type Filter = W.FilterValue;
+export type Aggregation = W.AggregationValue;
+export type Meter = Out<typeof W.Meter>;
 
-export const FILTER_OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte", "like", "not_like"] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
-export interface FilterClause {
-  property: string;
-  operator: FilterOperator;
-  value: string | number | boolean;
-}
-export interface Filter {
-  conjunction: "and" | "or";
-  clauses: (FilterClause | Filter)[];
-}
-export const AGGREGATION_FUNCS = ["count", "sum", "max", "min", "avg", "unique"] as const;
-export type Aggregation =
-  | { func: "count" }
-  | { func: Exclude<(typeof AGGREGATION_FUNCS)[number], "count">; property: string };
+export type CustomFieldType = W.CustomFieldType;
+/** The order the pages offer the types in. */
+export const CUSTOM_FIELD_TYPES = [
+  "text",
+  "number",
+  "date",
+  "checkbox",
+  "select",
+] as const satisfies readonly CustomFieldType[];
+export type CustomField = Out<typeof W.CustomField>;
 
-export interface Meter extends Timestamps {
-  name: string;
-  unit: "scalar" | "token" | "custom";
-  filter: Filter;
-  aggregation: Aggregation;
-  metadata: Metadata;
-  archived_at: string | null;
-}
-
-export const CUSTOM_FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
-export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
-export interface CustomField extends Timestamps {
-  type: CustomFieldType;
-  slug: string;
-  name: string;
-  metadata: Metadata;
-  properties: Record<string, unknown>;
-}
-
-export interface Discount extends Timestamps {
-  type: "fixed" | "percentage";
-  name: string;
-  code: string | null;
-  duration: "once" | "forever" | "repeating";
-  duration_in_months?: number | null;
-  amount?: number;
-  currency?: string;
-  basis_points?: number;
-  starts_at: string | null;
-  ends_at: string | null;
-  max_redemptions: number | null;
-  redemptions_count: number;
-  products: { id: string; name: string }[];
-  metadata: Metadata;
-}
-
-export interface WebhookEndpoint extends Timestamps {
-  url: string;
-  name: string | null;
-  format: "raw";
-  secret: string;
-  events: string[];
-  enabled: boolean;
-}
-
-export interface WebhookDelivery extends Timestamps {
-  succeeded: boolean;
-  http_code: number | null;
-  response: string | null;
-  endpoint_id: string;
-  attempt: number;
-  duration_ms: number;
-  error: string | null;
-  request: { headers: Record<string, string>; body: string };
-  webhook_event: { id: string; type: string; succeeded: boolean | null; created_at: string };
-}
-
-export interface AccessToken extends Timestamps {
-  scopes: string[];
-  expires_at: string | null;
-  comment: string;
-  last_used_at: string | null;
-}
-
-export interface BillingOrganization extends Timestamps {
-  name: string;
-  slug: string;
-  email: string | null;
-  website: string | null;
-  socials: { platform: string; url: string }[];
-  feature_settings: Record<string, boolean>;
-  subscription_settings: {
-    allow_multiple_subscriptions: boolean;
-    allow_customer_updates: boolean;
-    proration_behavior: "invoice" | "prorate";
-  };
-}
+export type Discount = Out<typeof W.Discount>;
+export type WebhookEndpoint = Out<typeof W.WebhookEndpoint>;
+export type WebhookDelivery = Out<typeof W.WebhookDelivery>;
+export type WebhookReplayResult = Out<typeof W.ReplayResponse>;
+export type AccessToken = Out<typeof W.OrganizationAccessToken>;
+/** The answer of a token's creation: the only time its value is shown. */
+export type AccessTokenCreated = Out<typeof W.OrganizationAccessTokenCreateResponse>;
+export type BillingOrganization = Out<typeof W.Organization>;
 
 // --- commerce: customers, orders, subscriptions, checkouts, checkout links, refunds ---
 
-export interface Address {
-  line1: string | null;
-  line2: string | null;
-  postal_code: string | null;
-  city: string | null;
-  state: string | null;
-  /** ISO 3166-1 alpha-2. */
-  country: string;
-}
+export type Address = Out<typeof W.Address>;
+export type Customer = Out<typeof W.Customer>;
+export type CustomerState = Out<typeof W.CustomerState>;
+export type CustomerStateSubscription = CustomerState["active_subscriptions"][number];
+export type SubscriptionStatus = (typeof W.SUBSCRIPTION_STATUSES)[number];
 
-export interface Customer extends Timestamps {
-  metadata: Metadata;
-  external_id: string | null;
-  email: string;
-  email_verified: boolean;
-  type?: "individual" | "team";
-  name: string | null;
-  billing_address: Address | null;
-  tax_id: (string | null)[] | null;
-  locale?: string | null;
-  organization_id: string;
-  deleted_at: string | null;
-  avatar_url: string;
-}
+export type OrderStatus = (typeof W.ORDER_STATUSES)[number];
+export type OrderBillingReason = (typeof W.BILLING_REASONS)[number];
+/** A product as an order embeds it. */
+export type EmbeddedProduct = Out<typeof W.OrderProduct>;
+export type OrderItem = Out<typeof W.OrderItem>;
+export type Order = Out<typeof W.Order>;
+/** A signed URL of an order's invoice PDF. */
+export type OrderInvoice = Out<typeof W.OrderInvoice>;
+export type Subscription = Out<typeof W.Subscription>;
 
-export const SUBSCRIPTION_STATUSES = [
-  "incomplete",
-  "incomplete_expired",
-  "trialing",
-  "active",
-  "past_due",
-  "canceled",
-  "unpaid",
-] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export type RefundReason = (typeof W.REFUND_REASONS)[number];
+export type Refund = Out<typeof W.Refund>;
 
-export interface CustomerStateSubscription extends Timestamps {
-  metadata: Metadata;
-  status: "active" | "trialing";
-  amount: number;
-  currency: string;
-  recurring_interval: RecurringInterval | "day" | "week";
-  current_period_start: string;
-  current_period_end: string;
-  cancel_at_period_end: boolean;
-  canceled_at: string | null;
-  started_at: string | null;
-  ends_at: string | null;
-  product_id: string;
-  discount_id: string | null;
-  meters: { meter_id: string; consumed_units: number; credited_units: number; amount: number }[];
-}
-
-export interface CustomerState extends Customer {
-  active_subscriptions: CustomerStateSubscription[];
-  granted_benefits: {
-    id: string;
-    created_at: string;
-    granted_at: string;
-    benefit_id: string;
-    benefit_type: string;
-    benefit_metadata: Metadata;
-    properties: Record<string, unknown>;
-  }[];
-  active_meters: {
-    id: string;
-    created_at: string;
-    meter_id: string;
-    consumed_units: number;
-    credited_units: number;
-    balance: number;
-  }[];
-}
-
-export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export type OrderBillingReason =
-  | "purchase"
-  | "subscription_create"
-  | "subscription_cycle"
-  | "subscription_update";
-
-/** A product as an order, a subscription or a checkout embeds it (prices and benefits when extended). */
-export interface EmbeddedProduct extends Timestamps {
-  name: string;
-  description: string | null;
-  recurring_interval: RecurringInterval | "day" | "week" | null;
-  is_recurring: boolean;
-  is_archived: boolean;
-  organization_id: string;
-  prices?: Price[];
-}
-
-export interface OrderItem {
-  id: string;
-  created_at: string;
-  label: string;
-  amount: number;
-  tax_amount: number;
-  proration: boolean;
-  product_price_id: string | null;
-}
-
-export interface Order extends Timestamps {
-  status: OrderStatus;
-  paid: boolean;
-  subtotal_amount: number;
-  discount_amount: number;
-  net_amount: number;
-  tax_amount: number;
-  total_amount: number;
-  refunded_amount: number;
-  refunded_tax_amount: number;
-  currency: string;
-  billing_reason: OrderBillingReason;
-  billing_name: string | null;
-  billing_address: Address | null;
-  invoice_number: string;
-  is_invoice_generated: boolean;
-  customer_id: string;
-  product_id: string | null;
-  discount_id: string | null;
-  subscription_id: string | null;
-  checkout_id: string | null;
-  metadata: Metadata;
-  customer: Customer;
-  product: EmbeddedProduct | null;
-  discount: { id: string; name: string; code: string | null } | null;
-  subscription: { id: string; status: SubscriptionStatus } | null;
-  items: OrderItem[];
-  description?: string;
-}
-
-export interface Subscription extends Timestamps {
-  amount: number;
-  currency: string;
-  recurring_interval: RecurringInterval | "day" | "week";
-  recurring_interval_count?: number;
-  status: SubscriptionStatus;
-  current_period_start: string;
-  current_period_end: string | null;
-  trial_start: string | null;
-  trial_end: string | null;
-  cancel_at_period_end: boolean;
-  canceled_at: string | null;
-  started_at: string | null;
-  ends_at: string | null;
-  ended_at: string | null;
-  customer_id: string;
-  product_id: string;
-  discount_id: string | null;
-  checkout_id: string | null;
-  customer_cancellation_reason: string | null;
-  customer_cancellation_comment: string | null;
-  metadata: Metadata;
-  customer: Customer;
-  product: EmbeddedProduct;
-  discount: { id: string; name: string; code: string | null } | null;
-}
-
-export const REFUND_REASONS = [
-  "duplicate",
-  "fraudulent",
-  "customer_request",
-  "service_disruption",
-  "satisfaction_guarantee",
-  "dispute_prevention",
-  "other",
-] as const;
-export type RefundReason = (typeof REFUND_REASONS)[number];
-
-export interface Refund extends Timestamps {
-  metadata: Metadata;
-  status: "pending" | "succeeded" | "failed" | "canceled";
-  reason: RefundReason;
-  amount: number;
-  tax_amount: number;
-  currency: string;
-  organization_id: string;
-  order_id: string;
-  subscription_id: string | null;
-  customer_id: string;
-  revoke_benefits: boolean;
-}
-
-export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
-export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
-
-export interface Checkout extends Timestamps {
-  status: CheckoutStatus;
-  client_secret: string;
-  url: string;
-  expires_at: string;
-  success_url: string;
-  amount: number;
-  discount_amount: number;
-  net_amount: number;
-  tax_amount: number | null;
-  total_amount: number;
-  currency: string;
-  product_id: string | null;
-  product_price_id: string | null;
-  discount_id: string | null;
-  allow_discount_codes: boolean;
-  require_billing_address: boolean;
-  customer_id: string | null;
-  customer_name: string | null;
-  customer_email: string | null;
-  customer_billing_address: Address | null;
-  metadata: Metadata;
-  products: EmbeddedProduct[];
-  product: EmbeddedProduct | null;
-  product_price: Price | null;
-  discount: { id: string; name: string; code: string | null } | null;
-  subscription_id: string | null;
-}
-
-export interface CheckoutLink extends Timestamps {
-  metadata: Metadata;
-  client_secret: string;
-  success_url: string | null;
-  return_url?: string | null;
-  label: string | null;
-  allow_discount_codes: boolean;
-  require_billing_address: boolean;
-  discount_id: string | null;
-  organization_id: string;
-  products: EmbeddedProduct[];
-  discount: { id: string; name: string; code: string | null } | null;
-  url: string;
-}
+export type CheckoutStatus = W.CheckoutStatus;
+export type Checkout = Out<typeof W.Checkout>;
+export type CheckoutLink = Out<typeof W.CheckoutLink>;

@@ -1,31 +1,15 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Scope } from "@kassa/contracts";
+import {
+  OAuthError as OAuthErrorBody,
+  HTTPValidationError as ValidationErrorBody,
+} from "@kassa/contracts/v1";
 import { requireCustomer, requireScope } from "./scopes.js";
 
 /** Every `/v1` operation takes an organization access token (or the dashboard's session). */
 export const security = [{ access_token: [] }];
 
 const ErrorBody = (name: string) => z.object({ error: z.literal(name), detail: z.string() }).openapi(name);
-
-const ValidationErrorBody = z
-  .object({
-    error: z.literal("RequestValidationError"),
-    detail: z.array(
-      z
-        .object({
-          type: z.string(),
-          loc: z.array(z.union([z.string(), z.number().int()])),
-          msg: z.string(),
-          input: z.unknown(),
-        })
-        .openapi("ValidationError"),
-    ),
-  })
-  .openapi("HTTPValidationError");
-
-const OAuthErrorBody = z
-  .object({ error: z.enum(["invalid_token", "insufficient_scope"]), error_description: z.string() })
-  .openapi("OAuthError");
 
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 

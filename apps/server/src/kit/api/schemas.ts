@@ -1,10 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
-/** A datetime on the wire: ISO-8601 with an offset, as Polar writes it. */
-export const DateTime = z.iso.datetime({ offset: true });
-
-/** Input datetimes must carry an offset (a naive datetime is ambiguous). */
-export const DateTimeInput = z.iso.datetime({ offset: true, message: "Input should have timezone info" });
+/** The wire's datetimes are defined with the other shared wire pieces in `@kassa/contracts/v1`. */
+export { DateTime, DateTimeInput } from "@kassa/contracts/v1";
 
 export const IdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid4" }),

@@ -3,7 +3,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import { BENEFIT_TYPES, Benefit, BenefitCreate, BenefitUpdate } from "./schemas.js";
+import { BENEFIT_TYPES, Benefit, BenefitCreate, BenefitGrant, BenefitUpdate } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "benefits";
@@ -84,7 +84,7 @@ const grants = route({
   scope: "benefits:read",
   request: { params: IdParam, query: z.object({ ...pageParams }) },
   responses: {
-    200: ok(listResource(z.record(z.string(), z.unknown()).openapi("BenefitGrant"), "BenefitGrant")),
+    200: ok(listResource(BenefitGrant, "BenefitGrant")),
     ...errorResponses({ notFound: true }),
   },
 });

@@ -3,8 +3,9 @@
  * browsers on public URLs, so they are images of a few raster types only (no SVG: it can
  * carry script); downloadables are handed out as attachments, so any type will do.
  */
-export const FILE_SERVICES = ["downloadable", "product_media", "organization_avatar"] as const;
-export type FileService = (typeof FILE_SERVICES)[number];
+import { FILE_SERVICES, type FileService, MAX_PARTS, MIME_TYPE } from "@kassa/contracts/v1";
+
+export { FILE_SERVICES, type FileService, MAX_PARTS, MIME_TYPE };
 
 export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"] as const;
 
@@ -17,9 +18,6 @@ export const MAX_SIZE: Record<FileService, number> = {
   downloadable: 1024 * MB,
 };
 
-/** Most parts one upload may declare. */
-export const MAX_PARTS = 10_000;
-
 export function isPublicService(service: string): boolean {
   return service === "product_media" || service === "organization_avatar";
 }
@@ -27,9 +25,6 @@ export function isPublicService(service: string): boolean {
 export function allowedTypes(service: FileService): readonly string[] | undefined {
   return isPublicService(service) ? IMAGE_TYPES : undefined;
 }
-
-/** A MIME type as `type/subtype` with optional parameters. */
-export const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
 
 /**
  * Whether the first bytes of a file are an image of the declared type. A public image URL

@@ -1,128 +1,18 @@
-import { z } from "@hono/zod-openapi";
-import { DateTime } from "../../kit/api/schemas.js";
-import { FILE_SERVICES, MAX_PARTS, MIME_TYPE } from "./limits.js";
-
-/** A SHA-256 digest in base64 (32 bytes). */
-const Sha256Base64 = z
-  .string()
-  .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v), { message: "Must be a base64-encoded SHA-256 digest." });
-
-export const FileCreatePart = z
-  .object({
-    number: z.number().int().min(1).max(MAX_PARTS),
-    chunk_start: z.number().int().min(0),
-    chunk_end: z.number().int().min(1),
-    checksum_sha256_base64: Sha256Base64.nullish(),
-  })
-  .openapi("S3FileCreatePart");
-
-export const FileCreate = z
-  .object({
-    organization_id: z.string().nullish(),
-    name: z.string().min(1).max(255),
-    mime_type: z.string().max(255).regex(MIME_TYPE, "Must be a MIME type such as image/png."),
-    size: z.number().int().min(1),
-    checksum_sha256_base64: Sha256Base64.nullish(),
-    upload: z
-      .object({ parts: z.array(FileCreatePart).min(1).max(MAX_PARTS) })
-      .openapi("S3FileCreateMultipart"),
-    service: z.enum(FILE_SERVICES),
-    version: z.string().max(255).nullish(),
-  })
-  .openapi("FileCreate");
-
-export const FileUploadCompleted = z
-  .object({
-    id: z.string(),
-    path: z.string(),
-    parts: z
-      .array(
-        z
-          .object({
-            number: z.number().int().min(1),
-            checksum_etag: z.string(),
-            checksum_sha256_base64: Sha256Base64.nullable(),
-          })
-          .openapi("S3FileUploadCompletedPart"),
-      )
-      .min(1),
-  })
-  .openapi("FileUploadCompleted");
-
-export const FilePatch = z
-  .object({ name: z.string().min(1).max(255).nullish(), version: z.string().max(255).nullish() })
-  .openapi("FilePatch");
-
-const fileCommon = {
-  id: z.string(),
-  organization_id: z.string(),
-  name: z.string(),
-  path: z.string(),
-  mime_type: z.string(),
-  size: z.number().int(),
-  storage_version: z.string().nullable(),
-  checksum_etag: z.string().nullable(),
-  checksum_sha256_base64: z.string().nullable(),
-  checksum_sha256_hex: z.string().nullable(),
-  last_modified_at: DateTime.nullable(),
-  version: z.string().nullable(),
-  is_uploaded: z.boolean(),
-  size_readable: z.string(),
-};
-
-export const DownloadableFileRead = z
-  .object({ ...fileCommon, service: z.literal("downloadable"), created_at: DateTime })
-  .openapi("DownloadableFileRead");
-export const ProductMediaFileRead = z
-  .object({
-    ...fileCommon,
-    service: z.literal("product_media"),
-    created_at: DateTime,
-    public_url: z.string(),
-  })
-  .openapi("ProductMediaFileRead");
-export const OrganizationAvatarFileRead = z
-  .object({
-    ...fileCommon,
-    service: z.literal("organization_avatar"),
-    created_at: DateTime,
-    public_url: z.string(),
-  })
-  .openapi("OrganizationAvatarFileRead");
-
-export const FileRead = z
-  .discriminatedUnion("service", [DownloadableFileRead, ProductMediaFileRead, OrganizationAvatarFileRead])
-  .openapi("FileRead");
-
-export const FileUpload = z
-  .object({
-    ...fileCommon,
-    service: z.enum(FILE_SERVICES),
-    upload: z
-      .object({
-        id: z.string(),
-        path: z.string(),
-        parts: z.array(
-          z
-            .object({
-              number: z.number().int(),
-              chunk_start: z.number().int(),
-              chunk_end: z.number().int(),
-              checksum_sha256_base64: z.string().nullable(),
-              url: z.string(),
-              expires_at: DateTime,
-              headers: z.record(z.string(), z.string()),
-            })
-            .openapi("S3FileUploadPart"),
-        ),
-      })
-      .openapi("S3FileUploadMultipart"),
-  })
-  .openapi("FileUpload");
-
-export type FileCreateInput = z.output<typeof FileCreate>;
-export type FileUploadCompletedInput = z.output<typeof FileUploadCompleted>;
-export type FilePatchInput = z.output<typeof FilePatch>;
-export type FileReadWire = z.output<typeof FileRead>;
-export type ProductMediaWire = z.output<typeof ProductMediaFileRead>;
-export type FileUploadWire = z.output<typeof FileUpload>;
+/** The wire schemas live in `@kassa/contracts/v1` (files.ts); this module reads them from there. */
+export {
+  DownloadableFileRead,
+  FileCreate,
+  type FileCreateInput,
+  FileCreatePart,
+  FilePatch,
+  type FilePatchInput,
+  FileRead,
+  type FileReadWire,
+  FileUpload,
+  FileUploadCompleted,
+  type FileUploadCompletedInput,
+  type FileUploadWire,
+  OrganizationAvatarFileRead,
+  ProductMediaFileRead,
+  type ProductMediaWire,
+} from "@kassa/contracts/v1";

@@ -1,14 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { CustomerOrderInvoice, OrderInvoice, OrderReceipt } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
 import { customerRoute, errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
 import * as service from "./service.js";
 
 const TAG = "orders";
-const DocumentUrl = (name: string) =>
-  z
-    .object({ url: z.string().openapi({ description: "Signed URL of the PDF, valid for an hour." }) })
-    .openapi(name);
 const ok = (schema: z.ZodType) => ({
   description: "Successful Response",
   content: { "application/json": { schema } },
@@ -38,7 +35,7 @@ const invoice = route({
     "A signed URL of the invoice PDF, valid for an hour (`.html` in place of `.pdf` in its path gives the printable page). 404 until the invoice is generated.",
   scope: "orders:read",
   request: { params: IdParam },
-  responses: { 200: ok(DocumentUrl("OrderInvoice")), ...errorResponses({ notFound: true }) },
+  responses: { 200: ok(OrderInvoice), ...errorResponses({ notFound: true }) },
 });
 
 const receipt = route({
@@ -49,7 +46,7 @@ const receipt = route({
   description: "A signed URL of the receipt PDF of a paid order, valid for an hour.",
   scope: "orders:read",
   request: { params: IdParam },
-  responses: { 200: ok(DocumentUrl("OrderReceipt")), ...errorResponses({ notFound: true }) },
+  responses: { 200: ok(OrderReceipt), ...errorResponses({ notFound: true }) },
 });
 
 const portalGenerate = customerRoute({
@@ -74,7 +71,7 @@ const portalInvoice = customerRoute({
   description:
     "With a customer session: a signed URL of the invoice PDF of the customer's own order, valid for an hour. 404 until it is generated.",
   request: { params: IdParam },
-  responses: { 200: ok(DocumentUrl("CustomerOrderInvoice")), ...errorResponses({ notFound: true }) },
+  responses: { 200: ok(CustomerOrderInvoice), ...errorResponses({ notFound: true }) },
 });
 
 export function registerInvoiceRoutes(app: V1App, env: service.InvoicesEnv) {

@@ -70,7 +70,9 @@ const update = route({
 
 export function registerMeterRoutes(app: V1App) {
   // The recursive Filter schema names FilterClause by reference; the component must exist.
-  app.openAPIRegistry.register("FilterClause", FilterClause);
+  // A clone: the registry calls `.openapi` on what it registers, which the contracts' schemas
+  // (plain zod, built before @hono/zod-openapi may have extended zod) need not have.
+  app.openAPIRegistry.register("FilterClause", FilterClause.clone());
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listMeters({ ctx: c.var.ctx, input }), 200);

@@ -1,45 +1,11 @@
-import { z } from "@hono/zod-openapi";
-import { SCOPES } from "@kassa/contracts";
-import { DateTime } from "../../kit/api/schemas.js";
-
-export const ScopeSchema = z.enum(SCOPES).openapi("Scope");
-
-export const OrganizationAccessToken = z
-  .object({
-    created_at: DateTime,
-    modified_at: DateTime.nullable(),
-    id: z.string().openapi({ format: "uuid4" }),
-    scopes: z.array(ScopeSchema),
-    expires_at: DateTime.nullable(),
-    comment: z.string(),
-    last_used_at: DateTime.nullable(),
-    organization_id: z.string().openapi({ format: "uuid4" }),
-  })
-  .openapi("OrganizationAccessToken");
-
-export const OrganizationAccessTokenCreate = z
-  .object({
-    organization_id: z.string().nullish(),
-    comment: z.string().min(1).max(255),
-    expires_in: z.union([z.string(), z.number()]).nullish().openapi({
-      description:
-        "Lifetime: an ISO 8601 duration (`P30D`, `PT12H`) or a number of seconds. Absent: never expires.",
-    }),
-    scopes: z.array(ScopeSchema),
-  })
-  .openapi("OrganizationAccessTokenCreate");
-
-export const OrganizationAccessTokenUpdate = z
-  .object({
-    comment: z.string().min(1).max(255).nullish(),
-    scopes: z.array(ScopeSchema).nullish(),
-  })
-  .openapi("OrganizationAccessTokenUpdate");
-
-export const OrganizationAccessTokenCreateResponse = z
-  .object({ organization_access_token: OrganizationAccessToken, token: z.string() })
-  .openapi("OrganizationAccessTokenCreateResponse");
-
-export type OrganizationAccessTokenCreateInput = z.output<typeof OrganizationAccessTokenCreate>;
-export type OrganizationAccessTokenUpdateInput = z.output<typeof OrganizationAccessTokenUpdate>;
-export type OrganizationAccessTokenWire = z.output<typeof OrganizationAccessToken>;
+/** The wire schemas live in `@kassa/contracts/v1` (organization-access-tokens.ts); this module reads them from there. */
+export {
+  OrganizationAccessToken,
+  OrganizationAccessTokenCreate,
+  type OrganizationAccessTokenCreateInput,
+  OrganizationAccessTokenCreateResponse,
+  OrganizationAccessTokenUpdate,
+  type OrganizationAccessTokenUpdateInput,
+  type OrganizationAccessTokenWire,
+  ScopeSchema,
+} from "@kassa/contracts/v1";

@@ -1,88 +1,10 @@
-import { z } from "@hono/zod-openapi";
-import { DateTime, DateTimeInput } from "../../kit/api/schemas.js";
-
-/** Spec section 9. */
-export const SOCIAL_PLATFORMS = [
-  "x",
-  "github",
-  "facebook",
-  "instagram",
-  "youtube",
-  "tiktok",
-  "linkedin",
-  "other",
-] as const;
-export const PRORATION_BEHAVIORS = ["invoice", "prorate"] as const;
-
-const SocialLink = z
-  .object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url({ protocol: /^https?$/ }) })
-  .openapi("OrganizationSocialLink");
-
-const FeatureSettings = z
-  .object({ issue_funding_enabled: z.boolean(), usage_based_billing_enabled: z.boolean() })
-  .openapi("OrganizationFeatureSettings");
-
-const SubscriptionSettings = z
-  .object({
-    allow_multiple_subscriptions: z.boolean(),
-    allow_customer_updates: z.boolean(),
-    proration_behavior: z.enum(PRORATION_BEHAVIORS),
-    benefit_revocation_grace_period: z.number().int(),
-    prevent_trial_abuse: z.boolean(),
-  })
-  .openapi("OrganizationSubscriptionSettings");
-
-export const Organization = z
-  .object({
-    created_at: DateTime,
-    modified_at: DateTime.nullable(),
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    avatar_url: z.string().nullable(),
-    proration_behavior: z.enum(PRORATION_BEHAVIORS),
-    allow_customer_updates: z.boolean(),
-    email: z.string().nullable(),
-    website: z.string().nullable(),
-    socials: z.array(SocialLink),
-    status: z.literal("active"),
-    details_submitted_at: DateTime.nullable(),
-    default_presentment_currency: z.string(),
-    default_tax_behavior: z.literal("location"),
-    feature_settings: FeatureSettings,
-    subscription_settings: SubscriptionSettings,
-    notification_settings: z.object({ new_order: z.boolean(), new_subscription: z.boolean() }),
-    customer_email_settings: z.record(z.string(), z.boolean()),
-    customer_portal_settings: z.object({
-      usage: z.object({ show: z.boolean() }),
-      subscription: z.object({ update_seats: z.boolean(), update_plan: z.boolean() }),
-    }),
-    account_id: z.string().nullable(),
-    payout_account_id: z.string().nullable(),
-    capabilities: z.record(z.string(), z.boolean()),
-  })
-  .openapi("Organization");
-
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
-
-export const OrganizationUpdate = z
-  .object({
-    name: z.string().trim().min(3).max(128).nullish(),
-    slug: z
-      .string()
-      .min(3)
-      .max(64)
-      .regex(SLUG_PATTERN, "Lowercase letters, digits and dashes, not starting or ending with a dash")
-      .nullish(),
-    avatar_url: z.url({ protocol: /^https?$/ }).nullish(),
-    email: z.email().nullish(),
-    website: z.url({ protocol: /^https?$/ }).nullish(),
-    socials: z.array(SocialLink).max(10).nullish(),
-    details_submitted_at: DateTimeInput.nullish(),
-    feature_settings: FeatureSettings.partial().nullish(),
-    subscription_settings: SubscriptionSettings.partial().nullish(),
-  })
-  .openapi("OrganizationUpdate");
-
-export type OrganizationWire = z.output<typeof Organization>;
-export type OrganizationUpdateInput = z.output<typeof OrganizationUpdate>;
+/** The wire schemas live in `@kassa/contracts/v1` (organizations.ts); this module reads them from there. */
+export {
+  Organization,
+  OrganizationUpdate,
+  type OrganizationUpdateInput,
+  type OrganizationWire,
+  PRORATION_BEHAVIORS,
+  SLUG_PATTERN,
+  SOCIAL_PLATFORMS,
+} from "@kassa/contracts/v1";

@@ -3,7 +3,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
-import { Product, ProductCreate, ProductUpdate, VISIBILITIES } from "./schemas.js";
+import { Product, ProductBenefitsUpdate, ProductCreate, ProductUpdate, VISIBILITIES } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "products";
@@ -78,7 +78,7 @@ const benefits = route({
   scope: "products:write",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({ benefits: z.array(z.string()) }).openapi("ProductBenefitsUpdate")),
+    body: jsonBody(ProductBenefitsUpdate),
   },
   responses: { 200: ok(Product), ...errorResponses({ notFound: true }) },
 });

@@ -1,103 +1,12 @@
-import { z } from "@hono/zod-openapi";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "@kassa/contracts";
-import { DateTime, DateTimeInput } from "../../kit/api/schemas.js";
-
-export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).openapi("WebhookEventType");
-export const WebhookFormatSchema = z.enum(WEBHOOK_FORMATS).openapi("WebhookFormat");
-
-const Url = z
-  .url({ protocol: /^https?$/, message: "URL scheme should be 'http' or 'https'" })
-  .max(2048)
-  .openapi({ format: "uri", example: "https://example.com/webhooks/polar" });
-
-const Events = z.array(WebhookEventTypeSchema).openapi({
-  description: "The event types the endpoint receives; no others are sent to it.",
-});
-
-export const WebhookEndpoint = z
-  .object({
-    created_at: DateTime,
-    modified_at: DateTime.nullable(),
-    id: z.string().openapi({ format: "uuid4" }),
-    url: z.string().openapi({ format: "uri" }),
-    name: z.string().nullable(),
-    format: WebhookFormatSchema,
-    secret: z.string().openapi({
-      description:
-        "The signing secret (`whsec_...`). In full only in the answer that created or reset it; masked everywhere else.",
-    }),
-    organization_id: z.string().openapi({ format: "uuid4" }),
-    events: z.array(WebhookEventTypeSchema),
-    enabled: z.boolean(),
-  })
-  .openapi("WebhookEndpoint");
-
-export const WebhookEndpointCreate = z
-  .object({
-    url: Url,
-    name: z.string().max(255).nullish(),
-    format: WebhookFormatSchema,
-    events: Events,
-    organization_id: z.string().nullish(),
-  })
-  .openapi("WebhookEndpointCreate");
-
-export const WebhookEndpointUpdate = z
-  .object({
-    url: Url.nullish(),
-    name: z.string().max(255).nullish(),
-    format: WebhookFormatSchema.nullish(),
-    events: Events.nullish(),
-    enabled: z.boolean().nullish(),
-  })
-  .openapi("WebhookEndpointUpdate");
-
-export const WebhookEvent = z
-  .object({
-    created_at: DateTime,
-    modified_at: DateTime.nullable(),
-    id: z
-      .string()
-      .openapi({ format: "uuid4", description: "Also the `webhook-id` header of its deliveries." }),
-    last_http_code: z.number().int().nullable(),
-    succeeded: z.boolean().nullable(),
-    skipped: z.boolean(),
-    payload: z.string().nullable(),
-    type: WebhookEventTypeSchema,
-    is_archived: z.boolean(),
-  })
-  .openapi("WebhookEvent");
-
-export const WebhookDelivery = z
-  .object({
-    created_at: DateTime,
-    modified_at: DateTime.nullable(),
-    id: z.string().openapi({ format: "uuid4" }),
-    succeeded: z.boolean(),
-    http_code: z.number().int().nullable(),
-    response: z.string().nullable().openapi({ description: "The first 2 KB of the receiver's answer." }),
-    webhook_event: WebhookEvent,
-    endpoint_id: z.string().openapi({ format: "uuid4" }),
-    attempt: z.number().int().openapi({ description: "Attempt number within this send (1..10)." }),
-    duration_ms: z.number().int(),
-    error: z.string().nullable().openapi({ description: "Why no HTTP answer came (timeout, refused, ...)." }),
-    request: z
-      .object({ headers: z.record(z.string(), z.string()), body: z.string() })
-      .openapi({ description: "What Kassa sent: the signed headers and the body." }),
-  })
-  .openapi("WebhookDelivery");
-
-export const ReplayRequest = z
-  .object({
-    start: DateTimeInput.openapi({ description: "Events created at or after this instant." }),
-    end: DateTimeInput.openapi({ description: "Events created before this instant." }),
-    only_failed: z.boolean().default(false).openapi({
-      description: "Only the events this endpoint has not received (failed, skipped, or never sent).",
-    }),
-  })
-  .refine((r) => new Date(r.start) < new Date(r.end), { message: "start must be before end", path: ["end"] })
-  .openapi("WebhookReplay");
-
-export const ReplayResponse = z
-  .object({ queued: z.number().int().openapi({ description: "Deliveries queued." }) })
-  .openapi("WebhookReplayResult");
+/** The wire schemas live in `@kassa/contracts/v1` (webhooks.ts); this module reads them from there. */
+export {
+  ReplayRequest,
+  ReplayResponse,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointUpdate,
+  WebhookEvent,
+  WebhookEventTypeSchema,
+  WebhookFormatSchema,
+} from "@kassa/contracts/v1";

@@ -1,7 +1,14 @@
 import { ActionIcon, Alert, Button, FileButton, Group, Image, Paper, Stack, Text } from "@mantine/core";
 import { IconArrowDown, IconArrowUp, IconPhotoPlus, IconTrash } from "@tabler/icons-react";
 import { useState } from "react";
-import { type ProductMedia, V1Error, v1 } from "../../lib/v1";
+import {
+  type FileCreate,
+  type FileUpload,
+  type FileUploadCompleted,
+  type ProductMedia,
+  V1Error,
+  v1,
+} from "../../lib/v1";
 
 /**
  * Product images: each picked file goes through the files API from the browser (declare it as
@@ -21,19 +28,6 @@ async function sha256Base64(bytes: ArrayBuffer): Promise<string> {
   return btoa(binary);
 }
 
-interface UploadPart {
-  number: number;
-  chunk_start: number;
-  chunk_end: number;
-  checksum_sha256_base64: string | null;
-  url: string;
-  headers: Record<string, string>;
-}
-interface FileUpload {
-  id: string;
-  upload: { id: string; path: string; parts: UploadPart[] };
-}
-
 /** Uploads one image in one part; resolves the completed file (with its `public_url`). */
 export async function uploadMedia(organizationId: string, file: File): Promise<ProductMedia> {
   const bytes = await file.arrayBuffer();
@@ -49,9 +43,9 @@ export async function uploadMedia(organizationId: string, file: File): Promise<P
       upload: {
         parts: [{ number: 1, chunk_start: 0, chunk_end: file.size, checksum_sha256_base64: checksum }],
       },
-    },
+    } satisfies FileCreate,
   });
-  const parts = [];
+  const parts: FileUploadCompleted["parts"] = [];
   for (const part of created.upload.parts) {
     let res: Response;
     try {
@@ -76,7 +70,7 @@ export async function uploadMedia(organizationId: string, file: File): Promise<P
   }
   return v1<ProductMedia>(organizationId, `/files/${created.id}/uploaded`, {
     method: "POST",
-    body: { id: created.upload.id, path: created.upload.path, parts },
+    body: { id: created.upload.id, path: created.upload.path, parts } satisfies FileUploadCompleted,
   });
 }
 

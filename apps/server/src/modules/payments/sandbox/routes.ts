@@ -1,26 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { SandboxCard, SandboxConfirmationToken } from "@kassa/contracts/v1";
 import { clientAddress, type V1App } from "../../../kit/api/env.js";
 import { RequestValidationError, TooManyRequests } from "../../../kit/api/errors.js";
 import { toValidationIssues } from "../../../kit/api/validation.js";
 import type { RateLimiter } from "../../../kit/rate-limit.js";
 import { InvalidCard, type SandboxProcessor } from "./processor.js";
-
-const CardBody = z
-  .object({
-    card_number: z.string().min(1).max(40).openapi({ example: "4242 4242 4242 4242" }),
-    exp_month: z.coerce.number().int().openapi({ example: 12 }),
-    exp_year: z.coerce.number().int().openapi({ example: 2030 }),
-    cvc: z.string().min(1).max(10).openapi({ example: "123" }),
-  })
-  .openapi("SandboxCard");
-
-const Token = z
-  .object({
-    id: z.string(),
-    expires_at: z.string(),
-    card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
-  })
-  .openapi("SandboxConfirmationToken");
 
 /** Fields whose value is never echoed back in an error (a full card number, a CVC). */
 const SECRET_FIELDS = new Set(["card_number", "cvc"]);
@@ -32,9 +16,12 @@ const createToken = createRoute({
   summary: "Create a sandbox confirmation token",
   description:
     "Public: the hosted checkout page turns a test card into a single-use token here, where Stripe's page would create a Stripe confirmation token, and confirms the checkout with its `id` as `confirmation_token_id`. Only the brand and the last 4 digits are kept. Available only while Kassa runs on the sandbox processor.",
-  request: { body: { required: true, content: { "application/json": { schema: CardBody } } } },
+  request: { body: { required: true, content: { "application/json": { schema: SandboxCard } } } },
   responses: {
-    201: { description: "Token created", content: { "application/json": { schema: Token } } },
+    201: {
+      description: "Token created",
+      content: { "application/json": { schema: SandboxConfirmationToken } },
+    },
     422: { description: "A field of the card is invalid (named in `loc`)" },
     429: { description: "Too many tokens from this address (see `Retry-After`)" },
   },

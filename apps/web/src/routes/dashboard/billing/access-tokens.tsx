@@ -9,7 +9,14 @@ import { ApiReferenceLink } from "../../../components/links";
 import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
-import { type AccessToken, invalidate, listQuery, V1Error, v1 } from "../../../lib/v1";
+import {
+  type AccessToken,
+  type AccessTokenCreated,
+  invalidate,
+  listQuery,
+  V1Error,
+  v1,
+} from "../../../lib/v1";
 import { OnceSecret } from "./webhooks";
 
 const EXPIRIES = [
@@ -138,7 +145,7 @@ function TokenForm({ organizationId, onDone }: { organizationId: string; onDone:
     if (Object.keys(local).length) return;
     setSaving(true);
     try {
-      const r = await v1<{ token: string }>(organizationId, "/organization-access-tokens/", {
+      const r = await v1<AccessTokenCreated>(organizationId, "/organization-access-tokens/", {
         method: "POST",
         body: { comment: comment.trim(), scopes, expires_in: expires === "never" ? null : expires },
       });

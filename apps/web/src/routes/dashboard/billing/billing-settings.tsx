@@ -17,9 +17,14 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
-import { type BillingOrganization, getQuery, invalidate, V1Error, v1 } from "../../../lib/v1";
-
-const PLATFORMS = ["x", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "other"];
+import {
+  type BillingOrganization,
+  getQuery,
+  invalidate,
+  SOCIAL_PLATFORMS,
+  V1Error,
+  v1,
+} from "../../../lib/v1";
 
 /** `/dashboard/{slug}/settings/billing`: the organization's billing profile and subscription rules. */
 export function BillingSettingsPage() {
@@ -110,11 +115,12 @@ function BillingSettingsForm({ org }: { org: BillingOrganization }) {
             <Group key={i} gap="xs" align="flex-start">
               <Select
                 aria-label={`Platform ${i + 1}`}
-                data={PLATFORMS}
+                data={[...SOCIAL_PLATFORMS]}
                 value={s.platform}
-                onChange={(v) =>
-                  v && setSocials(socials.map((x, j) => (j === i ? { ...x, platform: v } : x)))
-                }
+                onChange={(v) => {
+                  const platform = SOCIAL_PLATFORMS.find((p) => p === v);
+                  if (platform) setSocials(socials.map((x, j) => (j === i ? { ...x, platform } : x)));
+                }}
                 allowDeselect={false}
                 disabled={disabled}
                 w={140}

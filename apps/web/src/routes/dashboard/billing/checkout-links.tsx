@@ -156,7 +156,7 @@ function CheckoutLinkForm({
   const queryClient = useQueryClient();
   const products = useProducts(organizationId);
   const discounts = useQuery(listQuery<Discount>(organizationId, "discounts", { limit: 100 }));
-  const [productIds, setProductIds] = useState<string[]>(link?.products.map((p) => p.id) ?? []);
+  const [productIds, setProductIds] = useState<string[]>(link?.products.map((p) => String(p.id)) ?? []);
   const [label, setLabel] = useState(link?.label ?? "");
   const [allowCodes, setAllowCodes] = useState(link?.allow_discount_codes ?? true);
   const [requireAddress, setRequireAddress] = useState(link?.require_billing_address ?? false);

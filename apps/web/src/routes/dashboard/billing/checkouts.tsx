@@ -23,6 +23,7 @@ import {
   getQuery,
   invalidate,
   listQuery,
+  type Price,
   V1Error,
   v1,
 } from "../../../lib/v1";
@@ -83,7 +84,7 @@ export function CheckoutsPage() {
               </AnchorLink>
             ),
           },
-          { label: "Product", render: (c) => c.product?.name ?? "—" },
+          { label: "Product", render: (c) => (c.product ? String(c.product.name) : "—") },
           { label: "Customer", render: (c) => c.customer_email ?? "—" },
           { label: "Total", render: (c) => formatMoney(c.total_amount, c.currency) },
           {
@@ -146,8 +147,9 @@ export function CheckoutPage() {
       <Details
         label="Checkout details"
         rows={[
-          ["Product", c.product?.name ?? "—"],
-          ["Price", c.product_price ? priceSummary(c.product_price) : "—"],
+          ["Product", c.product ? String(c.product.name) : "—"],
+          // The document gives the embedded price as an open object; the server answers a ProductPrice.
+          ["Price", c.product_price ? priceSummary(c.product_price as Price) : "—"],
           ["Amount", money(c.amount)],
           [
             "Discount",

@@ -286,13 +286,15 @@ function CustomerStateSections({
             None granted.
           </Text>
         ) : (
+          // Grants and meter balances are open objects in the document (Kassa answers none yet):
+          // each field is read for what it is.
           s.granted_benefits.map((g) => (
-            <Stack key={g.id} gap={0}>
+            <Stack key={String(g.id)} gap={0}>
               <Text size="sm" fw={500}>
-                {benefitName(g.benefit_id) ?? g.benefit_type.replace(/_/g, " ")}
+                {benefitName(String(g.benefit_id)) ?? String(g.benefit_type).replace(/_/g, " ")}
               </Text>
               <Text size="xs" c="dimmed">
-                Granted {formatDate(g.granted_at)}
+                Granted {formatDate(String(g.granted_at))}
               </Text>
             </Stack>
           ))
@@ -305,13 +307,13 @@ function CustomerStateSections({
           </Text>
         ) : (
           s.active_meters.map((m) => (
-            <Stack key={m.id} gap={0}>
+            <Stack key={String(m.id)} gap={0}>
               <Text size="sm" fw={500}>
-                {meterName(m.meter_id)}
+                {meterName(String(m.meter_id))}
               </Text>
               <Text size="xs">
-                {m.consumed_units.toLocaleString()} used, {m.credited_units.toLocaleString()} credited,
-                balance {m.balance.toLocaleString()}
+                {Number(m.consumed_units).toLocaleString()} used, {Number(m.credited_units).toLocaleString()}{" "}
+                credited, balance {Number(m.balance).toLocaleString()}
               </Text>
             </Stack>
           ))

@@ -184,7 +184,7 @@ function DiscountForm({
   const [maxRedemptions, setMaxRedemptions] = useState<number | undefined>(
     discount?.max_redemptions ?? undefined,
   );
-  const [productIds, setProductIds] = useState<string[]>(discount?.products.map((p) => p.id) ?? []);
+  const [productIds, setProductIds] = useState<string[]>(discount?.products.map((p) => String(p.id)) ?? []);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [refusal, setRefusal] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);

@@ -41,6 +41,7 @@ import {
   listQuery,
   ORDER_STATUSES,
   type Order,
+  type OrderInvoice,
   REFUND_REASONS,
   type Refund,
   type RefundReason,
@@ -116,7 +117,7 @@ export function OrdersPage() {
 const invoiceQuery = (organizationId: string, orderId: string, enabled: boolean) =>
   queryOptions({
     queryKey: ["v1", organizationId, "orders", "invoice", orderId],
-    queryFn: () => v1<{ url: string }>(organizationId, `/orders/${orderId}/invoice`),
+    queryFn: () => v1<OrderInvoice>(organizationId, `/orders/${orderId}/invoice`),
     enabled: enabled && organizationId !== "" && orderId !== "",
     staleTime: 60_000,
   });

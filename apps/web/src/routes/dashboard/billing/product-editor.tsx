@@ -84,7 +84,7 @@ function ProductForm({ product }: { product: Product | undefined }) {
   const [prices, setPrices] = useState<PriceDraft[]>(
     livePrices.length ? livePrices.map(draftOf) : [emptyPrice("fixed")],
   );
-  const [benefitIds, setBenefitIds] = useState<string[]>(product?.benefits.map((b) => b.id) ?? []);
+  const [benefitIds, setBenefitIds] = useState<string[]>(product?.benefits.map((b) => String(b.id)) ?? []);
   const [attached, setAttached] = useState<{ custom_field_id: string; required: boolean }[]>(
     product?.attached_custom_fields.map((a) => ({
       custom_field_id: a.custom_field_id,

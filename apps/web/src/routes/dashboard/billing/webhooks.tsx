@@ -37,6 +37,7 @@ import {
   v1,
   type WebhookDelivery,
   type WebhookEndpoint,
+  type WebhookReplayResult,
 } from "../../../lib/v1";
 
 /** A secret shown once, with a copy button. */
@@ -381,7 +382,7 @@ export function WebhookEndpointPage() {
                 onClick={async () => {
                   setReplayError({});
                   try {
-                    const r = await v1<{ queued: number }>(
+                    const r = await v1<WebhookReplayResult>(
                       organizationId,
                       `/webhooks/endpoints/${e.id}/replay`,
                       {

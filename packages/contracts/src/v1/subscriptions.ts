@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { Address } from "./address.js";
+import { DateTime, MetadataOutput } from "./common.js";
+import { Product } from "./products.js";
+import { CANCELLATION_REASONS, SUBSCRIPTION_RECURRING_INTERVALS, SUBSCRIPTION_STATUSES } from "./values.js";
+
+/** A discount as an order or a subscription embeds it (no products). */
+export const DiscountMinimal = z
+  .object({
+    duration: z.enum(["once", "forever", "repeating"]),
+    duration_in_months: z.number().int().optional(),
+    type: z.enum(["fixed", "percentage"]),
+    amount: z.number().int().optional(),
+    currency: z.string().optional(),
+    amounts: z.record(z.string(), z.number().int()).optional(),
+    basis_points: z.number().int().optional(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    id: z.string(),
+    metadata: MetadataOutput,
+    name: z.string(),
+    code: z.string().nullable(),
+    starts_at: DateTime.nullable(),
+    ends_at: DateTime.nullable(),
+    max_redemptions: z.number().int().nullable(),
+    redemptions_count: z.number().int(),
+    organization_id: z.string(),
+  })
+  .meta({ id: "DiscountMinimal" });
+
+export const EmbeddedCustomer = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    metadata: MetadataOutput,
+    external_id: z.string().nullable(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    type: z.literal("individual"),
+    name: z.string().nullable(),
+    billing_address: Address.nullable(),
+    tax_id: z.array(z.string().nullable()).nullable(),
+    locale: z.string().nullable(),
+    organization_id: z.string(),
+    deleted_at: DateTime.nullable(),
+    avatar_url: z.string(),
+  })
+  .meta({ id: "CustomerBase" });
+
+export const SubscriptionBase = z
+  .object({
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    id: z.string(),
+    amount: z.number().int(),
+    currency: z.string(),
+    recurring_interval: z.enum(SUBSCRIPTION_RECURRING_INTERVALS),
+    recurring_interval_count: z.number().int(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    current_period_start: DateTime,
+    current_period_end: DateTime,
+    trial_start: DateTime.nullable(),
+    trial_end: DateTime.nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: DateTime.nullable(),
+    started_at: DateTime.nullable(),
+    ends_at: DateTime.nullable(),
+    ended_at: DateTime.nullable(),
+    customer_id: z.string(),
+    product_id: z.string(),
+    discount_id: z.string().nullable(),
+    checkout_id: z.string().nullable(),
+    seats: z.number().int().nullable(),
+    customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullable(),
+    customer_cancellation_comment: z.string().nullable(),
+    metadata: MetadataOutput,
+  })
+  .meta({ id: "SubscriptionBase" });
+
+export const Subscription = SubscriptionBase.extend({
+  custom_field_data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).nullable()),
+  customer: EmbeddedCustomer,
+  product: Product,
+  discount: DiscountMinimal.nullable(),
+  prices: z.array(z.record(z.string(), z.unknown())),
+  meters: z.array(z.record(z.string(), z.unknown())),
+  pending_update: z.null(),
+}).meta({
+  id: "Subscription",
+  // Documented as `allOf: [SubscriptionBase, the added fields]`, as `.openapi`'s extend did:
+  // the OpenAPI generator (zod-to-openapi) reads the base of an extension from this key.
+  _internal: { refId: "Subscription", extendedFrom: { refId: "SubscriptionBase", schema: SubscriptionBase } },
+});
