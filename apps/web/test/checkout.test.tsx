@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from "@testing-library/react"
 import { describe, expect, it, vi } from "vitest";
 import type { CheckoutPrice, CheckoutProduct, CheckoutPublic } from "../src/checkout/api";
 import { CheckoutApp, parseCheckoutPath } from "../src/checkout/app";
-import { parseExpiry } from "../src/checkout/card-form";
+import { parseExpiry } from "../src/checkout/card";
 import { CheckoutPage } from "../src/checkout/checkout-page";
 import { ConfirmationPage } from "../src/checkout/confirmation-page";
 import { routeFetchTo } from "./fetch";
