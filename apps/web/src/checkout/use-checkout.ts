@@ -4,15 +4,14 @@ import { type AddressKey, addressBody, addressFields } from "./address";
 import {
   type CheckoutPublic,
   type CheckoutUpdate,
-  confirmCheckout,
-  createSandboxToken,
   getCheckout,
   getPaymentsConfig,
   type PaymentsConfig,
   updateCheckout,
   V1Error,
 } from "./api";
-import { type CardValues, parseExpiry } from "./card";
+import type { CardValues } from "./card";
+import { confirmPurchase } from "./confirm";
 import { type Errors, issuesByField } from "./field-errors";
 import { parseAmount } from "./format";
 import type { StripePaymentHandle } from "./stripe-payment";
@@ -223,16 +222,6 @@ export function useCheckout({ initial, payments, navigate, pollIntervalMs, onExp
   // The checkout names its processor (`payment_processor_metadata.processor`); else the server's config.
   const stripeMode = meta.processor ? meta.processor === "stripe" : payments.processor === "stripe";
 
-  /** Reads the checkout until its payment settles (a confirmed checkout is being paid). */
-  const settle = async (confirmed: CheckoutPublic): Promise<CheckoutPublic> => {
-    let current = confirmed;
-    for (let i = 0; i < 30 && current.status === "confirmed"; i++) {
-      await new Promise((r) => setTimeout(r, pollIntervalMs));
-      current = await getCheckout(secret).catch(() => current);
-    }
-    return current;
-  };
-
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (submittingRef.current) return;
@@ -248,66 +237,20 @@ export function useCheckout({ initial, payments, navigate, pollIntervalMs, onExp
     setSubmitting(true);
     setErrors({});
     try {
-      const body = confirmBody(values, checkout, shownAddress);
-      if (paymentForm) {
-        try {
-          if (stripeMode) {
-            if (!stripeRef.current) throw new Error("The payment form is still loading. Try again.");
-            body.confirmation_token_id = await stripeRef.current.createConfirmationToken(body);
-          } else {
-            const expiry = parseExpiry(values.card.expiry);
-            const token = await createSandboxToken({
-              card_number: values.card.number.replace(/\s/g, ""),
-              exp_month: expiry?.month ?? 0,
-              exp_year: expiry?.year ?? 0,
-              cvc: values.card.cvc.trim(),
-            });
-            body.confirmation_token_id = token.id;
-          }
-        } catch (error) {
-          if (error instanceof V1Error && error.status === 422 && error.issues.length > 0)
-            setErrors(issuesByField(error));
-          else setErrors({ payment: error instanceof Error ? error.message : String(error) });
-          return;
-        }
-      }
-      let confirmed: CheckoutPublic & { customer_session_token?: string | null };
-      try {
-        confirmed = await confirmCheckout(secret, body);
-      } catch (error) {
-        if (error instanceof V1Error && error.status === 410) return onExpired();
-        // Paid meanwhile (another tab, a retried request): its confirmation says how it went.
-        if (error instanceof V1Error && error.code === "NotOpenCheckout")
-          return navigate(`/checkout/${encodeURIComponent(secret)}/confirmation`);
-        if (error instanceof V1Error && error.status === 422 && error.issues.length > 0) {
-          setErrors(issuesByField(error));
-        } else {
-          const message = error instanceof Error ? error.message : String(error);
-          // A refusal of the payment (a decline) belongs to the card form.
-          setErrors(paymentForm ? { payment: message } : { root: message });
-        }
-        // The checkout may have moved on (a discount used up, a price changed): show it as it is.
-        getCheckout(secret).then(setCheckout, () => undefined);
-        return;
-      }
-      if (stripeMode && stripeRef.current) {
-        try {
-          await stripeRef.current.handleNextAction(confirmed.payment_processor_metadata);
-        } catch (error) {
-          setErrors({ payment: error instanceof Error ? error.message : String(error) });
-          return;
-        }
-      }
-      const settled = await settle(confirmed);
-      if (settled.status === "failed") {
-        setErrors({ payment: "The payment failed. Try another card." });
-        return;
-      }
-      const url = new URL(settled.success_url || `/checkout/${secret}/confirmation`, window.location.href);
-      if (confirmed.customer_session_token)
-        url.searchParams.set("customer_session_token", confirmed.customer_session_token);
-      navigate(url.toString());
-      return;
+      const result = await confirmPurchase({
+        secret,
+        body: confirmBody(values, checkout, shownAddress),
+        paymentForm,
+        stripeMode,
+        stripe: () => stripeRef.current,
+        card: values.card,
+        pollIntervalMs,
+      });
+      if (result.outcome === "expired") return onExpired();
+      if (result.outcome === "navigate") return navigate(result.url);
+      setErrors(result.errors);
+      // The checkout may have moved on (a discount used up, a price changed): show it as it is.
+      if (result.refresh) getCheckout(secret).then(setCheckout, () => undefined);
     } finally {
       submittingRef.current = false;
       setSubmitting(false);
