@@ -7,7 +7,7 @@ import type {
   CheckoutPublic,
 } from "../src/checkout/api";
 import { CheckoutApp, parseCheckoutPath } from "../src/checkout/app";
-import { parseExpiry } from "../src/checkout/card-form";
+import { parseExpiry } from "../src/checkout/card";
 import { CheckoutPage } from "../src/checkout/checkout-page";
 import { ConfirmationPage } from "../src/checkout/confirmation-page";
 import { routeFetchTo } from "./fetch";

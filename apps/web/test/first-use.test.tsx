@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { OrganizationHeader } from "../src/checkout/checkout-page";
+import { OrganizationHeader } from "../src/checkout/sections/organization-header";
 import { initialsOf } from "../src/components/organization-avatar";
 import { describeFilter } from "../src/features/billing/filter-builder";
 import { answerWith, renderApp, sessionFor, stubServer } from "./app";

@@ -17,6 +17,8 @@ export { V1Error };
 
 export type CheckoutPrice = z.output<typeof W.Price>;
 export type AmountType = CheckoutPrice["amount_type"];
+/** A pay-what-you-want price: the buyer names the amount within its bounds. */
+export type CustomPrice = Extract<CheckoutPrice, { amount_type: "custom" }>;
 
 type Benefit = z.output<typeof W.Benefit>;
 type Product = z.output<typeof W.Product>;

@@ -21,8 +21,10 @@ import {
   listCustomerOrders,
   V1Error,
 } from "./api";
-import { ExpiredCheckout, OrganizationHeader, Summary } from "./checkout-page";
 import { formatMoney, intervalSuffix } from "./format";
+import { ExpiredCheckout } from "./page-states";
+import { Summary } from "./sections/order-summary";
+import { OrganizationHeader } from "./sections/organization-header";
 
 /**
  * `/checkout/{client_secret}/confirmation`: where a buyer lands once the checkout is confirmed

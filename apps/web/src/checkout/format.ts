@@ -69,3 +69,24 @@ export function parseAmount(text: string, digits: number): number | null {
   if (!Number.isFinite(n)) return null;
   return Math.round(n * 10 ** digits);
 }
+
+/** The total's period for a subscription ("/month", " every 3 months"); empty for a one-time purchase. */
+export function checkoutInterval(checkout: CheckoutPublic): string {
+  const product = checkout.product;
+  return product?.is_recurring
+    ? intervalSuffix(
+        checkout.product_price?.recurring_interval ?? product.recurring_interval,
+        product.recurring_interval_count,
+      )
+    : "";
+}
+
+/** The confirm button's words: "Pay $10.00", "Subscribe · $10.00/month", "Get it free", "Confirm". */
+export function confirmLabel(checkout: CheckoutPublic): string {
+  if (!checkout.is_payment_form_required)
+    return checkout.is_free_product_price || checkout.total_amount === 0 ? "Get it free" : "Confirm";
+  const total = formatMoney(checkout.total_amount, checkout.currency);
+  return checkout.product?.is_recurring
+    ? `Subscribe · ${total}${checkoutInterval(checkout)}`
+    : `Pay ${total}`;
+}
