@@ -1,3 +1,4 @@
+// Runs on both databases: `npm run migrate` and start-up on each engine, restarts, SIGTERM mid-query.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
