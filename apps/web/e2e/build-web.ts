@@ -47,7 +47,7 @@ export function webBuildIsUpToDate(root: string): boolean {
 /**
  * The browser tests run against the built web app, served by a real Kassa server: build it
  * once per run, unless the build in `apps/web/dist` is already newer than its sources (CI
- * builds it beside the type check, just before; building it again cost about 40 s of CPU).
+ * builds it beside the type check, just before: a second build only cost time).
  * KASSA_E2E_BUILD=always builds regardless.
  */
 export default function setup() {
