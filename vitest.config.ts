@@ -1,6 +1,7 @@
 import path from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
+import { serverTestFilesFor } from "./apps/server/test/support/engines";
 
 /** The web app and its tests read the shared schemas from source. */
 const contracts = [
@@ -12,13 +13,22 @@ const contracts = [
   { find: /^@kassa\/contracts\/v1$/, replacement: path.resolve("packages/contracts/src/v1/index.ts") },
 ];
 
+/**
+ * The server's test files: all of them on PGlite, the engine-dependent ones on PostgreSQL
+ * (KASSA_TEST_DB=postgres). Each file's first line says where it runs and why, and decides it
+ * (apps/server/test/support/engines.ts); KASSA_TEST_EVERY_FILE=1 runs every file on PostgreSQL.
+ */
+const serverFiles = serverTestFilesFor(process.env.KASSA_TEST_DB === "postgres" ? "postgres" : "pglite", {
+  everyFile: process.env.KASSA_TEST_EVERY_FILE === "1",
+});
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: "server",
-          include: ["apps/server/test/**/*.test.ts"],
+          include: serverFiles,
           globalSetup: [
             "apps/server/test/support/build-contracts.ts",
             "apps/server/test/support/build-host.ts",

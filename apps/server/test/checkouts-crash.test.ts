@@ -1,3 +1,4 @@
+// Runs on both databases: crash recovery (SIGKILL at each step), two processes reconciling at once.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";

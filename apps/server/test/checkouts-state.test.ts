@@ -1,3 +1,4 @@
+// Runs on PGlite only: pure state rules of a checkout; no database at all.
 /**
  * The confirm's shared rules (modules/checkouts/state.ts), pure: which status moves to which,
  * what an attempt is, what is redeemable, and how the processor's answers become outcomes.

@@ -1,211 +1,31 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+// Runs on both databases: `npm run migrate` and start-up on each engine, restarts, SIGTERM mid-query.
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { Client, type Json } from "./support/client.js";
-import { createTestDatabase, TEST_DB, TEST_NODE_FLAGS, type TestDatabase } from "./support/database.js";
+import { TEST_DB } from "./support/database.js";
 import { freePort } from "./support/ports.js";
+import {
+  cleanups,
+  MIGRATE,
+  runCleanups,
+  runToEnd,
+  startMain,
+  tempDir,
+  testDatabase,
+} from "./support/process.js";
 
 /**
- * The server as an operator runs it: `src/main.ts` (what `npm start` builds to dist/main.js)
- * and `src/migrate.ts` (`npm run migrate`), in a process of their own, with an environment
- * this file controls entirely.
+ * The server as an operator runs it (`src/main.ts`, what `npm start` builds to dist/main.js)
+ * and `npm run migrate` (`src/migrate.ts`), in processes of their own (support/process.ts), on
+ * the suite's database: restarts on one database, a graceful stop, migrations. The
+ * configuration it refuses is in `config.test.ts`.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(here, "../../..");
-// The bundles the global setup built (support/build-host.ts), or the source through tsx.
-const MAIN = process.env.KASSA_TEST_MAIN ?? path.join(ROOT, "apps/server/src/main.ts");
-const MIGRATE = process.env.KASSA_TEST_MIGRATE ?? path.join(ROOT, "apps/server/src/migrate.ts");
-
-/** The test runner's variables never reach the process (as in support/server.ts). */
-const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
-const OWN = [
-  "PORT",
-  "HOST",
-  "BASE_URL",
-  "DATA_DIR",
-  "DATABASE_URL",
-  "AUTH_SECRET",
-  "RATE_LIMIT",
-  "SMTP_URL",
-  "CAPTCHA_PROVIDER",
-  "CAPTCHA_SECRET_KEY",
-  "OIDC_ISSUER",
-  "OIDC_CLIENT_ID",
-  "OIDC_CLIENT_SECRET",
-  "KASSA_ALLOW_EMBEDDED_DB",
-];
-
-function baseEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !SCRUBBED.includes(k) && !OWN.includes(k)) env[k] = v;
-  }
-  return { ...env, HOST: "127.0.0.1", LOG_LEVEL: "info", ...extra };
-}
-
-interface Proc {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-function run(script: string, env: Record<string, string>): Proc {
-  const args = [
-    ...(script.endsWith(".mjs") ? ["--enable-source-maps"] : ["--import", "tsx"]),
-    ...TEST_NODE_FLAGS,
-    script,
-  ];
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: baseEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function runToEnd(script: string, env: Record<string, string>, timeoutMs = 60_000) {
-  const proc = run(script, env);
-  const timer = setTimeout(() => proc.child.kill("SIGKILL"), timeoutMs);
-  const code = await proc.exited;
-  clearTimeout(timer);
-  return { code, output: proc.output() };
-}
-
-interface Running extends Proc {
-  url: string;
-  stop(): Promise<number | null>;
-}
-
-/**
- * Starts main and waits until it says it listens and /api/auth/ok answers. Polling the URL
- * alone is not enough: the port was only free a moment ago, and while this server starts a
- * test server of the other worker may take it and answer in its place.
- */
-async function startMain(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const proc = run(MAIN, { PORT: String(port), BASE_URL: url, ...env });
-  let exitCode: number | null | undefined;
-  void proc.exited.then((c) => {
-    exitCode = c;
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`server exited with ${exitCode}:\n${proc.output()}`);
-    if (Date.now() > deadline) {
-      proc.child.kill("SIGKILL");
-      throw new Error(`server did not start:\n${proc.output()}`);
-    }
-    const listening = proc.output().includes(`Kassa listening on ${url}`);
-    const ok = listening
-      ? await fetch(`${url}/api/auth/ok`).then(
-          (r) => r.status,
-          () => 0,
-        )
-      : 0;
-    if (ok === 200) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    ...proc,
-    url,
-    async stop() {
-      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGTERM");
-      return proc.exited;
-    },
-  };
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-function tempDir(prefix: string) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function testDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  const db = await createTestDatabase(options);
-  cleanups.push(() => db.drop());
-  return db;
-}
-
-describe("bad configuration stops start-up with a message naming the variable", () => {
-  const cases: [string, Record<string, string>, string][] = [
-    ["PORT=abc", { PORT: "abc" }, "PORT"],
-    ["DATABASE_URL=mysql://x", { DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
-    ["SMTP_URL=http://x", { SMTP_URL: "http://x" }, "SMTP_URL"],
-    ["CAPTCHA_PROVIDER=foo", { CAPTCHA_PROVIDER: "foo", CAPTCHA_SECRET_KEY: "s" }, "CAPTCHA_PROVIDER"],
-    ["OIDC_ISSUER without a client id", { OIDC_ISSUER: "https://issuer.example" }, "OIDC_CLIENT_ID"],
-    ["RATE_LIMIT=sometimes", { RATE_LIMIT: "sometimes" }, "RATE_LIMIT"],
-    ["AUTH_SECRET too short", { AUTH_SECRET: "short" }, "AUTH_SECRET"],
-    ["USERNAME_MIN_LENGTH above the maximum", { USERNAME_MIN_LENGTH: "40" }, "USERNAME_MIN_LENGTH"],
-    ["S3_ENDPOINT without a bucket", { S3_ENDPOINT: "http://127.0.0.1:9000" }, "S3_BUCKET"],
-    [
-      "S3_ACCESS_KEY_ID without its secret",
-      { S3_BUCKET: "b", S3_ACCESS_KEY_ID: "k" },
-      "S3_SECRET_ACCESS_KEY",
-    ],
-    ["S3_ENDPOINT not a URL", { S3_BUCKET: "b", S3_ENDPOINT: "minio:9000" }, "S3_ENDPOINT"],
-    ["FILES_UPLOAD_URL_TTL=0", { FILES_UPLOAD_URL_TTL: "0" }, "FILES_UPLOAD_URL_TTL"],
-  ];
-  it.each(cases)("%s", async (_label, env, variable) => {
-    const dataDir = tempDir("kassa-badenv-");
-    const { code, output } = await runToEnd(MAIN, { PORT: "0", DATA_DIR: dataDir, ...env });
-    expect(code).not.toBe(0);
-    expect(output).toContain("Kassa cannot start");
-    expect(output).toContain(variable);
-    expect(output).not.toContain("Kassa listening");
-  });
-});
-
-describe("production", () => {
-  it("refuses to start without AUTH_SECRET, naming it", async () => {
-    const dataDir = tempDir("kassa-prod-");
-    const { code, output } = await runToEnd(MAIN, { NODE_ENV: "production", PORT: "0", DATA_DIR: dataDir });
-    expect(code).not.toBe(0);
-    expect(output).toContain("AUTH_SECRET");
-    expect(output).toContain("Kassa cannot start");
-    // Nothing was generated in its place.
-    expect(() => statSync(path.join(dataDir, "auth-secret"))).toThrow();
-  });
-
-  it("refuses the embedded database, explaining fsync, unless KASSA_ALLOW_EMBEDDED_DB=1", async () => {
-    // The embedded database, whichever database the rest of the suite runs on.
-    const dataDir = tempDir("kassa-prod-embedded-");
-    const env = { NODE_ENV: "production", AUTH_SECRET: "x".repeat(40), DATA_DIR: dataDir };
-    const refused = await runToEnd(MAIN, { ...env, PORT: "0" });
-    expect(refused.code).not.toBe(0);
-    expect(refused.output).toContain("fsync");
-    expect(refused.output).toContain("KASSA_ALLOW_EMBEDDED_DB");
-    expect(refused.output).toContain("DATABASE_URL");
-
-    const server = await startMain({ ...env, KASSA_ALLOW_EMBEDDED_DB: "1" });
-    const ok = await new Client(server.url).get("/api/auth/ok");
-    expect(ok.body).toEqual({ ok: true });
-    // No development mailbox in production.
-    expect((await new Client(server.url).get("/api/dev/mailbox")).status).toBe(404);
-    expect(await server.stop()).toBe(0);
-  }, 90_000);
-});
+afterAll(runCleanups);
 
 /** Signs up and verifies through the development mailbox (no SQL access to a running main). */
 async function signUpVerified(url: string) {

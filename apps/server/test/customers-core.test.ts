@@ -1,3 +1,4 @@
+// Runs on both databases: 20 concurrent checkouts for one e-mail end on one customer (unique keys, locks).
 /**
  * The customers core other modules call (checkouts, orders): findOrCreateCustomerForCheckout,
  * emitCustomerStateChanged and findCustomer, on a real database of the suite's engine, with

@@ -1,3 +1,4 @@
+// Runs on both databases: named prepared statements on PostgreSQL, and PGlite's driver path.
 /**
  * `Database.prepare`: a registered SQL text runs as a named prepared statement on PostgreSQL
  * (parsed once per connection), gives the same rows as before, and keeps working when the

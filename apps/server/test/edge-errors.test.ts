@@ -1,3 +1,4 @@
+// Runs on both databases: database errors (SQLSTATE codes and their columns) as each engine's driver reports them.
 /**
  * The error mapping of the edge (db/errors.ts, auth/edge.ts, kit/api/database-errors.ts) as
  * plain functions: which database errors mean bad input, and what a 500 says and logs.

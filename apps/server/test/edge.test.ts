@@ -1,3 +1,4 @@
+// Runs on both databases: NUL and lone surrogates are what PostgreSQL's drivers refuse; the edge must answer before either engine sees them.
 /**
  * The edge rule on both faces (kit/edge.ts): a body too large is a 413 that closes the
  * connection honestly; text PostgreSQL cannot store, a body that is not an object and JSON

@@ -1,3 +1,4 @@
+// Runs on both databases: malformed input reaches each engine's SQL, types and errors differently (the issue asks both).
 /**
  * Property-based fuzzing of both faces with fast-check: every operation of the served OpenAPI
  * document, and the main `/api/auth` endpoints, driven with generated bad input (text with NUL

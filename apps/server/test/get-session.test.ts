@@ -1,3 +1,4 @@
+// Runs on both databases: Kassa's own session SQL (prepared) must answer as Better Auth does, per driver.
 /**
  * GET /get-session is answered by Kassa's session reader in the common case and by Better
  * Auth otherwise (src/auth/session-reader.ts). Whichever answers, the answer must be Better

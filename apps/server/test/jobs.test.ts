@@ -1,3 +1,4 @@
+// Runs on both databases: job queue claims (row locks), leases, NOTIFY, two workers on own connections.
 /**
  * The durable job queue (kit/jobs) on a real database of the suite's engine: jobs exist only
  * when their transaction commits, failures come back with growing delays until the job is dead

@@ -1,3 +1,4 @@
+// Runs on both databases: how each engine answers ids that are not UUIDs, and the id columns' types.
 /**
  * Regression: ids are UUIDs, and when they were stored in uuid columns any id that was not a
  * UUID made PostgreSQL fail the whole query, so admin, API-key and organization endpoints

@@ -1,3 +1,4 @@
+// Runs on both databases: single-use tokens, idempotency keys and refunds under parallel calls.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerApiError, startTestServer, type TestServer } from "./support/server.js";

@@ -1,3 +1,4 @@
+// Runs on PGlite only: Kassa's PGlite driver on an in-memory PGlite of its own, whatever the run's engine.
 /**
  * Kassa's Kysely driver for PGlite (db/pglite-dialect.ts), on an in-memory PGlite of its own:
  * values go in and come out as through PGlite's own `query()`, prepared statements survive

@@ -1,3 +1,4 @@
+// Runs on both databases: Better Auth's rate-limit counters in the database, shared by two processes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, type HttpResult } from "./support/client.js";
 import { TEST_DB } from "./support/database.js";

@@ -1,3 +1,4 @@
+// Runs on both databases: the migrations create Kassa's and Better Auth's tables on each engine.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";

@@ -1,3 +1,4 @@
+// Runs on PGlite only: reads the source files; no database at all.
 /**
  * One owner per table (docs/architecture.md, "Tables and their owners"): each table is written
  * only by the code that owns it (a module's folder, or a file of the toolkit), and read by

@@ -1,3 +1,4 @@
+// Runs on both databases: one order under 50 parallel confirms, discount redemptions under 100 (row locks).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";

@@ -1,3 +1,4 @@
+// Runs on both databases: one customer per e-mail, one holder per external id, under 20 parallel writes.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";

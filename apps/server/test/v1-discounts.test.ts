@@ -1,3 +1,4 @@
+// Runs on both databases: one discount per code (case-insensitive unique index) under parallel creates.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";

@@ -1,3 +1,4 @@
+// Runs on both databases: two processes sweeping abandoned uploads on one database discard each once.
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// Runs on both databases: completions of one upload sent at the same time (row locks).
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

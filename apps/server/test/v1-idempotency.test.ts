@@ -1,3 +1,4 @@
+// Runs on both databases: parallel requests with one Idempotency-Key run once; a second waits (row locks).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";

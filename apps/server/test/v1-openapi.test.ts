@@ -1,3 +1,4 @@
+// Runs on PGlite only: the OpenAPI document built from the routes' schemas; no database in it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call } from "./support/v1.js";

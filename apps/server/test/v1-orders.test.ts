@@ -1,3 +1,4 @@
+// Runs on both databases: one order per checkout, and invoice numbers in sequence under parallel purchases.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PurchaseInput } from "../src/modules/orders/index.js";
 import type { Json } from "./support/client.js";

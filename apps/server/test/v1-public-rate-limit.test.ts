@@ -1,3 +1,4 @@
+// Runs on both databases: Kassa's rate-limit counters in the database (kit/rate-limit, every /v1 limit).
 import { describe, expect, it } from "vitest";
 import { startTestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";

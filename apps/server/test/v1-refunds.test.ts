@@ -1,3 +1,4 @@
+// Runs on both databases: 20 parallel partial refunds of one order never refund more than it (row locks).
 import { RefundedAlready } from "@polar-sh/sdk/models/errors/refundedalready.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// Runs on both databases: the job worker across SIGKILL, and two processes never running one delivery twice.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB } from "./support/database.js";
