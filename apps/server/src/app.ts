@@ -14,6 +14,7 @@ import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerDocumentRoutes } from "./modules/invoices/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
+import type { TaxCalculator } from "./modules/tax/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
 import { checkoutConfig, mountWebApp, publicConfig } from "./web.js";
@@ -33,6 +34,8 @@ export interface AppDeps {
   authHandler: AuthHandler;
   /** The payment processor (sandbox or Stripe). */
   payments: Payments;
+  /** The tax calculator of every checkout (also used by processor events and the reconciler). */
+  tax: TaxCalculator;
   /** File storage and the signer of its URLs. */
   files: FilesEnv;
 }
@@ -187,6 +190,7 @@ export function createApp(deps: AppDeps) {
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
     events: webhookEventSink(deps.clock),
     payments: deps.payments,
+    tax: deps.tax,
     trustProxy: config.trustProxy,
     sandboxTokenRateLimit: config.rateLimit ? config.payments.sandboxTokenRateLimit : undefined,
     files: deps.files,

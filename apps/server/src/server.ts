@@ -77,12 +77,14 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         "payments run on the sandbox processor: no real money moves (set STRIPE_SECRET_KEY to go live)",
       );
 
+    // One tax calculator for every checkout path: the buyer's requests, processor events, reconciler.
+    const tax = new OrganizationRateTaxCalculator(database.db);
     // What settling a checkout outside a buyer's request needs (processor events, reconciler).
     const purchaseDeps = {
       db: database.db,
       events: webhookEventSink(clock),
       env: { baseURL: config.baseURL, payments },
-      tax: new OrganizationRateTaxCalculator(database.db),
+      tax,
       processor: payments.processor,
     };
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
@@ -142,6 +144,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       readSession,
       authHandler: await createAuthHandler(auth),
       payments,
+      tax,
       files: {
         storage: fileStorage,
         signer: createUrlSigner(secret),

@@ -43,7 +43,7 @@ import { type Payments, registerSandboxRoutes } from "../modules/payments/index.
 import { registerProductRoutes } from "../modules/products/index.js";
 import { registerRefundRoutes } from "../modules/refunds/index.js";
 import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
-import { OrganizationRateTaxCalculator, registerTaxRoutes } from "../modules/tax/index.js";
+import { registerTaxRoutes, type TaxCalculator } from "../modules/tax/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import { idempotency } from "./idempotency.js";
@@ -62,6 +62,8 @@ export interface V1Deps {
   rateLimitPerMinute: number | undefined;
   /** The payment processor; absent: no payment routes (suites that build /v1 alone). */
   payments?: Payments;
+  /** The tax calculator checkouts price with (the composition root's one instance). */
+  tax: TaxCalculator;
   /**
    * Requests a minute per client address on the public endpoints a buyer reaches without an
    * account (a checkout by its client secret, a checkout link); undefined: no limit.
@@ -274,7 +276,7 @@ export function createV1Api(deps: V1Deps) {
     clock: deps.clock,
     events: deps.events ?? noEvents,
     env: { baseURL: deps.baseURL, payments: deps.payments },
-    tax: new OrganizationRateTaxCalculator(deps.db),
+    tax: deps.tax,
     confirm: deps.payments ? { processor: deps.payments.processor } : undefined,
   };
   registerCheckoutRoutes(api, checkouts);
