@@ -359,6 +359,11 @@ describe("the reconciler on this database", () => {
       return res.body.status === "open" ? true : undefined;
     });
     expect((await call(again, token, "GET", `/v1/checkouts/${live.id}`)).body.status).toBe("confirmed");
+    // The reconciler logs once its pass is done, which may reach this process's pipe after the
+    // checkout reads as open (it did under a loaded machine).
+    await until("the reconciler's log line", async () =>
+      again.output().includes("reconciled interrupted checkouts") ? true : undefined,
+    );
     expect(again.output()).toContain("reconciled interrupted checkouts");
   });
 });
