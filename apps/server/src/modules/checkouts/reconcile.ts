@@ -1,6 +1,7 @@
 import type { Clock } from "../../kit/clock.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import type { Logger } from "../../kit/logger.js";
+import { runPeriodically } from "../../kit/periodic.js";
 import type { ConfirmDeps } from "./claim.js";
 import { NotOpenCheckout } from "./errors.js";
 import { fulfil, reopen } from "./fulfil.js";
@@ -122,25 +123,10 @@ async function reconcileOne(deps: ReconcileDeps, row: repo.CheckoutRow) {
 
 /** Runs `reconcileCheckouts` now and then every `intervalMs`, one pass at a time. */
 export function startCheckoutReconciler(deps: ReconcileDeps, intervalMs: number) {
-  let running: Promise<void> | undefined;
-  const run = () => {
-    running ??= reconcileCheckouts(deps)
-      .then(
-        () => {},
-        (error: unknown) => deps.logger.error("reconciling checkouts failed", { error }),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return {
-    /** Stops the timer and waits for a pass in progress. */
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(
+    () => reconcileCheckouts(deps),
+    intervalMs,
+    deps.logger,
+    "reconciling checkouts failed",
+  );
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "../../kit/clock.js";
 import type { Db } from "../../kit/context.js";
 import type { Logger } from "../../kit/logger.js";
+import { runPeriodically } from "../../kit/periodic.js";
 import * as repo from "./repository.js";
 import type { FileStorage } from "./storage.js";
 
@@ -49,25 +50,10 @@ export async function discardAbandonedUploads(deps: UploadSweepDeps): Promise<nu
 
 /** Runs `discardAbandonedUploads` now and then every `intervalMs`, one run at a time. */
 export function startUploadSweeper(deps: UploadSweepDeps, intervalMs = UPLOAD_SWEEP_INTERVAL_MS) {
-  let running: Promise<void> | undefined;
-  const run = () => {
-    running ??= discardAbandonedUploads(deps)
-      .then(
-        () => {},
-        (error: unknown) => deps.logger.error("sweeping abandoned uploads failed", { error }),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return {
-    /** Stops the timer and waits for a run in progress. */
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(
+    () => discardAbandonedUploads(deps),
+    intervalMs,
+    deps.logger,
+    "sweeping abandoned uploads failed",
+  );
 }
