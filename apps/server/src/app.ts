@@ -14,7 +14,9 @@ import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerDocumentRoutes } from "./modules/invoices/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
+import type { LifecycleDeps } from "./modules/subscription-lifecycle/index.js";
 import type { TaxCalculator } from "./modules/tax/index.js";
+import type { TestClocks } from "./modules/test-clocks/index.js";
 import { webhookEventSink } from "./modules/webhooks/index.js";
 import { createV1Api } from "./v1/app.js";
 import { checkoutConfig, mountWebApp, publicConfig } from "./web.js";
@@ -38,6 +40,10 @@ export interface AppDeps {
   tax: TaxCalculator;
   /** File storage and the signer of its URLs. */
   files: FilesEnv;
+  /** The sandbox's test clocks (absent on Stripe). */
+  testClocks?: TestClocks | undefined;
+  /** Renewals, cancellations and dunning. */
+  lifecycle?: LifecycleDeps | undefined;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -188,8 +194,10 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
-    events: webhookEventSink(deps.clock),
+    events: webhookEventSink(deps.testClocks ?? deps.clock),
     payments: deps.payments,
+    testClocks: deps.testClocks,
+    lifecycle: deps.lifecycle,
     tax: deps.tax,
     trustProxy: config.trustProxy,
     sandboxTokenRateLimit: config.rateLimit ? config.payments.sandboxTokenRateLimit : undefined,

@@ -93,6 +93,7 @@ const envSchema = z.object({
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
   CHECKOUT_RECONCILE_AFTER_MS: positiveInt.default(300_000),
   CHECKOUT_RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
+  SUBSCRIPTION_SCHEDULER_INTERVAL_MS: positiveInt.default(60_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   STRIPE_SECRET_KEY: optionalString.refine(
     (v) => v === undefined || /^(sk|rk)_(test|live)_/.test(v),
@@ -177,6 +178,11 @@ export interface KassaConfig {
    * than `afterMs` and never finished are settled from the processor's answer, every `intervalMs`.
    */
   reconcile: { afterMs: number; intervalMs: number };
+  /**
+   * The subscription scheduler (where the job worker runs): every `intervalMs` it renews the
+   * subscriptions whose period ended and claims the dunning retries due, as charge jobs.
+   */
+  subscriptions: { intervalMs: number };
   webhooks: { timeoutMs: number };
   payments: {
     /** Present when STRIPE_SECRET_KEY is set: Stripe is then the processor, else the sandbox. */
@@ -370,6 +376,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },
+    subscriptions: { intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     payments: {
       ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET

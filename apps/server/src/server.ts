@@ -8,7 +8,7 @@ import { createSessionReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
-import { type Clock, systemClock } from "./kit/clock.js";
+import { type Clock, oneClock, systemClock } from "./kit/clock.js";
 import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/index.js";
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
@@ -17,7 +17,13 @@ import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/chec
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
+import {
+  type LifecycleDeps,
+  lifecycleJobs,
+  startSubscriptionScheduler,
+} from "./modules/subscription-lifecycle/index.js";
 import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
+import { createTestClocks, type TestClocks } from "./modules/test-clocks/index.js";
 import { webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -50,6 +56,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;
   let reconciler: { stop(): Promise<void> } | undefined;
+  let scheduler: { stop(): Promise<void> } | undefined;
+  let testClocks: TestClocks | undefined;
   try {
     // Built before the migrations (Better Auth's options, which the migrations read, need it),
     // but it delivers nothing until start() below.
@@ -79,10 +87,28 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
 
     // One tax calculator for every checkout path: the buyer's requests, processor events, reconciler.
     const tax = new OrganizationRateTaxCalculator(database.db);
+    // On the sandbox each organization has a test clock; on Stripe every one has the real time.
+    testClocks = payments.sandbox
+      ? await createTestClocks({ db: database.db, clock, logger, listen: database.listen })
+      : undefined;
+    const clocks = testClocks ?? oneClock(clock);
+    const events = webhookEventSink(clocks);
+    // Renewals, dunning and cancellations.
+    const lifecycle: LifecycleDeps = {
+      db: database.db,
+      clock,
+      clocks,
+      events,
+      processor: payments.processor,
+      tax,
+      mailer,
+      baseURL: config.baseURL,
+      logger,
+    };
     // What settling a checkout outside a buyer's request needs (processor events, reconciler).
     const purchaseDeps = {
       db: database.db,
-      events: webhookEventSink(clock),
+      events,
       env: { baseURL: config.baseURL, payments },
       tax,
       processor: payments.processor,
@@ -92,6 +118,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
       ...paymentJobs({ listeners: [refundPaymentListener, checkoutPaymentListener(purchaseDeps)] }),
       ...refundJobs({ processor: payments.processor }),
+      ...lifecycleJobs(lifecycle),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({
@@ -133,6 +160,10 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
           config.reconcile.intervalMs,
         )
       : undefined;
+    // Renewals and dunning retries fall due where the job worker runs; their charges are jobs.
+    scheduler = config.jobs.worker
+      ? startSubscriptionScheduler(lifecycle, config.subscriptions.intervalMs, config.reconcile.afterMs)
+      : undefined;
     const app = createApp({
       config,
       db: database.db,
@@ -145,6 +176,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       authHandler: await createAuthHandler(auth),
       payments,
       tax,
+      testClocks,
+      lifecycle,
       files: {
         storage: fileStorage,
         signer: createUrlSigner(secret),
@@ -180,6 +213,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         await jobs?.stop();
         await uploadSweeper?.stop();
         await reconciler?.stop();
+        await scheduler?.stop();
+        await testClocks?.close();
         await mailer.close();
         await database.close();
         logger.info("Kassa stopped");
@@ -191,6 +226,8 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
     await jobs?.stop(0);
     await uploadSweeper?.stop();
     await reconciler?.stop();
+    await scheduler?.stop();
+    await testClocks?.close();
     await database.close().catch(() => {});
     throw error;
   }

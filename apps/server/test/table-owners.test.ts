@@ -49,6 +49,7 @@ const OWNERS: Record<string, string> = {
   kassa_refund: "modules/refunds",
   kassa_subscription: "modules/subscriptions",
   kassa_tax_rate: "modules/tax",
+  kassa_test_clock: "modules/test-clocks",
   kassa_webhook_endpoint: "modules/webhooks",
   kassa_webhook_event: "modules/webhooks",
   kassa_webhook_send: "modules/webhooks",
@@ -85,6 +86,8 @@ const FOREIGN_READS: Record<string, string> = {
     "the portal's subscription list, on the product",
   "modules/customer-sessions/repository.ts kassa_customer":
     "authentication's token lookup: one indexed query on every portal request",
+  "db/organization-time.ts kassa_test_clock":
+    "an organization's time inside the scheduler's queries: one query for every organization's due work",
   "modules/customers/repository.ts kassa_subscription":
     "the customer's state; subscriptions imports customers, so calling it back would be a cycle",
 };

@@ -19,6 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "subscription.canceled",
   "subscription.revoked",
   "subscription.uncanceled",
+  "subscription.past_due",
   "subscription.updated",
   "customer.created",
   "customer.updated",

@@ -459,6 +459,14 @@ export interface SubscriptionTable {
   custom_field_data: Json<Record<string, string | number | boolean | null>>;
   created_at: Date;
   modified_at: Date | null;
+  /** When the first failed renewal made it `past_due` (migration 0700). */
+  past_due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The day of the month monthly and yearly periods keep (1 to 31). */
+  anchor_day: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the discount was first applied: a `repeating` discount counts its months from it. */
+  discount_applied_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the "trial ending" mail went. */
+  trial_reminded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderTable {
@@ -494,6 +502,21 @@ export interface OrderTable {
   modified_at: Date | null;
   /** When the invoice was generated (migration 0560); null until then. */
   invoice_generated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A cycle order's period start: one cycle order per period (migration 0700). */
+  subscription_period_start: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Charges tried for a pending order (renewals and their dunning retries). */
+  payment_attempts: ColumnType<number, number | undefined, number>;
+  /** When dunning tries the charge again; null when no retry is planned. */
+  next_payment_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Set while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
+  payment_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface TestClockTable {
+  organization_id: string;
+  /** Milliseconds the organization's time runs ahead of the real time (bigint: a string when read). */
+  offset_ms: ColumnType<string, number | string, number | string>;
+  advanced_at: Date | null;
 }
 
 export interface OrderItemTable {
@@ -666,6 +689,7 @@ export interface KassaDatabase {
   kassa_customer_session: CustomerSessionTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
+  kassa_test_clock: TestClockTable;
   kassa_order: OrderTable;
   kassa_order_item: OrderItemTable;
   kassa_invoice_counter: InvoiceCounterTable;

@@ -13,8 +13,11 @@ export interface MailMessage {
 }
 
 export interface Mailer {
-  /** Stores the message durably and schedules its delivery. Returns once it is stored. */
-  send(message: MailMessage): Promise<void>;
+  /**
+   * Stores the message durably and schedules its delivery. Returns once it is stored. With
+   * `db` (a transaction), it is stored in it: the mail exists exactly when the change commits.
+   */
+  send(message: MailMessage, db?: Kysely<KassaDatabase>): Promise<void>;
   /** Whether mail leaves the server (SMTP) or stays in the development mailbox. */
   readonly mode: "smtp" | "mailbox";
   /**
@@ -43,8 +46,8 @@ export function createMailer(opts: {
 }): Mailer {
   const { db, smtpUrl, from, clock, logger } = opts;
 
-  const store = (message: MailMessage) =>
-    db
+  const store = (message: MailMessage, into: Kysely<KassaDatabase> = db) =>
+    into
       .insertInto("kassa_mail")
       .values({
         kind: message.kind,
@@ -59,8 +62,8 @@ export function createMailer(opts: {
   if (!smtpUrl) {
     return {
       mode: "mailbox",
-      async send(message) {
-        await store(message);
+      async send(message, into) {
+        await store(message, into);
         logger.info(`dev mailbox: "${message.subject}" to ${message.to}`, { kind: message.kind });
       },
       start() {},
@@ -133,8 +136,8 @@ export function createMailer(opts: {
       timer.unref();
       kick();
     },
-    async send(message) {
-      await store(message);
+    async send(message, into) {
+      await store(message, into);
       if (running) void running.then(kick);
       else kick();
     },

@@ -122,4 +122,121 @@ export const mailTemplates = {
       url: p.url,
       footer: "You receive this mail as an owner of the organization.",
     }),
+  renewalReceipt: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    amount: string;
+    invoiceNumber: string;
+    periodEnd: string;
+    url: string;
+  }) =>
+    render({
+      kind: "subscription-renewed",
+      to: p.to,
+      subject: `Your ${p.productName} subscription renewed`,
+      greeting: hello(p.name),
+      lines: [
+        `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
+        `It renews next on ${p.periodEnd}.`,
+      ],
+      action: "See your subscription",
+      url: p.url,
+      footer: `You receive this mail because you subscribe to ${p.productName} from ${p.organizationName}.`,
+    }),
+  paymentFailed: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    amount: string;
+    reason: string;
+    nextAttempt: string | null;
+    url: string;
+  }) =>
+    render({
+      kind: "subscription-payment-failed",
+      to: p.to,
+      subject: `Payment for ${p.productName} failed`,
+      greeting: hello(p.name),
+      lines: [
+        `${p.organizationName} could not charge ${p.amount} for your ${p.productName} subscription: ${p.reason}`,
+        p.nextAttempt
+          ? `We will try again on ${p.nextAttempt}. Update your card before then to keep your subscription.`
+          : "This was the last attempt.",
+      ],
+      action: "Update your card",
+      url: p.url,
+      footer: `You receive this mail because you subscribe to ${p.productName} from ${p.organizationName}.`,
+    }),
+  subscriptionCanceled: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    endsAt: string | null;
+    url: string;
+  }) =>
+    render({
+      kind: "subscription-canceled",
+      to: p.to,
+      subject: `Your ${p.productName} subscription is canceled`,
+      greeting: hello(p.name),
+      lines: [
+        p.endsAt
+          ? `Your ${p.productName} subscription from ${p.organizationName} is canceled. You keep it until ${p.endsAt}, and you will not be charged again.`
+          : `Your ${p.productName} subscription from ${p.organizationName} is canceled.`,
+        "Changed your mind? You can resume it until then.",
+      ],
+      action: "See your subscription",
+      url: p.url,
+      footer: `You receive this mail because you subscribed to ${p.productName} from ${p.organizationName}.`,
+    }),
+  subscriptionEnded: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    why: "revoked" | "ended" | "payment";
+    url: string;
+  }) =>
+    render({
+      kind: "subscription-ended",
+      to: p.to,
+      subject: `Your ${p.productName} subscription has ended`,
+      greeting: hello(p.name),
+      lines: [
+        p.why === "payment"
+          ? `Your ${p.productName} subscription from ${p.organizationName} has ended: its payment failed after every retry.`
+          : p.why === "ended"
+            ? `Your ${p.productName} subscription from ${p.organizationName} has ended, as you asked.`
+            : `${p.organizationName} has ended your ${p.productName} subscription.`,
+      ],
+      action: "See your purchases",
+      url: p.url,
+      footer: `You receive this mail because you subscribed to ${p.productName} from ${p.organizationName}.`,
+    }),
+  trialEnding: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    trialEnd: string;
+    amount: string;
+    url: string;
+  }) =>
+    render({
+      kind: "subscription-trial-ending",
+      to: p.to,
+      subject: `Your ${p.productName} trial ends on ${p.trialEnd}`,
+      greeting: hello(p.name),
+      lines: [
+        `Your free trial of ${p.productName} from ${p.organizationName} ends on ${p.trialEnd}.`,
+        `Then your card is charged ${p.amount} and your subscription continues.`,
+      ],
+      action: "Check your card",
+      url: p.url,
+      footer: `You receive this mail because you started a trial of ${p.productName} from ${p.organizationName}.`,
+    }),
 };

@@ -42,8 +42,13 @@ import { registerOrganizationRoutes } from "../modules/organizations/index.js";
 import { type Payments, registerSandboxRoutes } from "../modules/payments/index.js";
 import { registerProductRoutes } from "../modules/products/index.js";
 import { registerRefundRoutes } from "../modules/refunds/index.js";
+import {
+  type LifecycleDeps,
+  registerSubscriptionLifecycleRoutes,
+} from "../modules/subscription-lifecycle/index.js";
 import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { registerTaxRoutes, type TaxCalculator } from "../modules/tax/index.js";
+import { registerTestClockRoutes, type TestClocks } from "../modules/test-clocks/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
 import { authenticator } from "./authenticate.js";
 import { idempotency } from "./idempotency.js";
@@ -73,6 +78,10 @@ export interface V1Deps {
   sandboxTokenRateLimit?: number | undefined;
   trustProxy?: boolean;
   files: FilesEnv;
+  /** Each organization's time: the sandbox's test clocks (absent: the real time for all). */
+  testClocks?: TestClocks | undefined;
+  /** Renewals, cancellations and dunning (absent: subscriptions are read-only). */
+  lifecycle?: LifecycleDeps | undefined;
 }
 
 export const V1_PREFIX = "/v1";
@@ -190,7 +199,7 @@ export function createV1Api(deps: V1Deps) {
 
   mountReference(api);
 
-  const authenticate = authenticator({ ...deps, events: deps.events ?? noEvents });
+  const authenticate = authenticator({ ...deps, clocks: deps.testClocks, events: deps.events ?? noEvents });
   const hit =
     deps.rateLimitPerMinute === undefined
       ? undefined
@@ -238,7 +247,11 @@ export function createV1Api(deps: V1Deps) {
   registerOrderRoutes(api);
   registerSubscriptionRoutes(api);
   registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
-  registerCustomerPortalRoutes(api);
+  registerCustomerPortalRoutes(api, { lifecycle: deps.lifecycle });
+  if (deps.lifecycle) {
+    registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
+    registerTestClockRoutes(api, { clocks: deps.testClocks, lifecycle: deps.lifecycle });
+  }
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
@@ -274,6 +287,7 @@ export function createV1Api(deps: V1Deps) {
   const checkouts = {
     db: deps.db,
     clock: deps.clock,
+    clocks: deps.testClocks,
     events: deps.events ?? noEvents,
     env: { baseURL: deps.baseURL, payments: deps.payments },
     tax: deps.tax,

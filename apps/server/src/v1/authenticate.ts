@@ -12,7 +12,7 @@ import {
   ResourceNotFound,
   Unauthorized,
 } from "../kit/api/errors.js";
-import type { Clock } from "../kit/clock.js";
+import { type Clock, type Clocks, oneClock } from "../kit/clock.js";
 import type { Ctx, EventSink } from "../kit/context.js";
 import { authenticateCustomerSession } from "../modules/customer-sessions/index.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
@@ -21,6 +21,8 @@ import { findMemberRole } from "../modules/organizations/index.js";
 export interface AuthenticateDeps {
   db: Kysely<KassaDatabase>;
   clock: Clock;
+  /** Each organization's time (the sandbox's test clocks); default: `clock` for all. */
+  clocks?: Clocks;
   events: EventSink;
   auth: KassaAuth;
   trustedOrigins: string[];
@@ -67,6 +69,7 @@ export const CUSTOMER_PORTAL_PREFIX = "/v1/customer-portal/";
  */
 export function authenticator(deps: AuthenticateDeps) {
   const { db, clock, auth, events } = deps;
+  const clocks = deps.clocks ?? oneClock(clock);
   return async (c: Context<V1Env>): Promise<Ctx> => {
     const header = c.req.header("authorization");
     if (c.req.path.startsWith(CUSTOMER_PORTAL_PREFIX)) {
@@ -78,7 +81,7 @@ export function authenticator(deps: AuthenticateDeps) {
         organizationId: session.organizationId,
         actor: { kind: "customer", customerId: session.customerId, sessionId: session.sessionId },
         db,
-        clock,
+        clock: clocks.of(session.organizationId),
         events,
       };
     }
@@ -93,7 +96,7 @@ export function authenticator(deps: AuthenticateDeps) {
         organizationId: token.organizationId,
         actor: { kind: "token", tokenId: token.tokenId, scopes: token.scopes },
         db,
-        clock,
+        clock: clocks.of(token.organizationId),
         events,
       };
     }
@@ -122,7 +125,7 @@ export function authenticator(deps: AuthenticateDeps) {
         canWrite: rolesAllow(role, { billing: ["write"] }),
       },
       db,
-      clock,
+      clock: clocks.of(organizationId),
       events,
     };
   };

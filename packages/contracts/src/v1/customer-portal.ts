@@ -117,3 +117,27 @@ export const CustomerSubscription = z
     pending_update: Embedded.nullable(),
   })
   .meta({ id: "CustomerSubscription" });
+
+/** `POST /v1/customer-portal/customers/me/payment-methods`: save a card (a confirmation token) for the subscriptions. */
+export const CustomerPaymentMethodCreate = z
+  .object({
+    confirmation_token_id: z.string().min(1),
+    set_default: z.boolean().default(true),
+    return_url: z.string().optional(),
+  })
+  .meta({ id: "CustomerPaymentMethodCreate" });
+
+export const CustomerPaymentMethodCreateResponse = z
+  .object({
+    status: z.literal("succeeded"),
+    payment_method: z.object({
+      id: z.string(),
+      type: z.literal("card"),
+      processor: z.literal("stripe"),
+      customer_id: z.string(),
+      created_at: z.string(),
+      default: z.boolean(),
+      card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
+    }),
+  })
+  .meta({ id: "CustomerPaymentMethodCreateResponse" });

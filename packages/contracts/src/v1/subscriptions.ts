@@ -92,3 +92,72 @@ export const Subscription = SubscriptionBase.extend({
   // the OpenAPI generator (zod-to-openapi) reads the base of an extension from this key.
   _internal: { refId: "Subscription", extendedFrom: { refId: "SubscriptionBase", schema: SubscriptionBase } },
 });
+
+const cancellationFields = {
+  customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  customer_cancellation_comment: z.string().max(2000).nullish(),
+};
+
+/** `PATCH /v1/subscriptions/{id}` `{cancel_at_period_end}`: cancel at the period's end (true) or take it back (false). */
+export const SubscriptionCancel = z
+  .strictObject({ ...cancellationFields, cancel_at_period_end: z.boolean() })
+  .meta({ id: "SubscriptionCancel" });
+
+/** `PATCH /v1/subscriptions/{id}` `{revoke: true}`: end it now. */
+export const SubscriptionRevoke = z
+  .strictObject({ ...cancellationFields, revoke: z.literal(true) })
+  .meta({ id: "SubscriptionRevoke" });
+
+/** The bodies `PATCH /v1/subscriptions/{id}` takes (each variant forbids other keys, as Polar's). */
+export const SubscriptionUpdate = z
+  .union([SubscriptionCancel, SubscriptionRevoke])
+  .meta({ id: "SubscriptionUpdate" });
+
+/** The customer portal's `PATCH /v1/customer-portal/subscriptions/{id}`: cancel or take it back. */
+export const CustomerSubscriptionCancel = z
+  .strictObject({ ...cancellationFields, cancel_at_period_end: z.boolean().nullish() })
+  .meta({ id: "CustomerSubscriptionCancel" });
+
+/** The sandbox's test clock of an organization. */
+export const TestClock = z
+  .object({
+    organization_id: z.string(),
+    /** The organization's time now. */
+    now: DateTime,
+    /** How far it runs ahead of the real time, in seconds. */
+    offset_seconds: z.number(),
+    advanced_at: DateTime.nullable(),
+  })
+  .meta({ id: "TestClock" });
+
+/** `POST /v1/test-clock/advance`: to a time, or by an ISO 8601 duration (`P1M`, `P1Y2M`, `P7D`, `PT12H`). */
+export const TestClockAdvance = z
+  .strictObject({
+    to: z.iso.datetime({ offset: true }).optional(),
+    by: z
+      .string()
+      .regex(
+        /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/,
+        "Expected an ISO 8601 duration such as P1M, P7D or PT12H.",
+      )
+      .optional(),
+  })
+  .meta({ id: "TestClockAdvance" });
+
+/** What an advance ran, in time order, and the clock after it. */
+export const TestClockAdvanceResult = z
+  .object({
+    clock: TestClock,
+    previous: DateTime,
+    steps: z.number().int(),
+    ran: z.object({
+      renewals: z.number().int(),
+      ended: z.number().int(),
+      charges: z.number().int(),
+      paid: z.number().int(),
+      failed: z.number().int(),
+      revoked: z.number().int(),
+      trial_reminders: z.number().int(),
+    }),
+  })
+  .meta({ id: "TestClockAdvanceResult" });

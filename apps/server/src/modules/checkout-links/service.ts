@@ -6,6 +6,7 @@ import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import {
+  type BuyerBase,
   type CheckoutDeps,
   type CheckoutEnv,
   checkoutProductWire,
@@ -295,7 +296,7 @@ export async function openLink({
   clientSecret,
   query,
 }: {
-  base: Omit<Ctx, "organizationId" | "actor">;
+  base: BuyerBase;
   deps: CheckoutDeps;
   clientSecret: string;
   query: URLSearchParams;

@@ -1,4 +1,3 @@
-import type { Ctx } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
 import { type ConfirmDeps, claim } from "./claim.js";
 import { PaymentError } from "./errors.js";
@@ -7,7 +6,7 @@ import { pay } from "./pay.js";
 import { settleFromProcessor } from "./reconcile.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
-import { openBySecret } from "./service.js";
+import { type BuyerBase, openBySecret } from "./service.js";
 import { claimOf, type Outcome, recordedOutcome } from "./state.js";
 import { checkoutPublicWire } from "./wire.js";
 
@@ -27,7 +26,7 @@ export async function confirmCheckout({
   clientSecret,
   input,
 }: {
-  base: Omit<Ctx, "organizationId" | "actor">;
+  base: BuyerBase;
   deps: ConfirmDeps;
   clientSecret: string;
   input: CheckoutConfirmInput;

@@ -1,23 +1,14 @@
 import type { AddressValue } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Db } from "../../kit/context.js";
-import type { DiscountRow } from "../discounts/index.js";
+import { formatMoney } from "../../kit/money.js";
+import { type DiscountRow, discountOn } from "../discounts/index.js";
 import type { PriceWire, ProductWire } from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 
 /** Polar's floor and ceiling for any charged amount (USD and the default for other currencies). */
 export const CURRENCY_MINIMUM = 50;
 export const CURRENCY_MAXIMUM = 99_999_999;
-
-export function formatMoney(amount: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
-      amount / 100,
-    );
-  } catch {
-    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-  }
-}
 
 /** The one static (fixed, custom or free) price of a product's active prices, if any. */
 export function staticPrice(prices: PriceWire[]): PriceWire | undefined {
@@ -54,18 +45,6 @@ export function checkCustomAmount(
     fail("less_than_equal", "Amount is above maximum.");
   if (amount > CURRENCY_MAXIMUM)
     fail("less_than_equal", `Amount must be at most ${formatMoney(CURRENCY_MAXIMUM, currency)}.`);
-}
-
-/**
- * The discount on `amount`: a percentage in basis points rounded half away from zero (amounts
- * are never negative, so half up), or a fixed amount in its currency capped at the amount.
- */
-export function discountOn(discount: DiscountRow | null, amount: number, currency: string): number {
-  if (!discount) return 0;
-  if (discount.type === "percentage")
-    return Math.floor(((discount.basis_points ?? 0) * amount + 5000) / 10_000);
-  if (discount.currency !== currency) return 0;
-  return Math.min(discount.amount ?? 0, amount);
 }
 
 export function hasFullAddress(address: AddressValue | null): boolean {

@@ -5,7 +5,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import type { Clock } from "../../kit/clock.js";
+import type { Clock, Clocks } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
 import { type ConfirmDeps, confirmCheckout } from "./confirm.js";
 import {
@@ -140,13 +140,15 @@ const clientConfirm = createRoute({
 export interface CheckoutRouteDeps extends service.CheckoutDeps {
   db: Kysely<KassaDatabase>;
   clock: Clock;
+  /** Each organization's time (the sandbox's test clocks). */
+  clocks?: Clocks | undefined;
   events: EventSink;
   /** Set when payments and the purchase modules are there: confirm is served then. */
   confirm?: Pick<ConfirmDeps, "processor">;
 }
 
 export function registerCheckoutRoutes(app: V1App, deps: CheckoutRouteDeps) {
-  const base = { db: deps.db, clock: deps.clock, events: deps.events };
+  const base = { db: deps.db, clock: deps.clock, clocks: deps.clocks, events: deps.events };
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listCheckouts({ ctx: c.var.ctx, deps, input }), 200);

@@ -6,6 +6,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
+import type { Clocks } from "../../kit/clock.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { findCustomer, findCustomerByExternalId, validateTaxId } from "../customers/index.js";
 import {
@@ -592,16 +593,21 @@ export async function updateCheckout({
 }
 
 /** A context for a buyer holding the client secret: the checkout's organization, the checkout as actor. */
-export function buyerContext(base: Omit<Ctx, "organizationId" | "actor">, row: repo.CheckoutRow): Ctx {
-  return { ...base, organizationId: row.organization_id, actor: { kind: "checkout", checkoutId: row.id } };
+/** What a buyer's request runs with before its checkout is known; `clocks` gives the organization's time. */
+export type BuyerBase = Omit<Ctx, "organizationId" | "actor"> & { clocks?: Clocks | undefined };
+
+export function buyerContext(base: BuyerBase, row: repo.CheckoutRow): Ctx {
+  const { clocks, ...rest } = base;
+  return {
+    ...rest,
+    clock: clocks ? clocks.of(row.organization_id) : base.clock,
+    organizationId: row.organization_id,
+    actor: { kind: "checkout", checkoutId: row.id },
+  };
 }
 
 /** The checkout a client secret opens, expired lazily; unknown: 404, expired: 410. */
-export async function openBySecret(
-  base: Omit<Ctx, "organizationId" | "actor">,
-  deps: CheckoutDeps,
-  clientSecret: string,
-) {
+export async function openBySecret(base: BuyerBase, deps: CheckoutDeps, clientSecret: string) {
   const found = await repo.findBySecret(base.db, clientSecret);
   if (!found) throw new CheckoutNotFound();
   const ctx = buyerContext(base, found);
@@ -615,7 +621,7 @@ export async function getClientCheckout({
   deps,
   clientSecret,
 }: {
-  base: Omit<Ctx, "organizationId" | "actor">;
+  base: BuyerBase;
   deps: CheckoutDeps;
   clientSecret: string;
 }) {
@@ -629,7 +635,7 @@ export async function updateClientCheckout({
   clientSecret,
   patch,
 }: {
-  base: Omit<Ctx, "organizationId" | "actor">;
+  base: BuyerBase;
   deps: CheckoutDeps;
   clientSecret: string;
   patch: CheckoutUpdatePublicInput;

@@ -1,8 +1,19 @@
 import { z } from "@hono/zod-openapi";
+import {
+  CustomerPaymentMethodCreate,
+  CustomerPaymentMethodCreateResponse,
+  CustomerSubscriptionCancel,
+} from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
+import {
+  cancelAtPeriodEnd,
+  type LifecycleDeps,
+  savePaymentMethod,
+  uncancel,
+} from "../subscription-lifecycle/index.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
 
@@ -72,7 +83,50 @@ const getSubscription = customerRoute({
   responses: { 200: ok(CustomerSubscription), ...errorResponses({ notFound: true }) },
 });
 
-export function registerCustomerPortalRoutes(app: V1App) {
+const updateSubscription = customerRoute({
+  method: "patch",
+  path: "/v1/customer-portal/subscriptions/{id}",
+  tags: ["customer_portal"],
+  summary: "Cancel one of the authenticated customer's subscriptions at the period's end, or take it back",
+  request: {
+    params: IdParam,
+    body: { required: true, content: { "application/json": { schema: CustomerSubscriptionCancel } } },
+  },
+  responses: { 200: ok(CustomerSubscription), ...errorResponses({ notFound: true }) },
+});
+
+const cancelSubscription = customerRoute({
+  method: "delete",
+  path: "/v1/customer-portal/subscriptions/{id}",
+  tags: ["customer_portal"],
+  summary: "Cancel one of the authenticated customer's subscriptions at the period's end",
+  request: { params: IdParam },
+  responses: { 200: ok(CustomerSubscription), ...errorResponses({ notFound: true }) },
+});
+
+const addPaymentMethod = customerRoute({
+  method: "post",
+  path: "/v1/customer-portal/customers/me/payment-methods",
+  tags: ["customer_portal"],
+  summary: "Save a card for the authenticated customer's subscriptions",
+  description:
+    "With `set_default` (the default), every subscription that still bills is charged with it, and an unpaid renewal is tried again at once.",
+  request: {
+    body: { required: true, content: { "application/json": { schema: CustomerPaymentMethodCreate } } },
+  },
+  responses: {
+    201: {
+      description: "Successful Response",
+      content: { "application/json": { schema: CustomerPaymentMethodCreateResponse } },
+    },
+    ...errorResponses(),
+  },
+});
+
+export function registerCustomerPortalRoutes(
+  app: V1App,
+  deps: { lifecycle?: LifecycleDeps | undefined } = {},
+) {
   app.openAPIRegistry.registerComponent("securitySchemes", "customer_session", {
     type: "http",
     scheme: "bearer",
@@ -91,4 +145,28 @@ export function registerCustomerPortalRoutes(app: V1App) {
   app.openapi(getSubscription, async (c) =>
     c.json(await service.getSubscription({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
+  const lifecycle = deps.lifecycle;
+  if (!lifecycle) return;
+  // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.
+  app.openapi(updateSubscription, async (c) => {
+    const ctx = c.var.ctx;
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const customerId = service.callerOf(ctx).customerId;
+    if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
+    else if (body.cancel_at_period_end === true)
+      await cancelAtPeriodEnd(lifecycle, ctx, id, body, { customerId });
+    return c.json(await service.getSubscription({ ctx, input: { id } }), 200);
+  });
+  app.openapi(addPaymentMethod, async (c) => {
+    const ctx = c.var.ctx;
+    const customerId = service.callerOf(ctx).customerId;
+    return c.json(await savePaymentMethod(lifecycle, ctx, customerId, c.req.valid("json")), 201);
+  });
+  app.openapi(cancelSubscription, async (c) => {
+    const ctx = c.var.ctx;
+    const { id } = c.req.valid("param");
+    await cancelAtPeriodEnd(lifecycle, ctx, id, {}, { customerId: service.callerOf(ctx).customerId });
+    return c.json(await service.getSubscription({ ctx, input: { id } }), 200);
+  });
 }

@@ -9,7 +9,7 @@ import * as repo from "./repository.js";
 import { customerOrdersWire, customerSubscriptionsWire, portalCustomerWire } from "./wire.js";
 
 /** The customer of the session; every portal read is limited to their own rows. */
-function callerOf(ctx: Ctx): repo.Caller {
+export function callerOf(ctx: Ctx): repo.Caller {
   if (ctx.actor.kind !== "customer") throw new Unauthorized();
   return { organizationId: ctx.organizationId, customerId: ctx.actor.customerId };
 }

@@ -1,4 +1,5 @@
 /** The discounts module: the only file other modules import. */
+export { discountOn } from "./amount.js";
 export {
   type DiscountRow,
   discountProductIds,

@@ -3,15 +3,27 @@ export {
   type SubscriptionWire,
   subscriptionWire,
 } from "../subscriptions/index.js";
-export { type PurchaseInput, recordPurchase } from "./purchase.js";
+export { formatInvoiceNumber, type PurchaseInput, recordPurchase } from "./purchase.js";
 export {
+  claimDueRetries,
   findOrder,
   findOrderAnyOrganization,
+  firstOrderOf,
+  insertItems as insertOrderItems,
+  insertOrder,
   itemsOf as orderItems,
+  latestOrderOf,
+  lockOrder,
   markInvoiceGenerated,
+  nextInvoiceNumber,
+  nextPaymentAttempt,
   type OrderItemRow,
   type OrderRow,
+  organizationSlug,
+  pendingOrdersOf,
   recordRefundedAmounts,
+  stuckAttempts,
+  updateOrderById,
 } from "./repository.js";
 export { registerOrderRoutes } from "./routes.js";
 export { type OrderWire, orderWire } from "./wire.js";

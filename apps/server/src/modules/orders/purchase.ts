@@ -93,6 +93,8 @@ export async function recordPurchase(
       customer_cancellation_reason: null,
       customer_cancellation_comment: null,
       payment_method_id: input.paymentMethodId,
+      anchor_day: now.getUTCDate(),
+      discount_applied_at: input.discountId ? now : null,
       metadata,
       custom_field_data: customFieldData,
       created_at: now,

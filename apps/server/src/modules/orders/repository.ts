@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import { organizationNow } from "../../db/organization-time.js";
 import type { OrderItemTable, OrderTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -223,4 +224,121 @@ export async function listOrders(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
+}
+
+/** An order by id alone, locked until the caller's transaction ends (recording a charge's outcome). */
+export function lockOrder(db: Db, id: string) {
+  return db.selectFrom("kassa_order").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/** An order by id, any organization: for Kassa's own jobs, which carry the id. */
+export function updateOrderById(db: Db, id: string, patch: Updateable<OrderTable>) {
+  return db
+    .updateTable("kassa_order")
+    .set(patch)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The pending orders of a subscription (its dunning), oldest first. */
+export function pendingOrdersOf(db: Db, subscriptionId: string) {
+  return db
+    .selectFrom("kassa_order")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "=", "pending")
+    .orderBy("created_at")
+    .execute();
+}
+
+/** The latest order of a subscription: where its renewals take their billing name and address. */
+export function latestOrderOf(db: Db, subscriptionId: string) {
+  return db
+    .selectFrom("kassa_order")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The order that started a subscription (its first price, for a pay-what-you-want renewal). */
+export function firstOrderOf(db: Db, subscriptionId: string) {
+  return db
+    .selectFrom("kassa_order")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Claims the retries due by each organization's time (`now` is the real time): the retry is
+ * unscheduled and marked in flight in one statement, so one caller gets each. Answers the
+ * orders and the attempt each claimed.
+ */
+export function claimDueRetries(
+  db: Db,
+  now: Date,
+  opts: { organizationId?: string; until?: Date; limit: number },
+) {
+  let due = db
+    .selectFrom("kassa_order as o")
+    .select("o.id")
+    .where("o.status", "=", "pending")
+    .where("o.next_payment_attempt_at", "is not", null);
+  if (opts.organizationId) due = due.where("o.organization_id", "=", opts.organizationId);
+  due = due
+    .where("o.next_payment_attempt_at", "<=", opts.until ?? organizationNow(now, "o.organization_id"))
+    .orderBy("o.next_payment_attempt_at")
+    .limit(opts.limit)
+    .forUpdate()
+    .skipLocked();
+  return db
+    .updateTable("kassa_order")
+    .set({
+      next_payment_attempt_at: null,
+      payment_attempt_started_at: sql`next_payment_attempt_at`,
+    })
+    .where("id", "in", due)
+    .returning(["id", "organization_id", "payment_attempts", "payment_attempt_started_at"])
+    .execute();
+}
+
+/** The earliest planned retry of the organization after `after`, up to `until`. */
+export async function nextPaymentAttempt(db: Db, organizationId: string, after: Date, until: Date) {
+  const row = await db
+    .selectFrom("kassa_order")
+    .select((eb) => eb.fn.min("next_payment_attempt_at").as("at"))
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "pending")
+    .where("next_payment_attempt_at", ">", after)
+    .where("next_payment_attempt_at", "<=", until)
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
+}
+
+/**
+ * Orders whose charge was claimed longer than `afterMs` ago (by their organization's time) and
+ * never recorded: a process died between the charge and its record. The reconciler asks the
+ * processor what became of each.
+ */
+export function stuckAttempts(db: Db, now: Date, afterMs: number, limit: number) {
+  return db
+    .selectFrom("kassa_order as o")
+    .selectAll("o")
+    .where("o.status", "=", "pending")
+    .where("o.payment_attempt_started_at", "is not", null)
+    .where(
+      "o.payment_attempt_started_at",
+      "<",
+      sql<Date>`${organizationNow(now, "o.organization_id")} - ${afterMs} * interval '1 millisecond'`,
+    )
+    .orderBy("o.payment_attempt_started_at")
+    .limit(limit)
+    .execute();
 }

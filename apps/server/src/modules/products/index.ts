@@ -1,4 +1,4 @@
-export { findProducts, type ProductRow, productOfPrice } from "./repository.js";
+export { findPrices, findProducts, type PriceRow, type ProductRow, productOfPrice } from "./repository.js";
 export { registerProductRoutes } from "./routes.js";
 export { type PriceWire, Product, type ProductWire } from "./schemas.js";
 export { pricesToWire, productSummary, productsToWire } from "./wire.js";

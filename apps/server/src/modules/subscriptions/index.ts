@@ -1,9 +1,18 @@
-export { addInterval, type RecurringInterval } from "./period.js";
+export { SubscriptionNotFound } from "./errors.js";
+export { addInterval, nextPeriodEndOf, type RecurringInterval } from "./period.js";
 export {
+  BILLABLE_STATUSES,
+  customerBillableSubscriptions,
+  dueSubscriptionIds,
   findSubscription,
   findSubscriptions,
   insertSubscription,
+  lockSubscription,
+  nextPeriodEnd,
+  nextTrialReminder,
   type SubscriptionRow,
+  trialsToRemind,
+  updateSubscription,
 } from "./repository.js";
 export { registerSubscriptionRoutes } from "./routes.js";
 export { Address, DiscountMinimal, EmbeddedCustomer, Subscription, SubscriptionBase } from "./schemas.js";

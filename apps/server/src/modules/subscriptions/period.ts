@@ -27,3 +27,23 @@ export function addInterval(start: Date, interval: RecurringInterval, count: num
     }
   }
 }
+
+/**
+ * The end of the period that starts at `start` for a subscription anchored on `anchorDay`
+ * (the day of the month it started): months and years land on the anchor day, clamped to the
+ * month's length, so 31 January -> 28 February -> 31 March (Polar's `get_next_period`).
+ * Days and weeks are plain additions. The time of day is kept.
+ */
+export function nextPeriodEndOf(
+  start: Date,
+  interval: RecurringInterval,
+  count: number,
+  anchorDay: number | null,
+): Date {
+  const end = addInterval(start, interval, count);
+  if ((interval === "month" || interval === "year") && anchorDay !== null) {
+    const lastDay = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() + 1, 0)).getUTCDate();
+    end.setUTCDate(Math.min(anchorDay, lastDay));
+  }
+  return end;
+}

@@ -1,5 +1,6 @@
-import { type Insertable, type Selectable, sql } from "kysely";
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import { organizationNow } from "../../db/organization-time.js";
 import type { SubscriptionTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -126,4 +127,107 @@ export async function listSubscriptions(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
+}
+
+/** A subscription by id alone, locked until the caller's transaction ends (the lifecycle's claims). */
+export function lockSubscription(db: Db, id: string) {
+  return db.selectFrom("kassa_subscription").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+export function updateSubscription(db: Db, id: string, patch: Updateable<SubscriptionTable>) {
+  return db
+    .updateTable("kassa_subscription")
+    .set(patch)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Statuses that bill: their periods renew (Polar's `billable`). */
+export const BILLABLE_STATUSES = ["trialing", "active", "past_due"];
+
+/**
+ * Subscriptions whose period has ended by their organization's time (`now` is the real time),
+ * earliest first; with `organizationId`, that organization's only.
+ */
+export function dueSubscriptionIds(db: Db, now: Date, opts: { organizationId?: string; limit: number }) {
+  let query = db
+    .selectFrom("kassa_subscription as s")
+    .select(["s.id", "s.organization_id"])
+    .where("s.ended_at", "is", null)
+    .where("s.status", "in", BILLABLE_STATUSES);
+  if (opts.organizationId) query = query.where("s.organization_id", "=", opts.organizationId);
+  return query
+    .where("s.current_period_end", "<=", organizationNow(now, "s.organization_id"))
+    .orderBy("s.current_period_end")
+    .orderBy("s.id")
+    .limit(opts.limit)
+    .execute();
+}
+
+/** The earliest end of a billable period of the organization after `after`, up to `until`. */
+export async function nextPeriodEnd(db: Db, organizationId: string, after: Date, until: Date) {
+  const row = await db
+    .selectFrom("kassa_subscription")
+    .select((eb) => eb.fn.min("current_period_end").as("at"))
+    .where("organization_id", "=", organizationId)
+    .where("ended_at", "is", null)
+    .where("status", "in", BILLABLE_STATUSES)
+    .where("current_period_end", ">", after)
+    .where("current_period_end", "<=", until)
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** Trials of the organization whose "ending soon" mail is due by `at` (`days` before the end). */
+export function trialsToRemind(db: Db, organizationId: string | undefined, now: Date, days: number) {
+  let query = db
+    .selectFrom("kassa_subscription as s")
+    .select(["s.id", "s.organization_id"])
+    .where("s.status", "=", "trialing")
+    .where("s.ended_at", "is", null)
+    .where("s.trial_reminded_at", "is", null)
+    .where("s.trial_end", "is not", null);
+  if (organizationId) query = query.where("s.organization_id", "=", organizationId);
+  return query
+    .where(
+      sql<boolean>`s.trial_end - ${days} * interval '1 day' <= ${organizationNow(now, "s.organization_id")}`,
+    )
+    .limit(500)
+    .execute();
+}
+
+/** When the next "trial ending" mail of the organization falls due after `after`, up to `until`. */
+export async function nextTrialReminder(
+  db: Db,
+  organizationId: string,
+  after: Date,
+  until: Date,
+  days: number,
+) {
+  const at = sql<Date>`trial_end - ${days} * interval '1 day'`;
+  const row = await db
+    .selectFrom("kassa_subscription")
+    .select((eb) => eb.fn.min(at).as("at"))
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "trialing")
+    .where("ended_at", "is", null)
+    .where("trial_reminded_at", "is", null)
+    .where("trial_end", "is not", null)
+    .where(at, ">", after)
+    .where(at, "<=", until)
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** A customer's subscriptions that still bill (a new card applies to them). */
+export function customerBillableSubscriptions(db: Db, organizationId: string, customerId: string) {
+  return db
+    .selectFrom("kassa_subscription")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("ended_at", "is", null)
+    .where("status", "in", BILLABLE_STATUSES)
+    .execute();
 }

@@ -1,7 +1,7 @@
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@kassa/contracts";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import type { Clock } from "../../kit/clock.js";
+import type { Clock, Clocks } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
 import { enqueueMany } from "../../kit/jobs/index.js";
 import { DELIVER_JOB } from "./jobs.js";
@@ -56,13 +56,21 @@ export async function queueSends(
 
 const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
 
-/** The platform's event port (`ctx.events`), backed by the webhook outbox, timed by `clock`. */
-export function webhookEventSink(clock: Clock): EventSink {
+/**
+ * The platform's event port (`ctx.events`), backed by the webhook outbox, timed by `clock`, or
+ * by each organization's own clock (the sandbox's test clocks) with `Clocks`.
+ */
+export function webhookEventSink(clock: Clock | Clocks): EventSink {
+  const clockOf = (organizationId: string) => ("of" in clock ? clock.of(organizationId) : clock);
   return {
     async enqueue(trx, event) {
       // A typo in an event name would silently reach no endpoint: fail the write instead.
       if (!KNOWN.has(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
-      await recordEvent(trx, { ...event, type: event.type as WebhookEventType, at: clock.now() });
+      await recordEvent(trx, {
+        ...event,
+        type: event.type as WebhookEventType,
+        at: clockOf(event.organizationId).now(),
+      });
     },
   };
 }

@@ -1,0 +1,244 @@
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Ctx } from "../../kit/context.js";
+import { findCustomer } from "../customers/index.js";
+import {
+  findOrderAnyOrganization,
+  lockOrder,
+  type OrderRow,
+  orderWire,
+  pendingOrdersOf,
+  stuckAttempts,
+  updateOrderById,
+} from "../orders/index.js";
+import { type Decline, type PaymentLookup, ProcessorRequestError } from "../payments/index.js";
+import {
+  findSubscription,
+  lockSubscription,
+  type SubscriptionRow,
+  updateSubscription,
+} from "../subscriptions/index.js";
+import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
+import { mailPaymentFailed, mailRenewal, mailRevoked } from "./mails.js";
+
+/** Days between a failed charge and the next attempt (Polar's DUNNING_RETRY_INTERVALS). */
+export const DUNNING_RETRY_DAYS = [2, 5, 7, 7];
+const DAY_MS = 86_400_000;
+/** Past due longer than this (the retries' sum, plus a minute), the subscription is revoked. */
+const DUNNING_DEADLINE_MS = DUNNING_RETRY_DAYS.reduce((a, b) => a + b, 0) * DAY_MS + 60_000;
+
+/** The idempotency key of an order's n-th charge: a retry of the same attempt never charges twice. */
+export const attemptKey = (orderId: string, attempt: number) => `order:${orderId}:attempt:${attempt}`;
+
+export type AttemptOutcome =
+  | { ok: true; chargeId: string | null }
+  | ({ ok: false } & Decline)
+  /** The processor made no charge under the key (a crash before the call): try again, uncounted. */
+  | { ok: "none" };
+
+const MISSING_METHOD: Decline = {
+  declineCode: "missing_payment_method",
+  message: "No payment method is saved for this subscription.",
+};
+
+/**
+ * Charges a pending order's `attempt`-th attempt off-session, outside any transaction, and
+ * records the outcome. The attempt was claimed first (the renewal's transaction, or the retry's
+ * claim), which marked the order in flight. A caller that runs again (a job retried after its
+ * process died) charges under the same key, so the processor charges once, and the record is
+ * guarded by the attempt count, so it is made once. A lost answer is thrown: the job queue
+ * retries, and the reconciler asks the processor.
+ */
+export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt: number) {
+  const order = await findOrderAnyOrganization(deps.db, orderId);
+  if (order?.status !== "pending" || order.payment_attempts >= attempt) return "settled";
+  const sub = order.subscription_id
+    ? await findSubscription(deps.db, order.organization_id, order.subscription_id)
+    : undefined;
+  const customer = await findCustomer(deps.db, order.organization_id, order.customer_id);
+  let outcome: AttemptOutcome;
+  if (!sub?.payment_method_id || !customer?.processor_customer_id) outcome = { ok: false, ...MISSING_METHOD };
+  else {
+    try {
+      const result = await deps.processor.chargeOffSession({
+        organizationId: order.organization_id,
+        amount: order.total_amount,
+        currency: order.currency,
+        customerId: customer.processor_customer_id,
+        paymentMethodId: sub.payment_method_id,
+        metadata: { order_id: order.id, subscription_id: sub.id, organization_id: order.organization_id },
+        idempotencyKey: attemptKey(order.id, attempt),
+      });
+      if (result.status === "pending") return "pending";
+      outcome =
+        result.status === "succeeded"
+          ? { ok: true, chargeId: result.chargeId }
+          : { ok: false, declineCode: result.declineCode, message: result.message };
+    } catch (error) {
+      if (!(error instanceof ProcessorRequestError)) throw error;
+      outcome = { ok: false, declineCode: error.code, message: error.message };
+    }
+  }
+  return recordAttempt(deps, order.id, attempt, outcome);
+}
+
+/** Writes what an attempt did, once (the order's lock and its attempt count guard it). */
+export async function recordAttempt(
+  deps: LifecycleDeps,
+  orderId: string,
+  attempt: number,
+  outcome: AttemptOutcome,
+): Promise<"paid" | "failed" | "revoked" | "retry" | "settled"> {
+  return deps.db.transaction().execute(async (trx) => {
+    const order = await lockOrder(trx, orderId);
+    if (order?.status !== "pending" || order.payment_attempts !== attempt - 1) return "settled";
+    const ctx = systemCtx(deps, order.organization_id, "subscription payment");
+    const now = ctx.clock.now();
+    if (outcome.ok === "none") {
+      await updateOrderById(trx, order.id, {
+        payment_attempt_started_at: null,
+        next_payment_attempt_at: now,
+        modified_at: now,
+      });
+      return "retry";
+    }
+    const sub = order.subscription_id ? await lockSubscription(trx, order.subscription_id) : undefined;
+    if (outcome.ok) {
+      const paid = await updateOrderById(trx, order.id, {
+        status: "paid",
+        charge_id: outcome.chargeId,
+        payment_attempts: attempt,
+        next_payment_attempt_at: null,
+        payment_attempt_started_at: null,
+        modified_at: now,
+      });
+      if (sub?.status === "past_due") {
+        const others = (await pendingOrdersOf(trx, sub.id)).filter((o) => o.id !== order.id);
+        if (others.length === 0) {
+          const active = await updateSubscription(trx, sub.id, {
+            status: "active",
+            past_due_at: null,
+            modified_at: now,
+          });
+          await emitSubscription(ctx, trx, active, ["subscription.updated", "subscription.active"]);
+        }
+      }
+      await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"]);
+      if (sub) await mailRenewal(deps, trx, sub, paid);
+      return "paid";
+    }
+    const pastDueAt = sub?.past_due_at ?? now;
+    const exhausted =
+      attempt > DUNNING_RETRY_DAYS.length || now.getTime() - pastDueAt.getTime() >= DUNNING_DEADLINE_MS;
+    const failed = await updateOrderById(trx, order.id, {
+      payment_attempts: attempt,
+      payment_attempt_started_at: null,
+      next_payment_attempt_at: exhausted
+        ? null
+        : new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS),
+      modified_at: now,
+    });
+    if (!sub) return "failed";
+    if (exhausted) {
+      await revokeForNonPayment(deps, ctx, trx, sub);
+      return "revoked";
+    }
+    if (sub.status !== "past_due") {
+      const pastDue = await updateSubscription(trx, sub.id, {
+        status: "past_due",
+        past_due_at: pastDueAt,
+        modified_at: now,
+      });
+      await emitSubscription(ctx, trx, pastDue, ["subscription.updated", "subscription.past_due"]);
+    }
+    await mailPaymentFailed(deps, trx, sub, failed, outcome.message);
+    return "failed";
+  });
+}
+
+async function emitOrder(ctx: Ctx, trx: Transaction<KassaDatabase>, order: OrderRow, types: string[]) {
+  const [wire] = await orderWire(trx, order.organization_id, [order]);
+  for (const type of types)
+    await ctx.events.enqueue(trx, { organizationId: order.organization_id, type, data: wire });
+}
+
+/**
+ * Voids a subscription's pending orders (revoked: nothing more will be charged), each with
+ * `order.updated`.
+ */
+export async function voidPendingOrders(ctx: Ctx, trx: Transaction<KassaDatabase>, subscriptionId: string) {
+  const now = ctx.clock.now();
+  for (const pending of await pendingOrdersOf(trx, subscriptionId)) {
+    const voided = await updateOrderById(trx, pending.id, {
+      status: "void",
+      next_payment_attempt_at: null,
+      payment_attempt_started_at: null,
+      modified_at: now,
+    });
+    await emitOrder(ctx, trx, voided, ["order.updated"]);
+  }
+}
+
+/** Dunning ran out: the subscription ends now, as a revoke does. */
+async function revokeForNonPayment(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+) {
+  const now = ctx.clock.now();
+  const revoked = await updateSubscription(trx, sub.id, {
+    status: "canceled",
+    canceled_at: now,
+    ends_at: now,
+    ended_at: now,
+    modified_at: now,
+  });
+  await voidPendingOrders(ctx, trx, sub.id);
+  await emitSubscription(ctx, trx, revoked, [
+    "subscription.updated",
+    "subscription.canceled",
+    "subscription.revoked",
+  ]);
+  await mailRevoked(deps, trx, revoked, "payment");
+}
+
+/** What the processor says about an attempt, as an outcome to record; null: wait. */
+export function outcomeOfLookup(lookup: PaymentLookup): AttemptOutcome | null {
+  if (lookup.status === "succeeded") return { ok: true, chargeId: lookup.chargeId };
+  if (lookup.status === "failed")
+    return { ok: false, declineCode: lookup.declineCode, message: lookup.message };
+  if (lookup.status === "none") return { ok: "none" };
+  return null;
+}
+
+/**
+ * Finishes the charges a process left in flight (claimed, never recorded) longer than
+ * `afterMs` ago: the processor says what the attempt's key did, and that is recorded; a charge
+ * never made is tried again. The checkout reconciler's counterpart for renewals and retries.
+ */
+export async function reconcileOrderPayments(deps: LifecycleDeps, afterMs: number) {
+  const counts = { recorded: 0, pending: 0, failed: 0 };
+  const stuck = await stuckAttempts(deps.db, deps.clock.now(), afterMs, 100);
+  for (const order of stuck) {
+    const attempt = order.payment_attempts + 1;
+    try {
+      const lookup = await deps.processor.findPayment({
+        organizationId: order.organization_id,
+        idempotencyKey: attemptKey(order.id, attempt),
+      });
+      const outcome = outcomeOfLookup(lookup);
+      if (!outcome) counts.pending++;
+      else {
+        await recordAttempt(deps, order.id, attempt, outcome);
+        counts.recorded++;
+      }
+    } catch (error) {
+      counts.failed++;
+      deps.logger.error("could not reconcile a subscription payment", { order: order.id, error });
+    }
+  }
+  if (counts.recorded + counts.failed > 0)
+    deps.logger.info("reconciled interrupted subscription payments", counts);
+  return counts;
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
+import {
+  firstOrderOf,
+  formatInvoiceNumber,
+  insertOrder,
+  insertOrderItems,
+  latestOrderOf,
+  nextInvoiceNumber,
+  orderWire,
+  organizationSlug,
+} from "../orders/index.js";
+import { findPrices, findProducts, type PriceRow } from "../products/index.js";
+import {
+  addInterval,
+  BILLABLE_STATUSES,
+  lockSubscription,
+  nextPeriodEndOf,
+  type RecurringInterval,
+  type SubscriptionRow,
+  updateSubscription,
+} from "../subscriptions/index.js";
+import { endScheduled } from "./cancel.js";
+import { emitSubscription, type LifecycleDeps, systemCtx, ymd } from "./deps.js";
+import { mailRenewal } from "./mails.js";
+
+/** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
+export type CycleResult =
+  | { kind: "skipped" }
+  | { kind: "ended"; subscriptionId: string }
+  | { kind: "renewed"; subscriptionId: string; orderId: string; charge: boolean };
+
+/**
+ * Whether the subscription's discount still applies to a period starting at `start` (Polar's
+ * durations): `once` only to the first period, `forever` always, `repeating N` to the periods
+ * that start within N - 1 calendar months of its first application.
+ */
+export function discountApplies(discount: DiscountRow, appliedAt: Date | null, start: Date): boolean {
+  if (discount.duration === "forever") return true;
+  if (discount.duration === "once" || !appliedAt) return false;
+  const months = Math.max(1, discount.duration_in_months ?? 1);
+  return start.getTime() <= addInterval(appliedAt, "month", months - 1).getTime();
+}
+
+/** What a period of a price costs before discount: fixed, the amount first paid (custom), free. */
+async function priceAmount(trx: Transaction<KassaDatabase>, sub: SubscriptionRow, price: PriceRow) {
+  if (price.amount_type === "fixed") return price.price_amount ?? 0;
+  if (price.amount_type === "custom") {
+    // Pay what you want: each period costs what the buyer chose at checkout.
+    const first = await firstOrderOf(trx, sub.id);
+    return first?.subtotal_amount ?? price.preset_amount ?? price.minimum_amount ?? 0;
+  }
+  // Free; metered prices are charged from usage (the metering issue adds those lines here).
+  return 0;
+}
+
+/**
+ * Renews a subscription whose period has ended, once: under the subscription's row lock, and
+ * only if its period end has come by its organization's clock, so any number of callers (the
+ * scheduler of each process, the test clock) renew it exactly once per period (the unique
+ * index on the cycle order's period is the last guard). In one transaction:
+ * - a scheduled cancellation ends it instead;
+ * - otherwise the period advances (a trial becomes active), the discount is kept or dropped by
+ *   its duration, and a `subscription_cycle` order is made of its prices, the discount and the
+ *   tax on the billing address of its latest order. A zero total is paid at once; otherwise the
+ *   order is `pending`, its first charge claimed (`payment_attempt_started_at`), and the caller
+ *   charges it (`chargeOrder`), or the job queue does when `enqueueCharge` is given.
+ */
+export async function cycleSubscription(
+  deps: LifecycleDeps,
+  subscriptionId: string,
+  opts: { enqueueCharge?: (trx: Transaction<KassaDatabase>, orderId: string) => Promise<unknown> } = {},
+): Promise<CycleResult> {
+  const result = await deps.db.transaction().execute(async (trx): Promise<CycleResult> => {
+    const sub = await lockSubscription(trx, subscriptionId);
+    if (!sub || sub.ended_at || !BILLABLE_STATUSES.includes(sub.status)) return { kind: "skipped" };
+    const ctx = systemCtx(deps, sub.organization_id, "subscription renewal");
+    const now = ctx.clock.now();
+    if (sub.current_period_end.getTime() > now.getTime()) return { kind: "skipped" };
+    if (sub.cancel_at_period_end) {
+      await endScheduled(deps, ctx, trx, sub);
+      return { kind: "ended", subscriptionId: sub.id };
+    }
+
+    const org = sub.organization_id;
+    const start = sub.current_period_end;
+    const end = nextPeriodEndOf(
+      start,
+      sub.recurring_interval as RecurringInterval,
+      sub.recurring_interval_count,
+      sub.anchor_day ?? sub.started_at?.getUTCDate() ?? start.getUTCDate(),
+    );
+    const [product] = await findProducts(trx, org, [sub.product_id]);
+    const prices = await findPrices(trx, org, sub.price_ids);
+    const [discountRow] = sub.discount_id ? await findDiscountsById(trx, org, [sub.discount_id]) : [];
+    const discount =
+      discountRow && discountApplies(discountRow, sub.discount_applied_at ?? sub.started_at, start)
+        ? discountRow
+        : null;
+    const lines = [];
+    for (const price of prices) lines.push({ price, amount: await priceAmount(trx, sub, price) });
+    const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+    const discountAmount = discountOn(discount, subtotal, sub.currency);
+    const net = subtotal - discountAmount;
+    const latest = await latestOrderOf(trx, sub.id);
+    const billingAddress = latest?.billing_address ?? null;
+    const taxAmount =
+      net > 0
+        ? (
+            await deps.tax.calculate(
+              {
+                organizationId: org,
+                amount: net,
+                currency: sub.currency,
+                country: billingAddress?.country ?? null,
+              },
+              trx,
+            )
+          ).taxAmount
+        : 0;
+    const total = net + taxAmount;
+    const charge = total > 0;
+
+    const updated = await updateSubscription(trx, sub.id, {
+      current_period_start: start,
+      current_period_end: end,
+      status: sub.status === "trialing" ? "active" : sub.status,
+      discount_id: discount ? discount.id : null,
+      amount: net,
+      modified_at: now,
+    });
+    const number = await nextInvoiceNumber(trx, org);
+    const slug = await organizationSlug(trx, org);
+    const order = await insertOrder(trx, {
+      id: randomUUID(),
+      organization_id: org,
+      customer_id: sub.customer_id,
+      product_id: sub.product_id,
+      discount_id: discount?.id ?? null,
+      subscription_id: sub.id,
+      checkout_id: null,
+      status: charge ? "pending" : "paid",
+      billing_reason: "subscription_cycle",
+      subtotal_amount: subtotal,
+      discount_amount: discountAmount,
+      net_amount: net,
+      tax_amount: taxAmount,
+      total_amount: total,
+      currency: sub.currency,
+      billing_name: latest?.billing_name ?? null,
+      billing_address: JSON.stringify(billingAddress),
+      invoice_number: formatInvoiceNumber(slug, number),
+      processor: charge ? deps.processor.name : null,
+      charge_id: null,
+      metadata: JSON.stringify(sub.metadata),
+      custom_field_data: JSON.stringify(sub.custom_field_data),
+      created_at: now,
+      modified_at: null,
+      subscription_period_start: start,
+      payment_attempts: 0,
+      next_payment_attempt_at: null,
+      payment_attempt_started_at: charge ? now : null,
+    });
+    const label = product?.name ?? "Subscription";
+    await insertOrderItems(
+      trx,
+      lines.map((line, position) => ({
+        id: randomUUID(),
+        order_id: order.id,
+        label: `${label} — From ${ymd(start)} to ${ymd(end)}`,
+        amount: line.amount,
+        // The tax is on the whole net amount; the first line carries it.
+        tax_amount: position === 0 ? taxAmount : 0,
+        proration: false,
+        product_price_id: line.price.id,
+        position,
+        created_at: now,
+        modified_at: null,
+      })),
+    );
+    await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
+    const [wire] = await orderWire(trx, org, [order]);
+    await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
+    if (!charge) {
+      await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });
+      await ctx.events.enqueue(trx, { organizationId: org, type: "order.paid", data: wire });
+      await mailRenewal(deps, trx, updated, order);
+    } else if (opts.enqueueCharge) await opts.enqueueCharge(trx, order.id);
+    return { kind: "renewed", subscriptionId: sub.id, orderId: order.id, charge };
+  });
+  return result;
+}

@@ -1,0 +1,116 @@
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import { formatMoney } from "../../kit/money.js";
+import { mailTemplates } from "../../mail/templates.js";
+import { findCustomer } from "../customers/index.js";
+import type { OrderRow } from "../orders/index.js";
+import { findOrganization } from "../organizations/index.js";
+import { findProducts } from "../products/index.js";
+import type { SubscriptionRow } from "../subscriptions/index.js";
+import { type LifecycleDeps, ymd } from "./deps.js";
+
+/** Who a subscription's mail goes to and what it names; undefined when the customer is gone. */
+async function party(_deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub: SubscriptionRow) {
+  const customer = await findCustomer(trx, sub.organization_id, sub.customer_id);
+  if (!customer?.email || customer.deleted_at) return undefined;
+  const organization = await findOrganization(trx, sub.organization_id);
+  const [product] = await findProducts(trx, sub.organization_id, [sub.product_id]);
+  return {
+    to: customer.email,
+    name: customer.name,
+    organizationName: organization?.name ?? "the seller",
+    productName: product?.name ?? "your subscription",
+  };
+}
+
+/** The page where the customer saves a new card for the subscription (the dunning mails link there). */
+export const paymentMethodUrl = (deps: LifecycleDeps, sub: SubscriptionRow) =>
+  `${deps.baseURL}/subscription/${sub.id}/payment-method`;
+
+export async function mailRenewal(
+  deps: LifecycleDeps,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  order: OrderRow,
+) {
+  const p = await party(deps, trx, sub);
+  if (!p) return;
+  await deps.mailer.send(
+    mailTemplates.renewalReceipt({
+      ...p,
+      amount: formatMoney(order.total_amount, order.currency),
+      invoiceNumber: order.invoice_number,
+      periodEnd: ymd(sub.current_period_end),
+      url: `${deps.baseURL}/portal`,
+    }),
+    trx,
+  );
+}
+
+export async function mailPaymentFailed(
+  deps: LifecycleDeps,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  order: OrderRow,
+  reason: string,
+) {
+  const p = await party(deps, trx, sub);
+  if (!p) return;
+  await deps.mailer.send(
+    mailTemplates.paymentFailed({
+      ...p,
+      amount: formatMoney(order.total_amount, order.currency),
+      reason,
+      nextAttempt: order.next_payment_attempt_at ? ymd(order.next_payment_attempt_at) : null,
+      url: paymentMethodUrl(deps, sub),
+    }),
+    trx,
+  );
+}
+
+export async function mailCanceled(
+  deps: LifecycleDeps,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+) {
+  const p = await party(deps, trx, sub);
+  if (!p) return;
+  await deps.mailer.send(
+    mailTemplates.subscriptionCanceled({
+      ...p,
+      endsAt: sub.ends_at ? ymd(sub.ends_at) : null,
+      url: `${deps.baseURL}/portal`,
+    }),
+    trx,
+  );
+}
+
+/** The subscription ended: revoked by the merchant, after a scheduled cancellation, or unpaid. */
+export async function mailRevoked(
+  deps: LifecycleDeps,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  why: "revoked" | "ended" | "payment",
+) {
+  const p = await party(deps, trx, sub);
+  if (!p) return;
+  await deps.mailer.send(mailTemplates.subscriptionEnded({ ...p, why, url: `${deps.baseURL}/portal` }), trx);
+}
+
+export async function mailTrialEnding(
+  deps: LifecycleDeps,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+) {
+  const p = await party(deps, trx, sub);
+  if (!p || !sub.trial_end) return;
+  await deps.mailer.send(
+    mailTemplates.trialEnding({
+      ...p,
+      trialEnd: ymd(sub.trial_end),
+      amount: formatMoney(sub.amount, sub.currency),
+      url: paymentMethodUrl(deps, sub),
+    }),
+    trx,
+  );
+}

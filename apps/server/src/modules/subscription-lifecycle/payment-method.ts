@@ -1,0 +1,78 @@
+import { RequestValidationError } from "../../kit/api/errors.js";
+import type { Ctx } from "../../kit/context.js";
+import { findCustomer, setProcessorCustomer } from "../customers/index.js";
+import { pendingOrdersOf, updateOrderById } from "../orders/index.js";
+import { ProcessorRequestError } from "../payments/index.js";
+import { customerBillableSubscriptions, updateSubscription } from "../subscriptions/index.js";
+import type { LifecycleDeps } from "./deps.js";
+
+/**
+ * Saves a card for a customer (the portal's "update your card", linked from the dunning mails):
+ * the processor keeps it for off-session charges; with `setDefault`, every subscription of the
+ * customer that still bills is charged with it from now on, and each unpaid renewal is retried
+ * at once (the next scheduler pass or clock advance runs it), as Polar does.
+ */
+export async function savePaymentMethod(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  customerId: string,
+  input: { confirmation_token_id: string; set_default: boolean },
+) {
+  const customer = await findCustomer(ctx.db, ctx.organizationId, customerId);
+  if (!customer) throw RequestValidationError.field(["body", "confirmation_token_id"], "Customer not found.", null);
+  let processorCustomerId = customer.processor_customer_id;
+  if (!processorCustomerId) {
+    const created = await deps.processor.createCustomer({
+      organizationId: ctx.organizationId,
+      email: customer.email,
+      name: customer.name,
+      metadata: { customer_id: customer.id },
+      idempotencyKey: `customer:${customer.id}`,
+    });
+    await setProcessorCustomer(ctx.db, customer.id, created.id);
+    processorCustomerId = created.id;
+  }
+  let result: Awaited<ReturnType<typeof deps.processor.savePaymentMethod>>;
+  try {
+    result = await deps.processor.savePaymentMethod({
+      organizationId: ctx.organizationId,
+      customerId: processorCustomerId,
+      confirmationTokenId: input.confirmation_token_id,
+      metadata: { customer_id: customer.id },
+      idempotencyKey: `payment-method:${customer.id}:${input.confirmation_token_id}`,
+    });
+  } catch (error) {
+    if (error instanceof ProcessorRequestError)
+      throw RequestValidationError.field(["body", "confirmation_token_id"], error.message, input.confirmation_token_id);
+    throw error;
+  }
+  if (result.status !== "succeeded")
+    throw RequestValidationError.field(
+      ["body", "confirmation_token_id"],
+      result.status === "failed" ? result.message : "The card needs the customer's confirmation.",
+      input.confirmation_token_id,
+    );
+  const method = result.paymentMethod;
+  const now = ctx.clock.now();
+  if (input.set_default)
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customer.id)) {
+        await updateSubscription(trx, sub.id, { payment_method_id: method.id, modified_at: now });
+        for (const order of await pendingOrdersOf(trx, sub.id))
+          if (order.payment_attempt_started_at === null)
+            await updateOrderById(trx, order.id, { next_payment_attempt_at: now, modified_at: now });
+      }
+    });
+  return {
+    status: "succeeded" as const,
+    payment_method: {
+      id: method.id,
+      type: "card" as const,
+      processor: "stripe" as const,
+      customer_id: customer.id,
+      created_at: now.toISOString(),
+      default: input.set_default,
+      card: { brand: method.brand, last4: method.last4, exp_month: method.expMonth, exp_year: method.expYear },
+    },
+  };
+}

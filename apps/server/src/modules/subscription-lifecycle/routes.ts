@@ -1,0 +1,72 @@
+import type { z } from "@hono/zod-openapi";
+import { SubscriptionUpdate } from "@kassa/contracts/v1";
+import type { V1App } from "../../kit/api/env.js";
+import { errorResponses, route } from "../../kit/api/openapi.js";
+import { IdParam } from "../../kit/api/schemas.js";
+import type { Ctx } from "../../kit/context.js";
+import {
+  Subscription,
+  SubscriptionNotFound,
+  type SubscriptionRow,
+  subscriptionWire,
+} from "../subscriptions/index.js";
+import { cancelAtPeriodEnd, revoke, uncancel } from "./cancel.js";
+import type { LifecycleDeps } from "./deps.js";
+
+const TAG = "subscriptions";
+const ok = (schema: z.ZodType) => ({
+  description: "Successful Response",
+  content: { "application/json": { schema } },
+});
+
+const update = route({
+  method: "patch",
+  path: "/v1/subscriptions/{id}",
+  tags: [TAG],
+  summary: "Update a subscription",
+  description:
+    "Cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
+  scope: "subscriptions:write",
+  request: {
+    params: IdParam,
+    body: { required: true, content: { "application/json": { schema: SubscriptionUpdate } } },
+  },
+  responses: { 200: ok(Subscription), ...errorResponses({ notFound: true }) },
+});
+
+const del = route({
+  method: "delete",
+  path: "/v1/subscriptions/{id}",
+  tags: [TAG],
+  summary: "Revoke a subscription",
+  description: "Ends the subscription now; answers it (200), as Polar does.",
+  scope: "subscriptions:write",
+  request: { params: IdParam },
+  responses: { 200: ok(Subscription), ...errorResponses({ notFound: true }) },
+});
+
+async function answer(ctx: Ctx, row: SubscriptionRow) {
+  const [wire] = await subscriptionWire(ctx.db, ctx.organizationId, [row]);
+  if (!wire) throw new SubscriptionNotFound();
+  return wire;
+}
+
+/** The merchant's cancellation, uncancellation and revoke (`/v1/subscriptions/{id}`). */
+export function registerSubscriptionLifecycleRoutes(app: V1App, deps: LifecycleDeps) {
+  app.openapi(update, async (c) => {
+    const ctx = c.var.ctx;
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const row =
+      "revoke" in body
+        ? await revoke(deps, ctx, id, body)
+        : body.cancel_at_period_end
+          ? await cancelAtPeriodEnd(deps, ctx, id, body)
+          : await uncancel(deps, ctx, id);
+    return c.json(await answer(ctx, row), 200);
+  });
+  app.openapi(del, async (c) => {
+    const ctx = c.var.ctx;
+    return c.json(await answer(ctx, await revoke(deps, ctx, c.req.valid("param").id)), 200);
+  });
+}

@@ -1,0 +1,4 @@
+/** The sandbox's test clocks: an organization's time, moved forward on request. */
+export { registerTestClockRoutes } from "./routes.js";
+export { addDuration, advanceTestClock, type TestClockDeps } from "./service.js";
+export { createTestClocks, type TestClocks } from "./store.js";

@@ -1,0 +1,422 @@
+// Runs on both databases: renewals, dunning and cancellations claim rows under locks and compute periods in SQL.
+import { validateEvent } from "@polar-sh/sdk/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/**
+ * A subscription's life, as a merchant runs it on the sandbox with the test clock: a year of
+ * renewals with a discount that runs out, a card that starts failing and a new card that
+ * recovers it, dunning to the end, cancel / uncancel / end, each amount to the cent against the
+ * worked example written beside it, and every webhook parsed by the SDK's `validateEvent`.
+ * Each scenario runs in its own organization, so each has its own clock.
+ */
+
+const GOOD = "4242424242424242";
+/** Saves fine, every charge refused (Stripe's 4000 0000 0000 0341). */
+const FAILS = "4000000000000341";
+const FR = { country: "FR" } as const;
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([
+    startTestServer({ env: { JOB_POLL_INTERVAL_MS: "100" } }),
+    startReceiver(),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+const DAY = 86_400_000;
+
+interface Shop {
+  merchant: Merchant;
+  token: string;
+  secret: string;
+  path: string;
+}
+
+async function shop(name: string): Promise<Shop> {
+  const merchant = await createMerchant(server, name);
+  const token = await createToken(merchant, [
+    "products:write",
+    "discounts:write",
+    "checkouts:write",
+    "subscriptions:write",
+    "orders:read",
+    "webhooks:write",
+    "customer_sessions:write",
+  ]);
+  const path = `/${name.toLowerCase()}`;
+  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+    url: `${receiver.url}${path}`,
+    format: "raw",
+    events: [
+      "subscription.updated",
+      "subscription.active",
+      "subscription.past_due",
+      "subscription.canceled",
+      "subscription.uncanceled",
+      "subscription.revoked",
+      "order.created",
+      "order.updated",
+      "order.paid",
+    ],
+  });
+  expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+  return { merchant, token, secret: ep.body.secret, path };
+}
+
+async function monthly(s: Shop, amount: number) {
+  const res = await call(server, s.token, "POST", "/v1/products/", {
+    name: "Pro",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: amount }],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function cardToken(number: string): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: number,
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+/** Buys the product through a checkout; answers the subscription and the customer's portal token. */
+async function subscribe(s: Shop, productId: string, extra: Record<string, unknown> = {}) {
+  const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+    products: [productId],
+    customer_email: `buyer-${Math.random().toString(36).slice(2)}@example.com`,
+    ...extra,
+  });
+  expect(c.status, JSON.stringify(c.body)).toBe(201);
+  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
+    confirmation_token_id: await cardToken(GOOD),
+    customer_billing_address: FR,
+  });
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  const checkout = await call(server, s.token, "GET", `/v1/checkouts/${c.body.id}`);
+  return {
+    subscriptionId: checkout.body.subscription_id as string,
+    portalToken: done.body.customer_session_token as string,
+  };
+}
+
+const advance = async (s: Shop, body: Record<string, unknown>) => {
+  const res = await call(server, s.token, "POST", "/v1/test-clock/advance", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+};
+
+const subscription = async (s: Shop, id: string) => {
+  const res = await call(server, s.token, "GET", `/v1/subscriptions/${id}`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+const ordersOf = (subscriptionId: string) =>
+  server.sql<{
+    billing_reason: string;
+    status: string;
+    subtotal_amount: number;
+    discount_amount: number;
+    total_amount: number;
+    payment_attempts: number;
+    created_at: Date;
+  }>(
+    `select billing_reason, status, subtotal_amount, discount_amount, total_amount, payment_attempts, created_at
+     from kassa_order where subscription_id = $1 order by created_at, invoice_number`,
+    subscriptionId,
+  );
+
+const chargesOf = (organizationId: string) =>
+  server.sql<{ amount: number; status: string }>(
+    "select amount, status from kassa_sandbox_charge where organization_id = $1 order by created_at",
+    organizationId,
+  );
+
+/** Waits for the shop's webhooks of these types and checks each with the SDK; answers them in order. */
+async function hooks(s: Shop, count: number, types?: string[]) {
+  const filter = (h: { path: string; body: string }) =>
+    h.path === s.path && (!types || types.includes(JSON.parse(h.body).type));
+  const got = await receiver.waitFor(count, 20_000, filter);
+  for (const h of got) expect(() => validateEvent(h.body, h.headers, s.secret)).not.toThrow();
+  return got.map((h) => JSON.parse(h.body) as Json);
+}
+
+async function savePortalCard(portalToken: string, number: string) {
+  const res = await call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+    confirmation_token_id: await cardToken(number),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+describe("renewals", () => {
+  it("a year of monthly renewals: a 20% discount for 3 months, then the full price, each to the cent", async () => {
+    const s = await shop("Year");
+    const product = await monthly(s, 2500);
+    const discount = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Launch",
+      type: "percentage",
+      basis_points: 2000,
+      duration: "repeating",
+      duration_in_months: 3,
+    });
+    expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+    const { subscriptionId } = await subscribe(s, product, { discount_id: discount.body.id });
+    const started = await subscription(s, subscriptionId);
+
+    const result = await advance(s, { by: "P12M" });
+    expect(result.ran).toMatchObject({ renewals: 12, charges: 12, paid: 12, failed: 0 });
+
+    // Worked example: 25.00 a month; 20% off for the first 3 months (periods 1 to 3) = 20.00;
+    // period 1 was the checkout, periods 2 and 3 renew at 20.00, periods 4 to 13 at 25.00.
+    const orders = await ordersOf(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.status, o.subtotal_amount, o.discount_amount, o.total_amount])).toEqual([
+      ["subscription_create", "paid", 2500, 500, 2000],
+      ["subscription_cycle", "paid", 2500, 500, 2000],
+      ["subscription_cycle", "paid", 2500, 500, 2000],
+      ...Array.from({ length: 10 }, () => ["subscription_cycle", "paid", 2500, 0, 2500]),
+    ]);
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.map((c) => c.amount)).toEqual([2000, 2000, 2000, ...Array(10).fill(2500)]);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(3 * 2000 + 10 * 2500);
+
+    // Each renewal happened at its period's end, on the simulated calendar, one month apart.
+    const start = new Date(started.current_period_start);
+    for (const [i, o] of orders.slice(1).entries()) {
+      const expected = new Date(start);
+      expected.setUTCMonth(start.getUTCMonth() + i + 1);
+      expect(new Date(o.created_at).toISOString()).toBe(expected.toISOString());
+    }
+    const after = await subscription(s, subscriptionId);
+    expect(after.status).toBe("active");
+    expect(after.discount).toBeNull();
+    expect(after.amount).toBe(2500);
+
+    // The SDK reads the subscription as it now is.
+    const viaSdk = await sdk(server, s.token).subscriptions.get({ id: subscriptionId });
+    expect(viaSdk.currentPeriodStart.getTime()).toBe(new Date(after.current_period_start).getTime());
+
+    // The checkout's order.paid and one per renewal, each stamped with its simulated time.
+    const paid = await hooks(s, 13, ["order.paid"]);
+    expect(paid.map((e) => e.data.total_amount)).toEqual([2000, 2000, 2000, ...Array(10).fill(2500)]);
+    expect(paid.slice(1).map((e) => new Date(e.timestamp).toISOString())).toEqual(
+      orders.slice(1).map((o) => new Date(o.created_at).toISOString()),
+    );
+  }, 120_000);
+
+  it("months keep their anchor day: bought on 31 January, renewed on 28 February and 31 March", async () => {
+    const s = await shop("Anchor");
+    const now = new Date();
+    const jan31 = new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 31, 10, 0, 0));
+    await advance(s, { to: jan31.toISOString() });
+    const product = await monthly(s, 1000);
+    const { subscriptionId } = await subscribe(s, product);
+    const sub = await subscription(s, subscriptionId);
+    expect(sub.current_period_start.slice(0, 10)).toBe(`${jan31.getUTCFullYear()}-01-31`);
+    expect(sub.current_period_end.slice(0, 10)).toBe(`${jan31.getUTCFullYear()}-02-28`);
+    await advance(s, { by: "P2M" });
+    const orders = await ordersOf(subscriptionId);
+    expect(orders.map((o) => new Date(o.created_at).toISOString().slice(0, 10))).toEqual([
+      `${jan31.getUTCFullYear()}-01-31`,
+      `${jan31.getUTCFullYear()}-02-28`,
+      `${jan31.getUTCFullYear()}-03-31`,
+    ]);
+    const after = await subscription(s, subscriptionId);
+    expect(after.current_period_end.slice(0, 10)).toBe(`${jan31.getUTCFullYear()}-04-30`);
+  }, 60_000);
+
+  it("the clock only moves forward, and answers a clear error otherwise", async () => {
+    const s = await shop("Clock");
+    const before = await call(server, s.token, "GET", "/v1/test-clock");
+    expect(before.status).toBe(200);
+    const back = await call(server, s.token, "POST", "/v1/test-clock/advance", { to: "2020-01-01T00:00:00Z" });
+    expect(back.status).toBe(422);
+    expect(back.body.detail[0].loc).toEqual(["body", "to"]);
+    const both = await call(server, s.token, "POST", "/v1/test-clock/advance", {});
+    expect(both.status).toBe(422);
+    const bad = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "one month" });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(["body", "by"]);
+    const moved = await advance(s, { by: "P1D" });
+    expect(new Date(moved.clock.now).getTime() - new Date(before.body.now).getTime()).toBeGreaterThanOrEqual(DAY);
+  });
+});
+
+describe("dunning", () => {
+  it("a card that fails in month 3: past due, retried, a new card recovers it", async () => {
+    const s = await shop("Recover");
+    const product = await monthly(s, 1500);
+    const { subscriptionId, portalToken } = await subscribe(s, product);
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ renewals: 1, paid: 1 });
+    await savePortalCard(portalToken, FAILS);
+
+    const failed = await advance(s, { by: "P1M" });
+    expect(failed.ran).toMatchObject({ renewals: 1, failed: 1 });
+    const pastDue = await subscription(s, subscriptionId);
+    expect(pastDue.status).toBe("past_due");
+    let orders = await ordersOf(subscriptionId);
+    expect(orders.at(-1)).toMatchObject({ status: "pending", total_amount: 1500, payment_attempts: 1 });
+    const mails = await server.sql<{ subject: string; text_body: string }>(
+      "select subject, text_body from kassa_mail where kind = 'subscription-payment-failed' and text_body like '%Update your card%' and subject like '%Pro%'",
+    );
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    expect(mails[0]!.text_body).toContain(`/subscription/${subscriptionId}/payment-method`);
+
+    // Day 2: the retry fails too.
+    expect((await advance(s, { by: "P2D" })).ran).toMatchObject({ charges: 1, failed: 1 });
+    // A new card: the unpaid renewal is retried at once.
+    await savePortalCard(portalToken, GOOD);
+    expect((await advance(s, { by: "PT1M" })).ran).toMatchObject({ charges: 1, paid: 1 });
+    const recovered = await subscription(s, subscriptionId);
+    expect(recovered.status).toBe("active");
+    orders = await ordersOf(subscriptionId);
+    expect(orders.at(-1)).toMatchObject({ status: "paid", total_amount: 1500, payment_attempts: 3 });
+    const succeeded = (await chargesOf(s.merchant.organizationId)).filter((c) => c.status === "succeeded");
+    expect(succeeded.map((c) => c.amount)).toEqual([1500, 1500, 1500]);
+
+    // The first `active` is the checkout's; the second, the recovery's.
+    const types = (await hooks(s, 3, ["subscription.past_due", "subscription.active"])).map((e) => e.type);
+    expect(types).toEqual(["subscription.active", "subscription.past_due", "subscription.active"]);
+  }, 60_000);
+
+  it("a card that never pays: retries at +2, +5, +7, +7 days, then the subscription is revoked", async () => {
+    const s = await shop("Dunned");
+    const product = await monthly(s, 900);
+    const { subscriptionId, portalToken } = await subscribe(s, product);
+    await savePortalCard(portalToken, FAILS);
+    const result = await advance(s, { by: "P2M" });
+    expect(result.ran).toMatchObject({ renewals: 1, charges: 5, failed: 4, revoked: 1, paid: 0 });
+    const sub = await subscription(s, subscriptionId);
+    expect(sub.status).toBe("canceled");
+    expect(sub.ended_at).not.toBeNull();
+    // Revoked 21 days after the first failure (2 + 5 + 7 + 7).
+    expect(new Date(sub.ended_at).getTime() - new Date(sub.current_period_start).getTime()).toBe(21 * DAY);
+    const orders = await ordersOf(subscriptionId);
+    expect(orders.at(-1)).toMatchObject({ status: "void", payment_attempts: 5 });
+    const events = (await hooks(s, 3, ["subscription.canceled", "subscription.revoked", "subscription.past_due"])).map(
+      (e) => e.type,
+    );
+    expect(events).toEqual(["subscription.past_due", "subscription.canceled", "subscription.revoked"]);
+  }, 60_000);
+});
+
+describe("cancellation", () => {
+  it("cancel at period end, uncancel, cancel again, and it ends at the period's end without a charge", async () => {
+    const s = await shop("Cancel");
+    const product = await monthly(s, 1200);
+    const { subscriptionId } = await subscribe(s, product);
+    const polar = sdk(server, s.token);
+
+    const canceled = await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive" },
+    });
+    expect(canceled.cancelAtPeriodEnd).toBe(true);
+    expect(canceled.status).toBe("active");
+    expect(canceled.endsAt?.toISOString()).toBe(canceled.currentPeriodEnd?.toISOString());
+    expect(canceled.customerCancellationReason).toBe("too_expensive");
+
+    const twice = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: true,
+    });
+    expect(twice.status).toBe(403);
+    expect(twice.body).toEqual({
+      error: "AlreadyCanceledSubscription",
+      detail: "This subscription is already canceled or will be at the end of the period.",
+    });
+
+    const back = await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: false } });
+    expect(back.cancelAtPeriodEnd).toBe(false);
+    expect(back.canceledAt).toBeNull();
+    expect(back.endsAt).toBeNull();
+    expect(back.customerCancellationReason).toBeNull();
+    const notScheduled = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: false,
+    });
+    expect(notScheduled.status).toBe(400);
+
+    await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    const result = await advance(s, { by: "P1M" });
+    expect(result.ran).toMatchObject({ renewals: 0, ended: 1, charges: 0 });
+    const ended = await subscription(s, subscriptionId);
+    expect(ended.status).toBe("canceled");
+    expect(ended.ended_at).toBe(ended.ends_at);
+    expect((await ordersOf(subscriptionId)).length).toBe(1);
+
+    const gone = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: false,
+    });
+    expect(gone.status).toBe(410);
+    const revokeEnded = await call(server, s.token, "DELETE", `/v1/subscriptions/${subscriptionId}`);
+    expect(revokeEnded.status).toBe(403);
+
+    const types = (
+      await hooks(s, 5, ["subscription.canceled", "subscription.uncanceled", "subscription.revoked"])
+    ).map((e) => e.type);
+    // Polar sends `canceled` when the end is scheduled and again when it comes.
+    expect(types).toEqual([
+      "subscription.canceled",
+      "subscription.uncanceled",
+      "subscription.canceled",
+      "subscription.canceled",
+      "subscription.revoked",
+    ]);
+  }, 60_000);
+
+  it("revoke ends it now (DELETE answers 200 with it); the portal cancels at the period end", async () => {
+    const s = await shop("Revoke");
+    const product = await monthly(s, 700);
+    const first = await subscribe(s, product);
+    const revoked = await call(server, s.token, "DELETE", `/v1/subscriptions/${first.subscriptionId}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.status).toBe("canceled");
+    expect(revoked.body.ended_at).not.toBeNull();
+
+    const second = await subscribe(s, product);
+    const portal = await call(
+      server,
+      second.portalToken,
+      "DELETE",
+      `/v1/customer-portal/subscriptions/${second.subscriptionId}`,
+    );
+    expect(portal.status, JSON.stringify(portal.body)).toBe(200);
+    expect(portal.body.cancel_at_period_end).toBe(true);
+    const other = await call(
+      server,
+      first.portalToken,
+      "PATCH",
+      `/v1/customer-portal/subscriptions/${second.subscriptionId}`,
+      { cancel_at_period_end: false },
+    );
+    expect(other.status).toBe(404);
+    const undo = await call(
+      server,
+      second.portalToken,
+      "PATCH",
+      `/v1/customer-portal/subscriptions/${second.subscriptionId}`,
+      { cancel_at_period_end: false },
+    );
+    expect(undo.status, JSON.stringify(undo.body)).toBe(200);
+    expect(undo.body.cancel_at_period_end).toBe(false);
+    const unknown = await call(server, s.token, "PATCH", `/v1/subscriptions/${second.subscriptionId}`, {
+      cancel_at_period_end: true,
+      surprise: 1,
+    });
+    expect(unknown.status).toBe(422);
+  }, 60_000);
+});
