@@ -185,7 +185,9 @@ describe("renewals", () => {
     // Worked example: 25.00 a month; 20% off for the first 3 months (periods 1 to 3) = 20.00;
     // period 1 was the checkout, periods 2 and 3 renew at 20.00, periods 4 to 13 at 25.00.
     const orders = await ordersOf(subscriptionId);
-    expect(orders.map((o) => [o.billing_reason, o.status, o.subtotal_amount, o.discount_amount, o.total_amount])).toEqual([
+    expect(
+      orders.map((o) => [o.billing_reason, o.status, o.subtotal_amount, o.discount_amount, o.total_amount]),
+    ).toEqual([
       ["subscription_create", "paid", 2500, 500, 2000],
       ["subscription_cycle", "paid", 2500, 500, 2000],
       ["subscription_cycle", "paid", 2500, 500, 2000],
@@ -244,7 +246,9 @@ describe("renewals", () => {
     const s = await shop("Clock");
     const before = await call(server, s.token, "GET", "/v1/test-clock");
     expect(before.status).toBe(200);
-    const back = await call(server, s.token, "POST", "/v1/test-clock/advance", { to: "2020-01-01T00:00:00Z" });
+    const back = await call(server, s.token, "POST", "/v1/test-clock/advance", {
+      to: "2020-01-01T00:00:00Z",
+    });
     expect(back.status).toBe(422);
     expect(back.body.detail[0].loc).toEqual(["body", "to"]);
     const both = await call(server, s.token, "POST", "/v1/test-clock/advance", {});
@@ -253,7 +257,9 @@ describe("renewals", () => {
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(["body", "by"]);
     const moved = await advance(s, { by: "P1D" });
-    expect(new Date(moved.clock.now).getTime() - new Date(before.body.now).getTime()).toBeGreaterThanOrEqual(DAY);
+    expect(new Date(moved.clock.now).getTime() - new Date(before.body.now).getTime()).toBeGreaterThanOrEqual(
+      DAY,
+    );
   });
 });
 
@@ -308,10 +314,12 @@ describe("dunning", () => {
     expect(new Date(sub.ended_at).getTime() - new Date(sub.current_period_start).getTime()).toBe(21 * DAY);
     const orders = await ordersOf(subscriptionId);
     expect(orders.at(-1)).toMatchObject({ status: "void", payment_attempts: 5 });
-    const events = (await hooks(s, 3, ["subscription.canceled", "subscription.revoked", "subscription.past_due"])).map(
-      (e) => e.type,
-    );
-    expect(events).toEqual(["subscription.past_due", "subscription.canceled", "subscription.revoked"]);
+    const events = (
+      await hooks(s, 3, ["subscription.canceled", "subscription.revoked", "subscription.past_due"])
+    ).map((e) => e.type);
+    // The two events of one change may be delivered in either order.
+    expect(events[0]).toBe("subscription.past_due");
+    expect(events.slice(1).sort()).toEqual(["subscription.canceled", "subscription.revoked"]);
   }, 60_000);
 });
 
@@ -340,7 +348,10 @@ describe("cancellation", () => {
       detail: "This subscription is already canceled or will be at the end of the period.",
     });
 
-    const back = await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: false } });
+    const back = await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: false },
+    });
     expect(back.cancelAtPeriodEnd).toBe(false);
     expect(back.canceledAt).toBeNull();
     expect(back.endsAt).toBeNull();
@@ -369,13 +380,13 @@ describe("cancellation", () => {
       await hooks(s, 5, ["subscription.canceled", "subscription.uncanceled", "subscription.revoked"])
     ).map((e) => e.type);
     // Polar sends `canceled` when the end is scheduled and again when it comes.
-    expect(types).toEqual([
+    expect(types.slice(0, 3)).toEqual([
       "subscription.canceled",
       "subscription.uncanceled",
       "subscription.canceled",
-      "subscription.canceled",
-      "subscription.revoked",
     ]);
+    // The end's two events (one change) may be delivered in either order.
+    expect(types.slice(3).sort()).toEqual(["subscription.canceled", "subscription.revoked"]);
   }, 60_000);
 
   it("revoke ends it now (DELETE answers 200 with it); the portal cancels at the period end", async () => {

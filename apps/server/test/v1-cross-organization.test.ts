@@ -549,7 +549,7 @@ function cases(): Case[] {
       external_customer_id: B.externalCustomerId,
       discount_id: B.discount,
     }),
-    ...byId("/v1/subscriptions", B.subscription, ["GET"]),
+    ...byId("/v1/subscriptions", B.subscription, ["GET", "PATCH", "DELETE"], { cancel_at_period_end: true }),
 
     // customer sessions and the customer portal (A's customer, B's rows)
     c("POST /v1/customer-sessions/", ["body:customer_id"], "/v1/customer-sessions/", 422, {
@@ -598,6 +598,19 @@ function cases(): Case[] {
     ),
     portal(
       "GET /v1/customer-portal/subscriptions/{id}",
+      ["path:id"],
+      `/v1/customer-portal/subscriptions/${B.subscription}`,
+      404,
+    ),
+    portal(
+      "PATCH /v1/customer-portal/subscriptions/{id}",
+      ["path:id"],
+      `/v1/customer-portal/subscriptions/${B.subscription}`,
+      404,
+      { cancel_at_period_end: true },
+    ),
+    portal(
+      "DELETE /v1/customer-portal/subscriptions/{id}",
       ["path:id"],
       `/v1/customer-portal/subscriptions/${B.subscription}`,
       404,

@@ -1,6 +1,6 @@
 import { RequestValidationError } from "../../kit/api/errors.js";
 import type { Ctx } from "../../kit/context.js";
-import { findCustomer, setProcessorCustomer } from "../customers/index.js";
+import { findCustomer } from "../customers/index.js";
 import { pendingOrdersOf, updateOrderById } from "../orders/index.js";
 import { ProcessorRequestError } from "../payments/index.js";
 import { customerBillableSubscriptions, updateSubscription } from "../subscriptions/index.js";
@@ -19,19 +19,16 @@ export async function savePaymentMethod(
   input: { confirmation_token_id: string; set_default: boolean },
 ) {
   const customer = await findCustomer(ctx.db, ctx.organizationId, customerId);
-  if (!customer) throw RequestValidationError.field(["body", "confirmation_token_id"], "Customer not found.", null);
-  let processorCustomerId = customer.processor_customer_id;
-  if (!processorCustomerId) {
-    const created = await deps.processor.createCustomer({
-      organizationId: ctx.organizationId,
-      email: customer.email,
-      name: customer.name,
-      metadata: { customer_id: customer.id },
-      idempotencyKey: `customer:${customer.id}`,
-    });
-    await setProcessorCustomer(ctx.db, customer.id, created.id);
-    processorCustomerId = created.id;
-  }
+  if (!customer)
+    throw RequestValidationError.field(["body", "confirmation_token_id"], "Customer not found.", null);
+  // A customer who never paid has nothing a card would pay for (their first purchase saves one).
+  const processorCustomerId = customer.processor_customer_id;
+  if (!processorCustomerId)
+    throw RequestValidationError.field(
+      ["body", "confirmation_token_id"],
+      "There is nothing to pay with a card yet: a card is saved with a first purchase.",
+      input.confirmation_token_id,
+    );
   let result: Awaited<ReturnType<typeof deps.processor.savePaymentMethod>>;
   try {
     result = await deps.processor.savePaymentMethod({
@@ -43,7 +40,11 @@ export async function savePaymentMethod(
     });
   } catch (error) {
     if (error instanceof ProcessorRequestError)
-      throw RequestValidationError.field(["body", "confirmation_token_id"], error.message, input.confirmation_token_id);
+      throw RequestValidationError.field(
+        ["body", "confirmation_token_id"],
+        error.message,
+        input.confirmation_token_id,
+      );
     throw error;
   }
   if (result.status !== "succeeded")
@@ -72,7 +73,12 @@ export async function savePaymentMethod(
       customer_id: customer.id,
       created_at: now.toISOString(),
       default: input.set_default,
-      card: { brand: method.brand, last4: method.last4, exp_month: method.expMonth, exp_year: method.expYear },
+      card: {
+        brand: method.brand,
+        last4: method.last4,
+        exp_month: method.expMonth,
+        exp_year: method.expYear,
+      },
     },
   };
 }
