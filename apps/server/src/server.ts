@@ -93,8 +93,10 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       : undefined;
     const clocks = testClocks ?? oneClock(clock);
     const events = webhookEventSink(clocks);
+    const signer = createUrlSigner(secret);
     // Renewals, dunning and cancellations.
     const lifecycle: LifecycleDeps = {
+      signer,
       db: database.db,
       clock,
       clocks,
@@ -180,7 +182,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       lifecycle,
       files: {
         storage: fileStorage,
-        signer: createUrlSigner(secret),
+        signer,
         baseURL: config.baseURL,
         uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
       },

@@ -44,6 +44,7 @@ import { registerProductRoutes } from "../modules/products/index.js";
 import { registerRefundRoutes } from "../modules/refunds/index.js";
 import {
   type LifecycleDeps,
+  registerPaymentLinkRoutes,
   registerSubscriptionLifecycleRoutes,
 } from "../modules/subscription-lifecycle/index.js";
 import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
@@ -250,6 +251,7 @@ export function createV1Api(deps: V1Deps) {
   registerCustomerPortalRoutes(api, { lifecycle: deps.lifecycle });
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
+    registerPaymentLinkRoutes(api, deps.lifecycle);
     registerTestClockRoutes(api, { clocks: deps.testClocks, lifecycle: deps.lifecycle });
   }
   if (deps.payments?.sandbox)
@@ -283,6 +285,7 @@ export function createV1Api(deps: V1Deps) {
     });
     api.use(`${V1_PREFIX}/checkouts/client/*`, publicLimit);
     api.use(`${V1_PREFIX}/checkout-links/:secret/redirect`, publicLimit);
+    api.use(`${V1_PREFIX}/subscription-payment-links/*`, publicLimit);
   }
   const checkouts = {
     db: deps.db,

@@ -161,3 +161,30 @@ export const TestClockAdvanceResult = z
     }),
   })
   .meta({ id: "TestClockAdvanceResult" });
+
+/** `POST /v1/subscription-payment-links/session`: a mail's signed card-update link. */
+export const SubscriptionPaymentLink = z
+  .strictObject({ subscription_id: z.string(), expires: z.coerce.number().int(), signature: z.string() })
+  .meta({ id: "SubscriptionPaymentLink" });
+
+/** What the card-update page shows, and the customer session it saves the card with. */
+export const SubscriptionPaymentLinkSession = z
+  .object({
+    customer_session_token: z.string(),
+    organization_name: z.string(),
+    customer_email: z.string().nullable(),
+    subscription: z.object({
+      id: z.string(),
+      status: z.enum(SUBSCRIPTION_STATUSES),
+      product_name: z.string(),
+      amount: z.number().int(),
+      currency: z.string(),
+      recurring_interval: z.enum(SUBSCRIPTION_RECURRING_INTERVALS),
+      current_period_end: DateTime,
+      /** What is unpaid (past due renewals), and when the next retry is planned. */
+      amount_due: z.number().int(),
+      next_payment_attempt_at: DateTime.nullable(),
+      card: z.object({ brand: z.string(), last4: z.string() }).nullable(),
+    }),
+  })
+  .meta({ id: "SubscriptionPaymentLinkSession" });

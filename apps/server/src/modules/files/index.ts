@@ -5,7 +5,7 @@ export { registerFileRoutes } from "./routes.js";
 export { ProductMediaFileRead, type ProductMediaWire } from "./schemas.js";
 export { downloadUrl } from "./serve.js";
 export type { FilesEnv } from "./service.js";
-export { createUrlSigner } from "./signing.js";
+export { createUrlSigner, type UrlSigner } from "./signing.js";
 export { diskStorage, type FileStorage } from "./storage.js";
 export { discardAbandonedUploads, startUploadSweeper } from "./sweep.js";
 export { productMediaToWire } from "./wire.js";

@@ -1,7 +1,10 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
-/** What a signed URL allows: putting one part of an upload, downloading a file, or reading an order's invoice or receipt (its id in place of a file id). */
-export type SignedPurpose = "upload" | "download" | "invoice" | "receipt";
+/**
+ * What a signed URL allows: putting one part of an upload, downloading a file, reading an order's
+ * invoice or receipt, or saving a card for a subscription (its id in place of a file id).
+ */
+export type SignedPurpose = "upload" | "download" | "invoice" | "receipt" | "payment-method";
 
 export interface UrlSigner {
   sign(purpose: SignedPurpose, fileId: string, part: number, expires: number): string;

@@ -5,6 +5,7 @@ import type { Ctx, EventSink } from "../../kit/context.js";
 import type { Logger } from "../../kit/logger.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
+import type { UrlSigner } from "../files/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
 import { type SubscriptionRow, subscriptionWire } from "../subscriptions/index.js";
 import type { TaxCalculator } from "../tax/index.js";
@@ -21,6 +22,8 @@ export interface LifecycleDeps {
   mailer: Mailer;
   /** Where mails link to (the dashboard, the page that updates a card). */
   baseURL: string;
+  /** Signs the card-update links of the dunning mails (their signature is the credential). */
+  signer: UrlSigner;
   logger: Logger;
 }
 

@@ -3,6 +3,7 @@ export { AlreadyCanceledSubscription, cancelAtPeriodEnd, revokeLocked, uncancel 
 export { chargeOrder, DUNNING_RETRY_DAYS, reconcileOrderPayments } from "./charge.js";
 export { cycleSubscription, discountApplies } from "./cycle.js";
 export type { LifecycleDeps } from "./deps.js";
+export { openPaymentMethodLink, registerPaymentLinkRoutes } from "./payment-link.js";
 export { savePaymentMethod } from "./payment-method.js";
 export { registerSubscriptionLifecycleRoutes } from "./routes.js";
 export {

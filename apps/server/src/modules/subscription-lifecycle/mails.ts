@@ -23,9 +23,19 @@ async function party(_deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub:
   };
 }
 
-/** The page where the customer saves a new card for the subscription (the dunning mails link there). */
-export const paymentMethodUrl = (deps: LifecycleDeps, sub: SubscriptionRow) =>
-  `${deps.baseURL}/subscription/${sub.id}/payment-method`;
+/** How long a card-update link of a mail works. */
+export const PAYMENT_METHOD_LINK_TTL_SECONDS = 30 * 24 * 3600;
+
+/**
+ * The page where the customer saves a new card for the subscription (the dunning and trial
+ * mails link there); its signature, bound to the subscription and an expiry, is the credential.
+ */
+export function paymentMethodUrl(deps: LifecycleDeps, sub: SubscriptionRow) {
+  const expires = Math.floor(deps.clock.now().getTime() / 1000) + PAYMENT_METHOD_LINK_TTL_SECONDS;
+  const signature = deps.signer.sign("payment-method", sub.id, 0, expires);
+  const query = new URLSearchParams({ expires: String(expires), signature });
+  return `${deps.baseURL}/subscription/${sub.id}/payment-method?${query.toString()}`;
+}
 
 export async function mailRenewal(
   deps: LifecycleDeps,

@@ -5,6 +5,7 @@ export {
   customerBillableSubscriptions,
   dueSubscriptionIds,
   findSubscription,
+  findSubscriptionAnyOrganization,
   findSubscriptions,
   insertSubscription,
   lockSubscription,

@@ -231,3 +231,8 @@ export function customerBillableSubscriptions(db: Db, organizationId: string, cu
     .where("status", "in", BILLABLE_STATUSES)
     .execute();
 }
+
+/** A subscription by id alone: for a signed link, whose signature (made for this id) is the credential. */
+export function findSubscriptionAnyOrganization(db: Db, id: string) {
+  return db.selectFrom("kassa_subscription").selectAll().where("id", "=", id).executeTakeFirst();
+}
