@@ -2,7 +2,11 @@ import { sql } from "kysely";
 import type { Db } from "../../kit/context.js";
 
 export function findClock(db: Db, organizationId: string) {
-  return db.selectFrom("kassa_test_clock").selectAll().where("organization_id", "=", organizationId).executeTakeFirst();
+  return db
+    .selectFrom("kassa_test_clock")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .executeTakeFirst();
 }
 
 export function allClocks(db: Db) {
