@@ -83,3 +83,71 @@ describe("discount form", () => {
     expect(alert.textContent).toContain("Your role may not create discounts.");
   });
 });
+
+describe("custom field form", () => {
+  it("fills the slug from the name, checks a choice list by the contract, sends the type's properties", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/custom-fields/": (r: { method: string }) =>
+        r.method === "POST" ? unprocessable(["body", "slug"], "This slug is taken.") : page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/custom-fields", { session });
+    await user.click(await screen.findByRole("button", { name: "New field" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New custom field" });
+    await user.click(within(dialog).getAllByLabelText(/^Type/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Choice list" }));
+    await user.type(within(dialog).getByLabelText(/^Name/), "Company size");
+    const slug = within(dialog).getByLabelText(/^Slug/) as HTMLInputElement;
+    expect(slug.value).toBe("company_size");
+    await user.click(within(dialog).getByRole("button", { name: "Create field" }));
+    // The contract wants at least one choice.
+    await waitFor(() => expect(within(dialog).getByText(/at least 1|>=1/)).toBeTruthy());
+    expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
+
+    await user.click(within(dialog).getByRole("button", { name: "Add a choice" }));
+    await user.type(within(dialog).getByLabelText("Choice 1 value"), "small");
+    await user.type(within(dialog).getByLabelText("Choice 1 label"), "1 to 10");
+    await user.type(within(dialog).getByLabelText("Label at checkout"), "Your company's size");
+    await user.click(within(dialog).getByRole("button", { name: "Create field" }));
+    await waitFor(() => expect(describedBy(slug)).toContain("This slug is taken."));
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      type: "select",
+      name: "Company size",
+      slug: "company_size",
+      properties: { form_label: "Your company's size", options: [{ value: "small", label: "1 to 10" }] },
+    });
+  });
+});
+
+describe("meter form", () => {
+  it("the filter builder's words at the clause, the contract's at the name; sends the aggregation", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/meters/": (r: { method: string }) => (r.method === "POST" ? { id: "m-1" } : page([])),
+    });
+    const { user } = renderApp("/dashboard/acme/meters", { session });
+    await user.click(await screen.findByRole("button", { name: "New meter" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New meter" });
+    const name = within(dialog).getByLabelText(/^Name/);
+    await user.type(name, "AP");
+    await user.click(within(dialog).getByRole("button", { name: "Add a condition" }));
+    await user.click(within(dialog).getByRole("button", { name: "Create meter" }));
+    const condition = within(dialog).getByRole("group", { name: "Condition 1" });
+    await waitFor(() =>
+      expect(describedBy(within(condition).getByLabelText("Property"))).toContain("Name the event property."),
+    );
+    expect(describedBy(name)).toMatch(/3/);
+    expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
+
+    await user.type(name, "I requests");
+    await user.type(within(condition).getByLabelText("Property"), "name");
+    await user.type(within(condition).getByRole("textbox", { name: "Value" }), "api_call");
+    await user.click(within(dialog).getByRole("button", { name: "Create meter" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "New meter" })).toBeNull());
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      name: "API requests",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] },
+      aggregation: { func: "count" },
+    });
+  });
+});

@@ -51,12 +51,17 @@ export function NumberField<T extends FieldValues>({
   );
 }
 
-/** A choice of one value (never cleared unless `clearable`; cleared is `null`). */
+/**
+ * A choice of one value (never cleared unless `clearable`; cleared is `null`); `onValueChange`
+ * runs after the field took a new value.
+ */
 export function SelectField<T extends FieldValues>({
   control,
   name,
+  onValueChange,
   ...props
-}: Bound<T> & Omit<SelectProps, "value" | "onChange" | "name">) {
+}: Bound<T> &
+  Omit<SelectProps, "value" | "onChange" | "name"> & { onValueChange?: (value: string | null) => void }) {
   const { field, fieldState } = useController({ control, name });
   return (
     <Select
@@ -65,7 +70,10 @@ export function SelectField<T extends FieldValues>({
       ref={field.ref}
       name={field.name}
       value={field.value ?? null}
-      onChange={(v) => field.onChange(v)}
+      onChange={(v) => {
+        field.onChange(v);
+        onValueChange?.(v);
+      }}
       onBlur={field.onBlur}
       error={fieldState.error?.message}
     />
@@ -105,4 +113,24 @@ export function useSaveRow<Body, Answer = unknown>(organizationId: string, resou
         : v1<Answer>(organizationId, `/${resource}/`, { method: "POST", body }),
     onSuccess: () => invalidate(queryClient, organizationId, resource),
   });
+}
+
+/**
+ * A form's errors under `prefix` as messages by path (`filter.clauses.0.property`), for the
+ * editors of nested values that take them so (the filter builder, the price editor).
+ */
+export function errorsByPath(errors: FieldErrors, prefix = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (node: unknown, path: string) => {
+    if (typeof node !== "object" || node === null) return;
+    const message = (node as { message?: unknown }).message;
+    if (typeof message === "string" && path) out[path] = message;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === "ref" || key === "message" || key === "type" || key === "types") continue;
+      walk(child, key === "root" ? path : path ? `${path}.${key}` : key);
+    }
+  };
+  walk(errors, "");
+  if (!prefix) return out;
+  return Object.fromEntries(Object.entries(out).filter(([k]) => k === prefix || k.startsWith(`${prefix}.`)));
 }
