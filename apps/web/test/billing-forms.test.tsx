@@ -151,3 +151,36 @@ describe("meter form", () => {
     });
   });
 });
+
+describe("benefit form", () => {
+  it("checks the description by the contract and sends the license-key properties", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/benefits/": (r: { method: string }) => (r.method === "POST" ? { id: "b-1" } : page([])),
+    });
+    const { user } = renderApp("/dashboard/acme/benefits", { session });
+    await user.click(await screen.findByRole("button", { name: "New benefit" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New benefit" });
+    const description = within(dialog).getByLabelText(/^Description/);
+    await user.type(description, "De");
+    await user.click(within(dialog).getByRole("button", { name: "Create benefit" }));
+    await waitFor(() => expect(describedBy(description)).toMatch(/3/));
+    expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
+
+    await user.type(description, "sktop license");
+    await user.type(within(dialog).getByLabelText("Key prefix"), "METER");
+    await user.click(within(dialog).getByRole("switch", { name: "Limit activations" }));
+    await user.click(within(dialog).getByRole("button", { name: "Create benefit" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "New benefit" })).toBeNull());
+    expect(requests.find((r) => r.method === "POST" && r.path.startsWith("/v1/"))?.body).toEqual({
+      type: "license_keys",
+      description: "Desktop license",
+      properties: {
+        prefix: "METER",
+        expires: null,
+        activations: { limit: 1, enable_customer_admin: false },
+        limit_usage: null,
+      },
+    });
+  });
+});
