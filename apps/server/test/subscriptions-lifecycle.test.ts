@@ -52,6 +52,7 @@ async function shop(name: string): Promise<Shop> {
     "orders:read",
     "webhooks:write",
     "customer_sessions:write",
+    "customers:write",
   ]);
   const path = `/${name.toLowerCase()}`;
   const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
@@ -453,6 +454,18 @@ describe("cancellation", () => {
       surprise: 1,
     });
     expect(unknown.status).toBe(422);
+
+    // Deleting a customer revokes their subscriptions.
+    const third = await subscribe(s, product);
+    const sub = await subscription(s, third.subscriptionId);
+    const deleted = await call(server, s.token, "DELETE", `/v1/customers/${sub.customer_id}`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    const gone = await server.sql<{ status: string; ended_at: Date | null }>(
+      "select status, ended_at from kassa_subscription where id = $1",
+      third.subscriptionId,
+    );
+    expect(gone[0]!.status).toBe("canceled");
+    expect(gone[0]!.ended_at).not.toBeNull();
   }, 60_000);
 });
 

@@ -1,5 +1,11 @@
 /** Renewals, dunning, cancellations: a subscription's life after its checkout. */
-export { AlreadyCanceledSubscription, cancelAtPeriodEnd, revokeLocked, uncancel } from "./cancel.js";
+export {
+  AlreadyCanceledSubscription,
+  cancelAtPeriodEnd,
+  revokeLocked,
+  revokeWithCustomer,
+  uncancel,
+} from "./cancel.js";
 export { chargeOrder, DUNNING_RETRY_DAYS, reconcileOrderPayments } from "./charge.js";
 export { cycleSubscription } from "./cycle.js";
 export type { LifecycleDeps } from "./deps.js";
