@@ -508,7 +508,7 @@ export interface OrderTable {
   payment_attempts: ColumnType<number, number | undefined, number>;
   /** When dunning tries the charge again; null when no retry is planned. */
   next_payment_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** Set while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
+  /** Set (real time) while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
   payment_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 

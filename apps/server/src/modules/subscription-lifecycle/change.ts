@@ -321,7 +321,7 @@ async function insertUpdateOrder(
     created_at: now,
     modified_at: null,
     payment_attempts: 0,
-    payment_attempt_started_at: now,
+    payment_attempt_started_at: deps.clock.now(),
   });
   await insertOrderItems(
     trx,

@@ -109,7 +109,8 @@ export async function cycleSubscription(
       subscription_period_start: start,
       payment_attempts: 0,
       next_payment_attempt_at: null,
-      payment_attempt_started_at: charge ? now : null,
+      // Real time: whether a process is still at it is a question of the real clock.
+      payment_attempt_started_at: charge ? deps.clock.now() : null,
     });
     await insertOrderItems(
       trx,
