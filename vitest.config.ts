@@ -34,6 +34,11 @@ export default defineConfig({
             "apps/server/test/support/build-host.ts",
             "apps/server/test/support/global-setup.ts",
           ],
+          // Before each test file: vitest's NODE_ENV=test and TEST would switch Better Auth's
+          // origin checks off in servers that run in the test's process (support/in-process.ts).
+          setupFiles: ["apps/server/test/support/no-test-env.ts"],
+          // The server bundle in-process servers run (support/build-host.ts): Node loads it.
+          server: { deps: { external: [/\/apps\/server\/\.test-host\//] } },
           testTimeout: 30_000,
           hookTimeout: 90_000,
           pool: "forks",
