@@ -53,6 +53,7 @@ async function shop(name: string): Promise<Shop> {
     "webhooks:write",
     "customer_sessions:write",
     "customers:write",
+    "organizations:write",
   ]);
   const path = `/${name.toLowerCase()}`;
   const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
@@ -96,8 +97,8 @@ async function cardToken(number: string): Promise<string> {
 }
 
 /** Buys the product through a checkout; answers the subscription and the customer's portal token. */
-async function subscribe(s: Shop, productId: string, extra: Record<string, unknown> = {}) {
-  const email = `buyer-${Math.random().toString(36).slice(2)}@example.com`;
+async function subscribe(s: Shop, productId: string, extra: Record<string, unknown> = {}, buyer?: string) {
+  const email = buyer ?? `buyer-${Math.random().toString(36).slice(2)}@example.com`;
   const c = await call(server, s.token, "POST", "/v1/checkouts/", {
     products: [productId],
     customer_email: email,
@@ -588,4 +589,41 @@ describe("plan changes", () => {
     expect((await ordersOf(subscriptionId)).at(-1)).toMatchObject({ total_amount: 1500, status: "paid" });
     expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([6000, 1500]);
   }, 60_000);
+});
+
+describe("one subscription per customer", () => {
+  it("is the default (Polar's 403 at confirm); an organization may allow several", async () => {
+    const s = await shop("Single");
+    const product = await monthly(s, 500);
+    await subscribe(s, product, {}, "once@example.com");
+    const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+      products: [product],
+      customer_email: "ONCE@example.com",
+    });
+    const again = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${c.body.client_secret}/confirm`,
+      {
+        confirmation_token_id: await cardToken(GOOD),
+        customer_billing_address: FR,
+      },
+    );
+    expect(again.status).toBe(403);
+    expect(again.body).toEqual({
+      error: "AlreadyActiveSubscriptionError",
+      detail: "You already have an active subscription.",
+    });
+    expect((await chargesOf(s.merchant.organizationId)).length).toBe(1);
+    const allowed = await call(server, s.token, "PATCH", `/v1/organizations/${s.merchant.organizationId}`, {
+      subscription_settings: {
+        allow_multiple_subscriptions: true,
+        allow_customer_updates: true,
+        proration_behavior: "prorate",
+      },
+    });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    await subscribe(s, product, {}, "once@example.com");
+  });
 });

@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { findDiscount, holdRedemption } from "../discounts/index.js";
+import { findOrganization } from "../organizations/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
-import { CheckoutNotFound, NotOpenCheckout } from "./errors.js";
+import { hasBillableSubscription } from "../subscriptions/index.js";
+import { AlreadyActiveSubscription, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
@@ -56,6 +58,17 @@ export async function claim(
         input: null,
       });
     if (issues.length > 0) throw new RequestValidationError(issues);
+    if (product?.is_recurring) {
+      const organization = await findOrganization(trx, row.organization_id);
+      if (
+        !organization?.allow_multiple_subscriptions &&
+        (await hasBillableSubscription(trx, row.organization_id, {
+          customerId: next.customer_id,
+          email: next.customer_email,
+        }))
+      )
+        throw new AlreadyActiveSubscription();
+    }
 
     const now = ctx.clock.now();
     if (discount) {

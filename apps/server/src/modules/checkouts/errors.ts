@@ -40,3 +40,10 @@ export class CheckoutLocked extends ApiError {
 
 export const fieldError = (field: (string | number)[], msg: string, input: unknown, type = "value_error") =>
   new RequestValidationError([{ type, loc: ["body", ...field], msg, input }]);
+
+/** Polar's refusal when the organization allows one subscription per customer and this one has it. */
+export class AlreadyActiveSubscription extends ApiError {
+  constructor() {
+    super("AlreadyActiveSubscriptionError", 403, "You already have an active subscription.");
+  }
+}

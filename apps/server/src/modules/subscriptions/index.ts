@@ -7,6 +7,7 @@ export {
   findSubscription,
   findSubscriptionAnyOrganization,
   findSubscriptions,
+  hasBillableSubscription,
   insertSubscription,
   lockSubscription,
   nextPeriodEnd,

@@ -236,3 +236,28 @@ export function customerBillableSubscriptions(db: Db, organizationId: string, cu
 export function findSubscriptionAnyOrganization(db: Db, id: string) {
   return db.selectFrom("kassa_subscription").selectAll().where("id", "=", id).executeTakeFirst();
 }
+
+/**
+ * Whether the customer (by id, or by e-mail for a buyer not yet known) has a subscription of
+ * the organization that still bills: the `allow_multiple_subscriptions: false` rule.
+ */
+export async function hasBillableSubscription(
+  db: Db,
+  organizationId: string,
+  who: { customerId: string | null; email: string | null },
+) {
+  if (!who.customerId && !who.email) return false;
+  let query = db
+    .selectFrom("kassa_subscription as s")
+    .select("s.id")
+    .where("s.organization_id", "=", organizationId)
+    .where("s.ended_at", "is", null)
+    .where("s.status", "in", BILLABLE_STATUSES);
+  if (who.customerId) query = query.where("s.customer_id", "=", who.customerId);
+  else
+    query = query
+      .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
+      .where(sql<string>`lower(c.email)`, "=", (who.email ?? "").toLowerCase())
+      .where("c.deleted_at", "is", null);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
