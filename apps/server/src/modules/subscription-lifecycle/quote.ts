@@ -36,12 +36,13 @@ export interface Quote {
 
 /**
  * Whether the subscription's discount still applies to a period starting at `start` (Polar's
- * durations): `once` only to the first period, `forever` always, `repeating N` to the periods
- * that start within N - 1 calendar months of its first application.
+ * durations): `once` only to the first period it bills, `forever` always, `repeating N` to the
+ * periods that start within N - 1 calendar months of its first application.
  */
 export function discountApplies(discount: DiscountRow, appliedAt: Date | null, start: Date): boolean {
   if (discount.duration === "forever") return true;
-  if (discount.duration === "once" || !appliedAt) return false;
+  if (!appliedAt) return false;
+  if (discount.duration === "once") return start.getTime() <= appliedAt.getTime();
   const months = Math.max(1, discount.duration_in_months ?? 1);
   return start.getTime() <= addInterval(appliedAt, "month", months - 1).getTime();
 }
@@ -61,7 +62,9 @@ export async function priceAmount(db: Db, sub: SubscriptionRow, price: PriceRow)
 /** The subscription's discount, if it still applies to a period starting at `start`. */
 export async function discountFor(db: Db, sub: SubscriptionRow, start: Date) {
   const [row] = sub.discount_id ? await findDiscountsById(db, sub.organization_id, [sub.discount_id]) : [];
-  return row && discountApplies(row, sub.discount_applied_at ?? sub.started_at, start) ? row : null;
+  // A trial's discount was never applied yet: the period after the trial is its first.
+  const appliedAt = sub.discount_applied_at ?? (sub.status === "trialing" ? start : sub.started_at);
+  return row && discountApplies(row, appliedAt, start) ? row : null;
 }
 
 /**
