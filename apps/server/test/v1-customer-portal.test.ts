@@ -358,15 +358,17 @@ describe("customer portal authentication", () => {
   it("the OpenAPI document lists the portal's endpoints under the customer session scheme", async () => {
     const res = await call(server, undefined, "GET", "/v1/openapi.json");
     const doc = res.body;
-    for (const path of [
-      "/v1/customer-portal/customers/me",
-      "/v1/customer-portal/orders/",
-      "/v1/customer-portal/orders/{id}",
-      "/v1/customer-portal/subscriptions/",
-      "/v1/customer-portal/subscriptions/{id}",
-    ]) {
-      expect(Object.keys(doc.paths[path] ?? {}), path).toEqual(["get"]);
-      expect(doc.paths[path].get.security, path).toEqual([{ customer_session: [] }]);
+    for (const [path, methods] of [
+      ["/v1/customer-portal/customers/me", ["get"]],
+      ["/v1/customer-portal/orders/", ["get"]],
+      ["/v1/customer-portal/orders/{id}", ["get"]],
+      ["/v1/customer-portal/subscriptions/", ["get"]],
+      // The customer cancels at the period's end (PATCH, DELETE) or takes it back (PATCH).
+      ["/v1/customer-portal/subscriptions/{id}", ["get", "patch", "delete"]],
+    ] as const) {
+      expect(Object.keys(doc.paths[path] ?? {}), path).toEqual(methods);
+      for (const method of methods)
+        expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ customer_session: [] }]);
     }
     expect(doc.paths["/v1/customer-sessions/"].post.security).toEqual([{ access_token: [] }]);
     expect(doc.components.securitySchemes.customer_session).toMatchObject({ type: "http", scheme: "bearer" });
