@@ -346,6 +346,26 @@ describe("a trial from the checkout", () => {
     expect(types).toEqual(["subscription.active", "subscription.past_due"]);
   }, 60_000);
 
+  it("pay what you want: the amount chosen at the checkout is charged when the trial ends", async () => {
+    const s = await shop("TrialPwyw", at(3, 1));
+    const productId = await product(s, {
+      prices: [{ amount_type: "custom", minimum_amount: 500, preset_amount: 1000 }],
+      trial_interval: "week",
+      trial_interval_count: 2,
+    });
+    const { subscriptionId } = await subscribe(s, productId, { extra: { amount: 1700 } });
+    expect((await ordersOf(subscriptionId)).map((o) => o.total_amount)).toEqual([0]);
+    expect((await advance(s, { to: at(3, 15, 11).toISOString() })).ran).toMatchObject({
+      renewals: 1,
+      paid: 1,
+    });
+    expect((await ordersOf(subscriptionId)).map((o) => [o.billing_reason, o.total_amount])).toEqual([
+      ["subscription_create", 0],
+      ["subscription_cycle", 1700],
+    ]);
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([1700]);
+  }, 60_000);
+
   it("the checkout's own trial overrides the product's; allow_trial false turns it off", async () => {
     const s = await shop("TrialOverride", at(6, 1));
     const plain = await product(s, {});

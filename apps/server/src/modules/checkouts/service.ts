@@ -350,6 +350,11 @@ export async function createCheckout({
   });
 }
 
+/** What the buyer chose to pay per period on a checkout (a pay-what-you-want price), if it exists. */
+export async function checkoutAmount(db: Db, organizationId: string, id: string) {
+  return (await repo.findCheckout(db, organizationId, id))?.amount;
+}
+
 /** Open checkouts past `expires_at` are expired when next read (and announced as updated). */
 async function expireIfDue(ctx: Ctx, deps: CheckoutDeps, row: repo.CheckoutRow): Promise<repo.CheckoutRow> {
   if (row.status !== "open" || row.expires_at > ctx.clock.now()) return row;

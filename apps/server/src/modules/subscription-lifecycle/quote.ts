@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Decimal } from "decimal.js";
 import type { Db } from "../../kit/context.js";
+import { checkoutAmount } from "../checkouts/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import { firstOrderOf, latestOrderOf } from "../orders/index.js";
 import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -51,8 +52,13 @@ export function discountApplies(discount: DiscountRow, appliedAt: Date | null, s
 export async function priceAmount(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<number> {
   if (price.amount_type === "fixed") return price.price_amount ?? 0;
   if (price.amount_type === "custom") {
-    // Pay what you want: each period costs what the buyer chose at checkout.
+    // Pay what you want: each period costs what the buyer chose at checkout (after a trial,
+    // whose order is $0, the checkout's amount).
     const first = await firstOrderOf(db, sub.id);
+    if (sub.trial_start && first?.checkout_id && first.subtotal_amount === 0) {
+      const chosen = await checkoutAmount(db, sub.organization_id, first.checkout_id);
+      if (chosen !== undefined) return chosen;
+    }
     return first?.subtotal_amount ?? price.preset_amount ?? price.minimum_amount ?? 0;
   }
   // Free; metered prices are charged from usage (the metering issue adds those lines here).
