@@ -54,7 +54,7 @@ interface BWorld extends World {
   taxRate: string;
   token: string;
 }
-let A: World & { customerSession: string };
+let A: World & { customerSession: string; subscription: string };
 let B: BWorld;
 
 async function ok(token: string, method: string, path: string, body?: unknown): Promise<Json> {
@@ -212,7 +212,29 @@ beforeAll(async () => {
   doc = (await call(server, undefined, "GET", "/v1/openapi.json")).body;
   const world = await makeWorld(tokenA, "a");
   const session = await ok(tokenA, "POST", "/v1/customer-sessions/", { customer_id: world.customer });
-  A = { ...world, customerSession: session.token };
+  const recurringA = await ok(tokenA, "GET", `/v1/products/${world.recurringProduct}`);
+  const subscribedA = await server.purchase({
+    organizationId: a.organizationId,
+    customerId: world.customer,
+    checkoutId: null,
+    productId: world.recurringProduct,
+    productPriceId: recurringA.prices[0].id,
+    currency: "usd",
+    subtotalAmount: 500,
+    discountAmount: 0,
+    netAmount: 500,
+    taxAmount: 0,
+    totalAmount: 500,
+    discountId: null,
+    billingName: null,
+    billingAddress: null,
+    processor: null,
+    chargeId: null,
+    paymentMethodId: null,
+    metadata: {},
+    customFieldData: {},
+  });
+  A = { ...world, customerSession: session.token, subscription: subscribedA.subscriptionId ?? "" };
   B = await makeB();
 }, 120_000);
 afterAll(() => server?.stop());
@@ -300,6 +322,8 @@ const NOT_REFERENCES: Record<string, string> = {
   "POST /v1/checkouts/ body:external_customer_id":
     "the merchant's own id: an unknown one makes a new customer of the caller at confirmation (covered below: B's customer is never reached)",
   "POST /v1/webhooks/endpoints/{id}/replay body:start": "not an id",
+  "POST /v1/subscription-payment-links/session body:subscription_id":
+    "the subject of a signed link: the signature made for that id is the credential (a forged one is 403, tested in subscriptions-lifecycle)",
 };
 
 // --- the cases: A offers B's ids ---------------------------------------------------------------
@@ -550,6 +574,16 @@ function cases(): Case[] {
       discount_id: B.discount,
     }),
     ...byId("/v1/subscriptions", B.subscription, ["GET", "PATCH", "DELETE"], { cancel_at_period_end: true }),
+    c("PATCH /v1/subscriptions/{id}", ["body:product_id"], `/v1/subscriptions/${A.subscription}`, 422, {
+      product_id: B.recurringProduct,
+    }),
+    c("GET /v1/subscriptions/{id}/preview", ["path:id"], `/v1/subscriptions/${B.subscription}/preview`, 404),
+    c(
+      "GET /v1/subscriptions/{id}/preview",
+      ["query:product_id"],
+      `/v1/subscriptions/${A.subscription}/preview?product_id=${B.recurringProduct}`,
+      422,
+    ),
 
     // customer sessions and the customer portal (A's customer, B's rows)
     c("POST /v1/customer-sessions/", ["body:customer_id"], "/v1/customer-sessions/", 422, {

@@ -116,6 +116,9 @@ export interface ProductTable {
   visibility: string;
   recurring_interval: string | null;
   recurring_interval_count: number | null;
+  /** A recurring product's free trial: day, week, month or year, and how many (both or neither). */
+  trial_interval: ColumnType<string | null, string | null | undefined, string | null>;
+  trial_interval_count: ColumnType<number | null, number | null | undefined, number | null>;
   is_archived: ColumnType<boolean, boolean | undefined, boolean>;
   metadata: Json<Record<string, string | number | boolean>>;
   created_at: Date;
@@ -605,6 +608,13 @@ export interface CheckoutTable {
   } | null>;
   order_id: string | null;
   subscription_id: string | null;
+  /** False turns off the product's trial for this checkout. */
+  allow_trial: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The checkout's own trial, over the product's (both or neither). */
+  trial_interval: ColumnType<string | null, string | null | undefined, string | null>;
+  trial_interval_count: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the trial it offers would end (null: none), as of its last change. */
+  trial_end: ColumnType<Date | null, Date | null | undefined, Date | null>;
   expires_at: Date;
   created_at: Date;
   modified_at: Date | null;

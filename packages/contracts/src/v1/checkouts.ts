@@ -1,13 +1,17 @@
 import { z } from "zod";
 import { AddressInput } from "./address.js";
 import { DateTime, MetadataInput, MetadataOutput } from "./common.js";
-import { CHECKOUT_STATUSES } from "./values.js";
+import { refineTrialConfiguration, trialConfigurationInput } from "./products.js";
+import { CHECKOUT_STATUSES, TRIAL_INTERVALS } from "./values.js";
 
 const CustomFieldDataInput = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
 const Email = z.email().max(320);
 const Url = z.url().max(2048);
 const Uuid = z.string().min(1);
+
+const ALLOW_TRIAL =
+  "Whether to enable the trial period for the checkout session. If `false`, the trial period will be disabled, even if the selected product has a trial configured.";
 
 export const CheckoutCreate = z
   .object({
@@ -34,7 +38,10 @@ export const CheckoutCreate = z
     return_url: Url.nullish(),
     embed_origin: z.string().max(2048).nullish(),
     organization_id: z.string().nullish(),
+    ...trialConfigurationInput,
+    allow_trial: z.boolean().default(true).meta({ description: ALLOW_TRIAL }),
   })
+  .superRefine(refineTrialConfiguration)
   .superRefine((v, ctx) => {
     if (!v.products && !v.product_id && !v.product_price_id)
       ctx.addIssue({
@@ -92,7 +99,10 @@ export const CheckoutUpdate = z
     success_url: Url.nullish(),
     return_url: Url.nullish(),
     embed_origin: z.string().max(2048).nullish(),
+    ...trialConfigurationInput,
+    allow_trial: z.boolean().nullish().meta({ description: ALLOW_TRIAL }),
   })
+  .superRefine(refineTrialConfiguration)
   .meta({ id: "CheckoutUpdate" });
 
 export type CheckoutCreateInput = z.output<typeof CheckoutCreate>;
@@ -133,9 +143,9 @@ const checkoutShape = {
   total_amount: z.number().int(),
   currency: z.string(),
   allow_trial: z.boolean().nullable(),
-  active_trial_interval: z.null(),
-  active_trial_interval_count: z.null(),
-  trial_end: z.null(),
+  active_trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
+  active_trial_interval_count: z.number().int().nullable(),
+  trial_end: DateTime.nullable(),
   organization_id: z.string(),
   product_id: z.string().nullable(),
   product_price_id: z.string().nullable(),
@@ -176,8 +186,8 @@ const checkoutShape = {
 export const Checkout = z
   .object({
     ...checkoutShape,
-    trial_interval: z.null(),
-    trial_interval_count: z.null(),
+    trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
+    trial_interval_count: z.number().int().nullable(),
     metadata: MetadataOutput,
     external_customer_id: z.string().nullable(),
     subscription_id: z.string().nullable(),

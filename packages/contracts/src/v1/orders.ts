@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Address, AddressInput } from "./address.js";
 import { DateTime, MetadataOutput } from "./common.js";
 import { DiscountMinimal, EmbeddedCustomer, SubscriptionBase } from "./subscriptions.js";
-import { BILLING_REASONS, ORDER_STATUSES } from "./values.js";
+import { BILLING_REASONS, ORDER_STATUSES, TRIAL_INTERVALS } from "./values.js";
 
 export const OrderItem = z
   .object({
@@ -24,8 +24,8 @@ export const OrderProduct = z
     id: z.string(),
     created_at: DateTime,
     modified_at: DateTime.nullable(),
-    trial_interval: z.null(),
-    trial_interval_count: z.null(),
+    trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
+    trial_interval_count: z.number().int().nullable(),
     name: z.string(),
     description: z.string().nullable(),
     visibility: z.enum(["public", "private", "draft"]),

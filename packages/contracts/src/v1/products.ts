@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { DateTime, MetadataInput, MetadataOutput } from "./common.js";
 import { ProductMediaFileRead } from "./files.js";
-import { MAX_AMOUNT, RECURRING_INTERVALS, TAX_BEHAVIORS, VISIBILITIES } from "./values.js";
+import {
+  MAX_AMOUNT,
+  MAX_TRIAL_INTERVAL_COUNT,
+  RECURRING_INTERVALS,
+  TAX_BEHAVIORS,
+  TRIAL_INTERVALS,
+  VISIBILITIES,
+} from "./values.js";
 
 const Amount = z.number().int().min(0).max(MAX_AMOUNT);
 const Currency = z
@@ -55,6 +62,36 @@ const AttachedCustomFieldCreate = z
   .object({ custom_field_id: z.string(), required: z.boolean() })
   .meta({ id: "AttachedCustomFieldCreate" });
 
+/** Polar's trial configuration (`TrialConfigurationInputMixin`): a unit and a count, set together. */
+export const trialConfigurationInput = {
+  trial_interval: z
+    .enum(TRIAL_INTERVALS)
+    .nullish()
+    .meta({ description: "The interval unit for the trial period." }),
+  trial_interval_count: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TRIAL_INTERVAL_COUNT)
+    .nullish()
+    .meta({ description: "The number of interval units for the trial period." }),
+};
+
+/** Both trial fields or neither (Polar: "Both trial_interval and trial_interval_count must be set together."). */
+export function refineTrialConfiguration(
+  v: { trial_interval?: string | null | undefined; trial_interval_count?: number | null | undefined },
+  ctx: z.RefinementCtx,
+) {
+  const unit = v.trial_interval ?? null;
+  const count = v.trial_interval_count ?? null;
+  if ((unit === null) === (count === null)) return;
+  ctx.addIssue({
+    code: "custom",
+    path: [unit === null ? "trial_interval" : "trial_interval_count"],
+    message: "Both trial_interval and trial_interval_count must be set together.",
+  });
+}
+
 const productCommon = {
   metadata: MetadataInput.optional(),
   name: z.string().trim().min(3).max(256),
@@ -71,7 +108,9 @@ export const ProductCreate = z
     prices: z.array(PriceCreate).min(1),
     recurring_interval: z.enum(RECURRING_INTERVALS).nullish(),
     recurring_interval_count: z.number().int().min(1).max(999).nullish(),
+    ...trialConfigurationInput,
   })
+  .superRefine(refineTrialConfiguration)
   .meta({ id: "ProductCreate" });
 
 /** `POST /v1/products/{id}/benefits`: the benefits the product grants, in order (replacing them). */
@@ -94,7 +133,9 @@ export const ProductUpdate = z
       .nullish(),
     medias: z.array(z.string()).nullish(),
     attached_custom_fields: z.array(AttachedCustomFieldCreate).nullish(),
+    ...trialConfigurationInput,
   })
+  .superRefine(refineTrialConfiguration)
   .meta({ id: "ProductUpdate" });
 
 const priceCommon = {
@@ -144,8 +185,8 @@ export const Product = z
     id: z.string(),
     created_at: DateTime,
     modified_at: DateTime.nullable(),
-    trial_interval: z.null(),
-    trial_interval_count: z.null(),
+    trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
+    trial_interval_count: z.number().int().nullable(),
     name: z.string(),
     description: z.string().nullable(),
     visibility: z.enum(VISIBILITIES),

@@ -116,9 +116,22 @@ export const SubscriptionUpdateProduct = z
   })
   .meta({ id: "SubscriptionUpdateProduct" });
 
+/**
+ * `PATCH /v1/subscriptions/{id}` `{trial_end}`: `"now"` ends a trial at once (the first period is
+ * charged); a time sets or extends the trial to it (the period ends then).
+ */
+export const SubscriptionUpdateTrial = z
+  .strictObject({
+    trial_end: z.union([z.literal("now"), z.iso.datetime({ offset: true })]).meta({
+      description:
+        "Set or extend the trial period of the subscription. If set to `now`, the trial will end immediately.",
+    }),
+  })
+  .meta({ id: "SubscriptionUpdateTrial" });
+
 /** The bodies `PATCH /v1/subscriptions/{id}` takes (each variant forbids other keys, as Polar's). */
 export const SubscriptionUpdate = z
-  .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct])
+  .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct, SubscriptionUpdateTrial])
   .meta({ id: "SubscriptionUpdate" });
 
 /** The customer portal's `PATCH /v1/customer-portal/subscriptions/{id}`: cancel or take it back. */

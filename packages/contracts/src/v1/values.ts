@@ -71,6 +71,11 @@ export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
 
 // products
 export const RECURRING_INTERVALS = ["month", "year"] as const;
+/** A trial's length unit (Polar's `TrialInterval`). */
+export const TRIAL_INTERVALS = ["day", "week", "month", "year"] as const;
+export type TrialInterval = (typeof TRIAL_INTERVALS)[number];
+/** Most units a trial may last (Polar's bound on `trial_interval_count`). */
+export const MAX_TRIAL_INTERVAL_COUNT = 1000;
 export const VISIBILITIES = ["public", "private", "draft"] as const;
 export const TAX_BEHAVIORS = ["location", "inclusive", "exclusive"] as const;
 export const MAX_AMOUNT = 99_999_999;

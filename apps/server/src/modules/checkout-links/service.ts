@@ -332,6 +332,8 @@ export async function openLink({
     discount_id: link.discount_id,
     allow_discount_codes: link.allow_discount_codes,
     require_billing_address: link.require_billing_address,
+    // Polar's link checkouts offer the product's trial.
+    allow_trial: true,
     customer_email: email && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) ? email : null,
     customer_name: query.get("customer_name")?.slice(0, 256) || null,
     metadata,

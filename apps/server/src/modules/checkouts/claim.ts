@@ -98,7 +98,8 @@ export async function claim(
     return {
       row: saved,
       recurring: product?.is_recurring ?? false,
-      paymentRequired: saved.total_amount > 0,
+      // A trial charges nothing now: the card is saved for the first period after it.
+      paymentRequired: saved.total_amount > 0 && saved.trial_end === null,
       setupRequired: figures.isPaymentSetupRequired,
     };
   });

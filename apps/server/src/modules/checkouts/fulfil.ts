@@ -93,6 +93,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Pai
       paymentMethodId: outcome.paymentMethodId,
       metadata: row.metadata,
       customFieldData: row.custom_field_data,
+      trialEnd: row.trial_end,
     });
     const saved = await repo.updateCheckout(trx, row.id, {
       status: "succeeded",

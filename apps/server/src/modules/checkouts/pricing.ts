@@ -1,9 +1,11 @@
+import type { TrialInterval } from "@kassa/contracts/v1";
 import type { AddressValue } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Db } from "../../kit/context.js";
 import { formatMoney } from "../../kit/money.js";
 import { type DiscountRow, discountOn } from "../discounts/index.js";
 import type { PriceWire, ProductWire } from "../products/index.js";
+import { addInterval } from "../subscriptions/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 
 /** Polar's floor and ceiling for any charged amount (USD and the default for other currencies). */
@@ -76,6 +78,40 @@ export interface FigureInput {
   billingAddress: AddressValue | null;
   requireBillingAddress: boolean;
   isBusinessCustomer: boolean;
+  /** The checkout offers a trial: nothing is paid now (a card is saved for after it). */
+  trial?: boolean;
+}
+
+/** What a checkout's trial settings are made of (its own, over its product's). */
+export interface TrialSettings {
+  allow_trial: boolean;
+  trial_interval: string | null;
+  trial_interval_count: number | null;
+}
+
+/**
+ * The trial a checkout offers (Polar's `active_trial_interval(_count)`): none when turned off or
+ * on a one-time product; otherwise each field is the checkout's own, else the product's.
+ */
+export function activeTrial(
+  settings: TrialSettings,
+  product: Pick<ProductWire, "is_recurring" | "trial_interval" | "trial_interval_count"> | undefined,
+): { interval: TrialInterval | null; count: number | null } {
+  if (!settings.allow_trial || !product?.is_recurring) return { interval: null, count: null };
+  return {
+    interval: ((settings.trial_interval as TrialInterval | null) ?? product.trial_interval) || null,
+    count: settings.trial_interval_count ?? product.trial_interval_count,
+  };
+}
+
+/** When the trial a checkout offers would end if it succeeded at `now` (null: no trial). */
+export function trialEndOf(
+  settings: TrialSettings,
+  product: Pick<ProductWire, "is_recurring" | "trial_interval" | "trial_interval_count"> | undefined,
+  now: Date,
+): Date | null {
+  const { interval, count } = activeTrial(settings, product);
+  return interval && count ? addInterval(now, interval, count) : null;
 }
 
 /** The flags a checkout answers, from its product, amount and discount (Polar's rules). */
@@ -88,7 +124,8 @@ export function flagsOf(
   const hasMetered = prices.some((p) => p.amount_type === "metered_unit");
   const discountAmount = discountOn(input.discount, input.amount, input.currency);
   const netAmount = input.amount - discountAmount;
-  const isPaymentRequired = netAmount > 0;
+  // A trial pays nothing now (Polar's `total_amount > 0 and trial_end is None`).
+  const isPaymentRequired = netAmount > 0 && !input.trial;
   const fullForeverDiscount =
     input.discount?.type === "percentage" &&
     input.discount.duration === "forever" &&

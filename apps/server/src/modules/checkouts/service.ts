@@ -26,7 +26,14 @@ import {
 import type { TaxCalculator } from "../tax/index.js";
 import { type CustomFieldData, validateCustomFieldData } from "./custom-field-data.js";
 import { CheckoutExpired, CheckoutNotFound, fieldError, NotOpenCheckout } from "./errors.js";
-import { checkCustomAmount, figuresOf, hasFullAddress, staticPrice, upfrontAmount } from "./pricing.js";
+import {
+  checkCustomAmount,
+  figuresOf,
+  hasFullAddress,
+  staticPrice,
+  trialEndOf,
+  upfrontAmount,
+} from "./pricing.js";
 import * as repo from "./repository.js";
 import type {
   CheckoutConfirmInput,
@@ -127,6 +134,7 @@ async function figureColumns(
     | "customer_billing_address"
     | "require_billing_address"
     | "is_business_customer"
+    | "trial_end"
   >,
   product: ProductWire | undefined,
   discount: DiscountRow | null,
@@ -141,6 +149,7 @@ async function figureColumns(
       billingAddress: row.customer_billing_address,
       requireBillingAddress: row.require_billing_address,
       isBusinessCustomer: row.is_business_customer,
+      trial: row.trial_end !== null,
     },
     deps.tax,
     db,
@@ -282,9 +291,16 @@ export async function createCheckout({
       billingAddress ??= cleanAddress(customer.billing_address);
       taxId ??= customer.tax_id?.[0] ?? null;
     }
+    const trial = {
+      allow_trial: input.allow_trial,
+      trial_interval: input.trial_interval ?? null,
+      trial_interval_count: input.trial_interval_count ?? null,
+    };
     const base = {
       id: randomUUID(),
       organization_id: org,
+      ...trial,
+      trial_end: trialEndOf(trial, product, now),
       client_secret: newSecret(),
       status: "open",
       product_ids: JSON.stringify(ids),
@@ -332,6 +348,11 @@ export async function createCheckout({
     await emit(ctx, trx, "checkout.created", wire);
     return wire;
   });
+}
+
+/** What the buyer chose to pay per period on a checkout (a pay-what-you-want price), if it exists. */
+export async function checkoutAmount(db: Db, organizationId: string, id: string) {
+  return (await repo.findCheckout(db, organizationId, id))?.amount;
 }
 
 /** Open checkouts past `expires_at` are expired when next read (and announced as updated). */
@@ -397,7 +418,11 @@ export async function getCheckout({
   return checkoutWire(ctx.db, deps.env, await expireIfDue(ctx, deps, row));
 }
 
-type AnyUpdate = Partial<CheckoutUpdateInput & CheckoutUpdatePublicInput & CheckoutConfirmInput>;
+type AnyUpdate = Partial<
+  Omit<CheckoutUpdateInput, "allow_trial"> &
+    Omit<CheckoutUpdatePublicInput, "allow_trial"> &
+    Omit<CheckoutConfirmInput, "allow_trial">
+> & { allow_trial?: boolean | null | undefined };
 
 /**
  * Applies a change to an open checkout (merchant PATCH, buyer PATCH, or the fields sent with
@@ -522,7 +547,12 @@ export async function applyUpdate(
     set("success_url", patch.success_url);
     set("return_url", patch.return_url);
     set("embed_origin", patch.embed_origin);
-  }
+    if (patch.allow_trial !== null) set("allow_trial", patch.allow_trial);
+    set("trial_interval", patch.trial_interval);
+    set("trial_interval_count", patch.trial_interval_count);
+  } else if (patch.allow_trial === false) next.allow_trial = false;
+  // The trial is counted from now, on every change (Polar's `_update_trial_end`).
+  next.trial_end = trialEndOf(next, product, now);
   if (addressForcesRequirement(next.customer_billing_address) && patch.customer_billing_address)
     next.require_billing_address = true;
   Object.assign(next, {
@@ -564,6 +594,10 @@ export function rowPatch(next: repo.CheckoutRow, now: Date) {
     success_url: next.success_url,
     return_url: next.return_url,
     embed_origin: next.embed_origin,
+    allow_trial: next.allow_trial,
+    trial_interval: next.trial_interval,
+    trial_interval_count: next.trial_interval_count,
+    trial_end: next.trial_end,
     modified_at: now,
   };
 }

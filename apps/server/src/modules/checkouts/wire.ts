@@ -5,7 +5,7 @@ import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { Payments } from "../payments/index.js";
 import { findProducts, type ProductWire, productsToWire } from "../products/index.js";
-import { flagsOf } from "./pricing.js";
+import { activeTrial, flagsOf } from "./pricing.js";
 import type * as repo from "./repository.js";
 import type { CheckoutPublicWire, CheckoutWire } from "./schemas.js";
 
@@ -104,7 +104,9 @@ function render(
     billingAddress: row.customer_billing_address,
     requireBillingAddress: row.require_billing_address,
     isBusinessCustomer: row.is_business_customer,
+    trial: row.trial_end !== null,
   });
+  const trial = activeTrial(row, product);
   const offered = row.product_ids.flatMap((id) => {
     const p = products.get(id);
     return p ? [p] : [];
@@ -132,10 +134,10 @@ function render(
     tax_behavior: row.tax_amount === null ? null : ("exclusive" as const),
     total_amount: row.total_amount,
     currency: row.currency,
-    allow_trial: null,
-    active_trial_interval: null,
-    active_trial_interval_count: null,
-    trial_end: null,
+    allow_trial: row.allow_trial,
+    active_trial_interval: trial.interval,
+    active_trial_interval_count: trial.count,
+    trial_end: iso(row.trial_end),
     organization_id: row.organization_id,
     product_id: row.product_id,
     product_price_id: row.product_price_id,
@@ -144,9 +146,10 @@ function render(
     require_billing_address: row.require_billing_address,
     is_discount_applicable: flags.isDiscountApplicable,
     is_free_product_price: flags.isFreeProductPrice,
-    is_payment_required: row.total_amount > 0,
+    is_payment_required: row.total_amount > 0 && row.trial_end === null,
     is_payment_setup_required: flags.isPaymentSetupRequired,
-    is_payment_form_required: row.total_amount > 0 || flags.isPaymentSetupRequired,
+    is_payment_form_required:
+      (row.total_amount > 0 && row.trial_end === null) || flags.isPaymentSetupRequired,
     customer_id: row.customer_id,
     is_business_customer: row.is_business_customer,
     customer_name: row.customer_name,
@@ -177,8 +180,8 @@ export async function checkoutsWire(
   const { products, discounts } = await loadRelated(db, organizationId, rows);
   return rows.map((row) => ({
     ...render(row, env, products, discounts),
-    trial_interval: null,
-    trial_interval_count: null,
+    trial_interval: row.trial_interval,
+    trial_interval_count: row.trial_interval_count,
     metadata: row.metadata,
     external_customer_id: row.external_customer_id,
     subscription_id: row.subscription_id,

@@ -35,6 +35,15 @@ export interface PurchaseInput {
   paymentMethodId: string | null;
   metadata: Record<string, string | number | boolean>;
   customFieldData: Record<string, string | number | boolean | null>;
+  /** A trial until then (recurring products): the subscription is `trialing`, nothing is paid now. */
+  trialEnd?: Date | null;
+}
+
+/** Polar's label of a trial order's one line: "Trial period for Pro (Jan 5, 2027 - Jan 19, 2027)". */
+export function trialItemLabel(productName: string, start: Date, end: Date): string {
+  const day = (d: Date) =>
+    d.toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
+  return `Trial period for ${productName} (${day(start)} - ${day(end)})`;
 }
 
 /** Polar's invoice numbers: the organization's prefix (its slug, upper case), then a counter of at least 4 digits. */
@@ -45,7 +54,10 @@ export function formatInvoiceNumber(slug: string, n: number): string {
 /**
  * Records a paid purchase: the order (`paid`, billing reason `purchase`), or for a recurring
  * product the order (`subscription_create`) and its new `active` subscription, whose first
- * period starts now. The caller has taken the payment and owns the transaction; the events
+ * period starts now. With a trial, the subscription is `trialing` until `trialEnd` (its first
+ * period ends then, and the renewal charges the first paid one), and the order is Polar's
+ * trial order: $0, paid, one "Trial period for …" line, no discount (the subscription keeps it
+ * for the periods it pays). The caller has taken the payment and owns the transaction; the events
  * are recorded in it. One order per checkout: a second one violates the unique index on
  * `kassa_order.checkout_id` and the transaction fails.
  */
@@ -64,6 +76,7 @@ export async function recordPurchase(
   const emit = (type: string, data: unknown) => ctx.events.enqueue(trx, { organizationId, type, data });
 
   let subscription: Awaited<ReturnType<typeof insertSubscription>> | undefined;
+  const trialEnd = product.recurring_interval ? (input.trialEnd ?? null) : null;
   if (product.recurring_interval) {
     const interval = product.recurring_interval as RecurringInterval;
     const count = product.recurring_interval_count ?? 1;
@@ -75,16 +88,16 @@ export async function recordPurchase(
       price_ids: JSON.stringify([input.productPriceId]),
       discount_id: input.discountId,
       checkout_id: input.checkoutId,
-      status: "active",
+      status: trialEnd ? "trialing" : "active",
       // What each period costs after the discount, before tax (Polar's subscription amount).
       amount: input.netAmount,
       currency: input.currency,
       recurring_interval: interval,
       recurring_interval_count: count,
       current_period_start: now,
-      current_period_end: addInterval(now, interval, count),
-      trial_start: null,
-      trial_end: null,
+      current_period_end: trialEnd ?? addInterval(now, interval, count),
+      trial_start: trialEnd ? now : null,
+      trial_end: trialEnd,
       cancel_at_period_end: false,
       canceled_at: null,
       started_at: now,
@@ -94,7 +107,8 @@ export async function recordPurchase(
       customer_cancellation_comment: null,
       payment_method_id: input.paymentMethodId,
       anchor_day: now.getUTCDate(),
-      discount_applied_at: input.discountId ? now : null,
+      // A trial's discount is first applied by the renewal that ends it (Polar's).
+      discount_applied_at: input.discountId && !trialEnd ? now : null,
       metadata,
       custom_field_data: customFieldData,
       created_at: now,
@@ -102,6 +116,18 @@ export async function recordPurchase(
     });
   }
 
+  // Polar's trial order: nothing charged, nothing discounted, one line for the trial.
+  const amounts = trialEnd
+    ? { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0, discountId: null, processor: null }
+    : {
+        subtotal: input.subtotalAmount,
+        discount: input.discountAmount,
+        net: input.netAmount,
+        tax: input.taxAmount,
+        total: input.totalAmount,
+        discountId: input.discountId,
+        processor: input.processor,
+      };
   const number = await repo.nextInvoiceNumber(trx, organizationId);
   const slug = await repo.organizationSlug(trx, organizationId);
   const order = await repo.insertOrder(trx, {
@@ -109,22 +135,22 @@ export async function recordPurchase(
     organization_id: organizationId,
     customer_id: input.customerId,
     product_id: product.id,
-    discount_id: input.discountId,
+    discount_id: amounts.discountId,
     subscription_id: subscription?.id ?? null,
     checkout_id: input.checkoutId,
     status: "paid",
     billing_reason: subscription ? "subscription_create" : "purchase",
-    subtotal_amount: input.subtotalAmount,
-    discount_amount: input.discountAmount,
-    net_amount: input.netAmount,
-    tax_amount: input.taxAmount,
-    total_amount: input.totalAmount,
+    subtotal_amount: amounts.subtotal,
+    discount_amount: amounts.discount,
+    net_amount: amounts.net,
+    tax_amount: amounts.tax,
+    total_amount: amounts.total,
     currency: input.currency,
     billing_name: input.billingName,
     billing_address: JSON.stringify(input.billingAddress),
     invoice_number: formatInvoiceNumber(slug, number),
-    processor: input.processor,
-    charge_id: input.chargeId,
+    processor: amounts.processor,
+    charge_id: trialEnd ? null : input.chargeId,
     metadata,
     custom_field_data: customFieldData,
     created_at: now,
@@ -134,12 +160,13 @@ export async function recordPurchase(
     {
       id: randomUUID(),
       order_id: order.id,
-      // Polar labels a fixed, custom or free price's line with the product's name.
-      label: product.name,
-      amount: input.subtotalAmount,
-      tax_amount: input.taxAmount,
+      // Polar labels a fixed, custom or free price's line with the product's name; a trial's
+      // line names the trial and no price.
+      label: trialEnd ? trialItemLabel(product.name, now, trialEnd) : product.name,
+      amount: amounts.subtotal,
+      tax_amount: amounts.tax,
       proration: false,
-      product_price_id: input.productPriceId,
+      product_price_id: trialEnd ? null : input.productPriceId,
       position: 0,
       created_at: now,
       modified_at: null,

@@ -8,4 +8,4 @@ export {
 } from "./repository.js";
 export { registerProductRoutes } from "./routes.js";
 export { type PriceWire, Product, type ProductWire } from "./schemas.js";
-export { pricesToWire, productSummary, productsToWire } from "./wire.js";
+export { pricesToWire, productSummary, productsToWire, trialOf } from "./wire.js";

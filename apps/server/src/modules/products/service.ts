@@ -138,10 +138,26 @@ export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string
   return loadOne(ctx.db, ctx.organizationId, input.id);
 }
 
+/** Polar refuses a trial on a one-time product, naming both fields. */
+function refuseOneTimeTrial(input: {
+  trial_interval?: string | null | undefined;
+  trial_interval_count?: number | null | undefined;
+}) {
+  const unit = input.trial_interval ?? null;
+  const count = input.trial_interval_count ?? null;
+  if (unit === null && count === null) return;
+  const msg = "Trial configuration is only supported on recurring products.";
+  throw new RequestValidationError([
+    { type: "value_error", loc: ["body", "trial_interval"], msg, input: unit },
+    { type: "value_error", loc: ["body", "trial_interval_count"], msg, input: count },
+  ]);
+}
+
 export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCreateInput }) {
   const now = ctx.clock.now();
   const id = randomUUID();
   const recurring = Boolean(input.recurring_interval);
+  if (!recurring) refuseOneTimeTrial(input);
   return inTransaction(ctx, async (trx) => {
     const prices = await preparePrices({
       db: trx,
@@ -159,6 +175,8 @@ export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCr
       visibility: input.visibility,
       recurring_interval: input.recurring_interval ?? null,
       recurring_interval_count: recurring ? (input.recurring_interval_count ?? 1) : null,
+      trial_interval: input.trial_interval ?? null,
+      trial_interval_count: input.trial_interval_count ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now,
       modified_at: null,
@@ -197,6 +215,7 @@ export async function updateProduct({
         p.recurring_interval,
       );
     const recurring = current.recurring_interval !== null;
+    if (!recurring && !p.recurring_interval) refuseOneTimeTrial(p);
 
     if (p.prices) {
       const active = await repo.activePrices(trx, ctx.organizationId, [current.id]);
@@ -247,6 +266,9 @@ export async function updateProduct({
       ...(p.recurring_interval_count && recurring
         ? { recurring_interval_count: p.recurring_interval_count }
         : {}),
+      // Polar sets each trial field sent (null removes the trial).
+      ...(p.trial_interval !== undefined ? { trial_interval: p.trial_interval } : {}),
+      ...(p.trial_interval_count !== undefined ? { trial_interval_count: p.trial_interval_count } : {}),
       ...(p.is_archived !== undefined && p.is_archived !== null ? { is_archived: p.is_archived } : {}),
       ...(p.visibility ? { visibility: p.visibility } : {}),
       ...(p.metadata !== undefined ? { metadata: JSON.stringify(p.metadata) } : {}),

@@ -9,6 +9,18 @@ import type { PriceWire, ProductWire } from "./schemas.js";
 
 type Interval = ProductWire["recurring_interval"];
 
+/** A product's trial as the wire answers it: both fields, or neither (none on a one-time product). */
+export function trialOf(
+  row: Pick<repo.ProductRow, "recurring_interval" | "trial_interval" | "trial_interval_count">,
+) {
+  const on =
+    row.recurring_interval !== null && row.trial_interval !== null && row.trial_interval_count !== null;
+  return {
+    trial_interval: on ? (row.trial_interval as NonNullable<ProductWire["trial_interval"]>) : null,
+    trial_interval_count: on ? row.trial_interval_count : null,
+  };
+}
+
 function priceToWire(
   row: repo.PriceRow,
   interval: Interval,
@@ -141,8 +153,7 @@ export async function productsToWire(
       id: row.id,
       created_at: iso(row.created_at),
       modified_at: iso(row.modified_at),
-      trial_interval: null,
-      trial_interval_count: null,
+      ...trialOf(row),
       name: row.name,
       description: row.description,
       visibility: row.visibility as ProductWire["visibility"],
@@ -182,8 +193,7 @@ export function productSummary(row: repo.ProductRow) {
     id: row.id,
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
-    trial_interval: null,
-    trial_interval_count: null,
+    ...trialOf(row),
     name: row.name,
     description: row.description,
     visibility: row.visibility as ProductWire["visibility"],

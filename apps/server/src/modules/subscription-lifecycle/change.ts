@@ -202,7 +202,8 @@ async function renewalPreview(
     start,
     sub.recurring_interval as RecurringInterval,
     sub.recurring_interval_count,
-    sub.anchor_day ?? start.getUTCDate(),
+    // After a trial, the periods keep the day it ends.
+    sub.status === "trialing" ? start.getUTCDate() : (sub.anchor_day ?? start.getUTCDate()),
   );
   return previewOrder(await quoteRenewal(deps, db, sub, start, end, entries), "subscription_cycle", start);
 }

@@ -34,7 +34,8 @@ export type CycleResult =
  * scheduler of each process, the test clock) renew it exactly once per period (the unique
  * index on the cycle order's period is the last guard). In one transaction:
  * - a scheduled cancellation ends it instead;
- * - otherwise the period advances (a trial becomes active), the discount is kept or dropped by
+ * - otherwise the period advances (a trial becomes active, its periods anchored on the day it
+ *   ended), the discount is kept or dropped by
  *   its duration, and a `subscription_cycle` order is made of its prices, the discount and the
  *   tax on the billing address of its latest order. A zero total is paid at once; otherwise the
  *   order is `pending`, its first charge claimed (`payment_attempt_started_at`), and the caller
@@ -58,11 +59,16 @@ export async function cycleSubscription(
 
     const org = sub.organization_id;
     const start = sub.current_period_end;
+    // A trial's end becomes the day the paid periods keep (Polar: anchor = trial-end day).
+    const trialing = sub.status === "trialing";
+    const anchorDay = trialing
+      ? start.getUTCDate()
+      : (sub.anchor_day ?? sub.started_at?.getUTCDate() ?? start.getUTCDate());
     const end = nextPeriodEndOf(
       start,
       sub.recurring_interval as RecurringInterval,
       sub.recurring_interval_count,
-      sub.anchor_day ?? sub.started_at?.getUTCDate() ?? start.getUTCDate(),
+      anchorDay,
     );
     const q = await quoteRenewal(deps, trx, sub, start, end);
     const { discount, subtotal, discountAmount, net, tax: taxAmount, total } = q;
@@ -73,8 +79,11 @@ export async function cycleSubscription(
     const updated = await updateSubscription(trx, sub.id, {
       current_period_start: start,
       current_period_end: end,
-      status: sub.status === "trialing" ? "active" : sub.status,
+      status: trialing ? "active" : sub.status,
+      anchor_day: anchorDay,
       discount_id: discount ? discount.id : null,
+      // A discount is first applied by the first period it bills (after a trial: this one).
+      discount_applied_at: discount ? (sub.discount_applied_at ?? start) : sub.discount_applied_at,
       // What each period costs from now on (prices after discount, before tax).
       amount: q.lines.filter((l) => !l.entryId).reduce((sum, l) => sum + l.amount, 0) - discountAmount,
       modified_at: now,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Decimal } from "decimal.js";
 import type { Db } from "../../kit/context.js";
+import { checkoutAmount } from "../checkouts/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import { firstOrderOf, latestOrderOf } from "../orders/index.js";
 import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -36,12 +37,13 @@ export interface Quote {
 
 /**
  * Whether the subscription's discount still applies to a period starting at `start` (Polar's
- * durations): `once` only to the first period, `forever` always, `repeating N` to the periods
- * that start within N - 1 calendar months of its first application.
+ * durations): `once` only to the first period it bills, `forever` always, `repeating N` to the
+ * periods that start within N - 1 calendar months of its first application.
  */
 export function discountApplies(discount: DiscountRow, appliedAt: Date | null, start: Date): boolean {
   if (discount.duration === "forever") return true;
-  if (discount.duration === "once" || !appliedAt) return false;
+  if (!appliedAt) return false;
+  if (discount.duration === "once") return start.getTime() <= appliedAt.getTime();
   const months = Math.max(1, discount.duration_in_months ?? 1);
   return start.getTime() <= addInterval(appliedAt, "month", months - 1).getTime();
 }
@@ -50,8 +52,13 @@ export function discountApplies(discount: DiscountRow, appliedAt: Date | null, s
 export async function priceAmount(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<number> {
   if (price.amount_type === "fixed") return price.price_amount ?? 0;
   if (price.amount_type === "custom") {
-    // Pay what you want: each period costs what the buyer chose at checkout.
+    // Pay what you want: each period costs what the buyer chose at checkout (after a trial,
+    // whose order is $0, the checkout's amount).
     const first = await firstOrderOf(db, sub.id);
+    if (sub.trial_start && first?.checkout_id && first.subtotal_amount === 0) {
+      const chosen = await checkoutAmount(db, sub.organization_id, first.checkout_id);
+      if (chosen !== undefined) return chosen;
+    }
     return first?.subtotal_amount ?? price.preset_amount ?? price.minimum_amount ?? 0;
   }
   // Free; metered prices are charged from usage (the metering issue adds those lines here).
@@ -61,7 +68,9 @@ export async function priceAmount(db: Db, sub: SubscriptionRow, price: PriceRow)
 /** The subscription's discount, if it still applies to a period starting at `start`. */
 export async function discountFor(db: Db, sub: SubscriptionRow, start: Date) {
   const [row] = sub.discount_id ? await findDiscountsById(db, sub.organization_id, [sub.discount_id]) : [];
-  return row && discountApplies(row, sub.discount_applied_at ?? sub.started_at, start) ? row : null;
+  // A trial's discount was never applied yet: the period after the trial is its first.
+  const appliedAt = sub.discount_applied_at ?? (sub.status === "trialing" ? start : sub.started_at);
+  return row && discountApplies(row, appliedAt, start) ? row : null;
 }
 
 /**

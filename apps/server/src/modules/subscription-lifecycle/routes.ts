@@ -13,6 +13,7 @@ import {
 import { cancelAtPeriodEnd, revoke, uncancel } from "./cancel.js";
 import { changePlan, previewChange } from "./change.js";
 import type { LifecycleDeps } from "./deps.js";
+import { updateTrial } from "./trial.js";
 
 const TAG = "subscriptions";
 const ok = (schema: z.ZodType) => ({
@@ -26,7 +27,7 @@ const update = route({
   tags: [TAG],
   summary: "Update a subscription",
   description:
-    "Change plan (`product_id`, `proration_behavior`), cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
+    "Change plan (`product_id`, `proration_behavior`), set, extend or end a trial (`trial_end`: a time, or `now` to charge the first period at once), cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
   scope: "subscriptions:write",
   request: {
     params: IdParam,
@@ -70,7 +71,7 @@ async function answer(ctx: Ctx, row: SubscriptionRow) {
   return wire;
 }
 
-/** The merchant's cancellation, uncancellation and revoke (`/v1/subscriptions/{id}`). */
+/** The merchant's plan changes, trials, cancellation, uncancellation and revoke (`/v1/subscriptions/{id}`). */
 export function registerSubscriptionLifecycleRoutes(app: V1App, deps: LifecycleDeps) {
   app.openapi(update, async (c) => {
     const ctx = c.var.ctx;
@@ -79,11 +80,13 @@ export function registerSubscriptionLifecycleRoutes(app: V1App, deps: LifecycleD
     const row =
       "product_id" in body
         ? await changePlan(deps, ctx, id, body)
-        : "revoke" in body
-          ? await revoke(deps, ctx, id, body)
-          : body.cancel_at_period_end
-            ? await cancelAtPeriodEnd(deps, ctx, id, body)
-            : await uncancel(deps, ctx, id);
+        : "trial_end" in body
+          ? await updateTrial(deps, ctx, id, body)
+          : "revoke" in body
+            ? await revoke(deps, ctx, id, body)
+            : body.cancel_at_period_end
+              ? await cancelAtPeriodEnd(deps, ctx, id, body)
+              : await uncancel(deps, ctx, id);
     return c.json(await answer(ctx, row), 200);
   });
   app.openapi(preview, async (c) =>
