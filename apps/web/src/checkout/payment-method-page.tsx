@@ -198,7 +198,9 @@ function UpdateCard({ session, payments }: { session: PaymentLinkSession; paymen
           <Table variant="vertical" withRowBorders={false} verticalSpacing={4} aria-label="Your subscription">
             <Table.Tbody>
               <Table.Tr>
-                <Table.Th w={160}>Subscription</Table.Th>
+                <Table.Th w={140} ta="left">
+                  Subscription
+                </Table.Th>
                 <Table.Td>
                   {sub.product_name}, {formatMoney(sub.amount, sub.currency)} / {sub.recurring_interval}{" "}
                   {sub.status === "past_due" && (
@@ -210,7 +212,7 @@ function UpdateCard({ session, payments }: { session: PaymentLinkSession; paymen
               </Table.Tr>
               {due && (
                 <Table.Tr>
-                  <Table.Th>Amount due</Table.Th>
+                  <Table.Th ta="left">Amount due</Table.Th>
                   <Table.Td fw={600} data-testid="amount-due">
                     {formatMoney(sub.amount_due, sub.currency)}
                   </Table.Td>
@@ -218,18 +220,18 @@ function UpdateCard({ session, payments }: { session: PaymentLinkSession; paymen
               )}
               {due && sub.next_payment_attempt_at && (
                 <Table.Tr>
-                  <Table.Th>Next attempt</Table.Th>
+                  <Table.Th ta="left">Next attempt</Table.Th>
                   <Table.Td>{fmtDate(sub.next_payment_attempt_at)}</Table.Td>
                 </Table.Tr>
               )}
               {!due && (
                 <Table.Tr>
-                  <Table.Th>Next renewal</Table.Th>
+                  <Table.Th ta="left">Next renewal</Table.Th>
                   <Table.Td>{fmtDate(sub.current_period_end)}</Table.Td>
                 </Table.Tr>
               )}
               <Table.Tr>
-                <Table.Th>Card on file</Table.Th>
+                <Table.Th ta="left">Card on file</Table.Th>
                 <Table.Td data-testid="card-on-file">{onFile ? cardLabel(onFile) : "None"}</Table.Td>
               </Table.Tr>
             </Table.Tbody>

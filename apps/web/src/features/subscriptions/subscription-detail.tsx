@@ -23,7 +23,13 @@ import { orderColumns } from "../billing/sales-columns";
 import { testClockQuery } from "../test-clock/queries";
 import { CancelSubscriptionDialog } from "./cancel-dialog";
 import { ChangePlanDialog } from "./change-plan-dialog";
-import { cancellationReasonLabel, dunningOf, endingNote, subscriptionHistory } from "./lifecycle";
+import {
+  cancellationReasonLabel,
+  type Dunning,
+  dunningOf,
+  endingNote,
+  subscriptionHistory,
+} from "./lifecycle";
 import { PastDueBanner } from "./past-due-banner";
 import { PreviewOrderCard } from "./preview";
 import {
@@ -58,7 +64,9 @@ export function SubscriptionDetail({ subscriptionId }: { subscriptionId: string 
         title={`${s.product.name} for ${customerName}`}
         description={
           <Group gap="xs" component="span">
-            <StatusBadge status={s.status} labels={SUBSCRIPTION_STATUS_LABELS} />
+            <span data-testid="subscription-status">
+              <StatusBadge status={s.status} labels={SUBSCRIPTION_STATUS_LABELS} />
+            </span>
             {ending && <span data-testid="subscription-ending">{ending}</span>}
             <span>
               {formatRecurring(s.amount, s.currency, s.recurring_interval, s.recurring_interval_count)}
@@ -69,7 +77,7 @@ export function SubscriptionDetail({ subscriptionId }: { subscriptionId: string 
       />
       {dunning && <PastDueBanner dunning={dunning} />}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
-        <UpcomingCharge organizationId={organizationId} subscription={s} />
+        <UpcomingCharge organizationId={organizationId} subscription={s} dunning={dunning} />
         <Section title="History">
           <Timeline bulletSize={18} lineWidth={2} aria-label="History">
             {subscriptionHistory(s, orderItems, now, formatMoney).map((e) => (
@@ -160,9 +168,11 @@ export function SubscriptionDetail({ subscriptionId }: { subscriptionId: string 
 function UpcomingCharge({
   organizationId,
   subscription: s,
+  dunning,
 }: {
   organizationId: string;
   subscription: Subscription;
+  dunning: Dunning | null;
 }) {
   const renews = s.ended_at === null && !s.cancel_at_period_end && s.status !== "canceled";
   const preview = useQuery({
@@ -182,6 +192,15 @@ function UpcomingCharge({
   const next = preview.data?.next_renewal;
   return (
     <Section title="Upcoming charge">
+      {dunning?.nextAttempt && (
+        <Text size="sm" data-testid="upcoming-retry">
+          Retry of the unpaid{" "}
+          <Text span fw={600}>
+            {formatMoney(dunning.amountDue, dunning.currency)}
+          </Text>{" "}
+          on {formatDate(dunning.nextAttempt)}, then:
+        </Text>
+      )}
       {next ? (
         <Stack gap="xs" data-testid="upcoming-charge">
           <Text size="sm">
