@@ -1,6 +1,7 @@
 import path from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
+import { TEST_NODE_FLAGS } from "./apps/server/test/support/database";
 import { serverTestFilesFor } from "./apps/server/test/support/engines";
 
 /** The web app and its tests read the shared schemas from source. */
@@ -34,6 +35,14 @@ export default defineConfig({
             "apps/server/test/support/build-host.ts",
             "apps/server/test/support/global-setup.ts",
           ],
+          // Before each test file: vitest's NODE_ENV=test and TEST would switch Better Auth's
+          // origin checks off in servers that run in the test's process (support/in-process.ts).
+          setupFiles: ["apps/server/test/support/no-test-env.ts"],
+          // The server bundle in-process servers run (support/build-host.ts): Node loads it.
+          server: { deps: { external: [/\/apps\/server\/\.test-host\//] } },
+          // The flags of the test servers' processes (support/database.ts), for those in the
+          // test's own: on PGlite, V8 does not recompile its WebAssembly with its optimizing tier.
+          execArgv: TEST_NODE_FLAGS,
           testTimeout: 30_000,
           hookTimeout: 90_000,
           pool: "forks",

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
@@ -39,9 +40,43 @@ function buildCheckoutToo(): Plugin {
   };
 }
 
+/**
+ * The billing pages check their forms with the `/v1` request schemas, which use parts of zod
+ * that the sign-in page does not (discriminated unions, lazy schemas, date-time formats). A
+ * zod module lives in one chunk, so those parts would join the entry chunk every page loads:
+ * the billing code (the `/v1` schemas, `lib/wire-form.ts` and the billing features) gets a zod
+ * of its own instead, in the billing chunk (the module ids carry `?billing-zod`). The two
+ * copies work together: a form's resolver parses with the schema's own methods.
+ */
+const BILLING_ZOD = "?billing-zod";
+const BILLING_IMPORTERS =
+  /\/packages\/contracts\/src\/v1\/|\/apps\/web\/src\/lib\/wire-form\.ts$|\/apps\/web\/src\/features\/(access-tokens|benefits|billing|checkout-links|checkouts|custom-fields|customers|discounts|meters|orders|products|webhooks|billing-settings)\//;
+function billingZod(): Plugin {
+  return {
+    name: "kassa:billing-zod",
+    apply: "build",
+    enforce: "pre",
+    async resolveId(source, importer, options) {
+      if (!importer) return null;
+      const marked = importer.endsWith(BILLING_ZOD);
+      const bareZod = /^zod(\/|$)/.test(source);
+      if (!(marked && (bareZod || source.startsWith("."))) && !(bareZod && BILLING_IMPORTERS.test(importer)))
+        return null;
+      const from = marked ? importer.slice(0, -BILLING_ZOD.length) : importer;
+      const resolved = await this.resolve(source, from, { ...options, skipSelf: true });
+      if (!resolved || resolved.external || !resolved.id.includes("/node_modules/zod/")) return resolved;
+      return { ...resolved, id: resolved.id + BILLING_ZOD };
+    },
+    load(id) {
+      if (!id.endsWith(BILLING_ZOD)) return null;
+      return readFileSync(id.slice(0, -BILLING_ZOD.length), "utf8");
+    },
+  };
+}
+
 export default defineConfig({
   root: here,
-  plugins: [react(), checkoutDevRewrite(), buildCheckoutToo()],
+  plugins: [billingZod(), react(), checkoutDevRewrite(), buildCheckoutToo()],
   resolve: {
     // The shared schemas from source: no build step between editing them and seeing the page.
     alias: [

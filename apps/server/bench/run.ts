@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchCheckout } from "./checkout.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
+import { benchRenewals } from "./renewals.js";
 import { benchWebhooks } from "./webhooks.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -236,6 +237,13 @@ async function main() {
       rounds,
       concurrency: 8,
     });
+    const renewals = await benchRenewals({
+      base,
+      cookie,
+      subscriptions: Number(process.env.BENCH_RENEWAL_SUBSCRIPTIONS ?? 1000),
+      months: Number(process.env.BENCH_RENEWAL_MONTHS ?? 12),
+      concurrency: 8,
+    });
     const [scryptRun, signInRun] = [signInPair.baseline, signInPair.subject];
     const [baselineRun, sessionRun] = [sessionPair.baseline, sessionPair.subject];
 
@@ -275,6 +283,10 @@ async function main() {
     console.log(
       `confirm -> order.paid:      p50 ${checkout.webhookLatency.p50.toFixed(1)} ms, p99 ${checkout.webhookLatency.p99.toFixed(1)} ms = ${(checkout.webhookLatency.p50 / checkout.baseline.p50).toFixed(1)}x the bare round trip p50${checkout.webhooksMissing ? ` (${checkout.webhooksMissing} never arrived)` : ""}`,
     );
+    const renewalRatio = renewals.renewalsPerSecond / checkout.purchase.throughput;
+    console.log(
+      `renewals while advancing:   ${renewals.renewalsPerSecond.toFixed(1)} /s (${renewals.renewals} renewals of ${renewals.subscriptions} subscriptions over ${renewals.months} months in ${renewals.seconds.toFixed(1)} s) vs checkout purchases ${checkout.purchase.throughput.toFixed(1)} /s = ${renewalRatio.toFixed(2)}x  (goal > 1: a renewal costs less than a purchase)`,
+    );
     if (process.env.BENCH_JSON) {
       console.log(
         JSON.stringify({
@@ -288,6 +300,7 @@ async function main() {
           products: brief(productsRun),
           productsRatio,
           webhooks,
+          renewals: { ...renewals, ratioToPurchases: renewalRatio },
           checkout: {
             baseline: brief(checkout.baseline),
             purchase: brief(checkout.purchase),

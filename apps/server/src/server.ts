@@ -46,8 +46,73 @@ export interface StartOptions {
   password?: AuthDeps["password"];
 }
 
+/**
+ * Everything a server is made of except its socket: the migrated database, Better Auth, the
+ * background work and the HTTP application. `startKassa` listens with it; the route tests call
+ * `app.fetch` in their own process (apps/server/test/support/in-process.ts).
+ */
+export interface Kassa {
+  app: ReturnType<typeof createApp>;
+  database: Database;
+  auth: KassaAuth;
+  mailer: Mailer;
+  /** The job worker of this process (absent with JOB_WORKER=off). */
+  jobs: JobWorker | undefined;
+  /** The payment processor (sandbox or Stripe) and its parts. */
+  payments: Payments;
+  /** What `/api/auth/ok` answers: false (503) until start-up has finished, and while stopping. */
+  setReady(ready: boolean): void;
+  /** Stops the background work and the mailer, then closes the database. */
+  close(): Promise<void>;
+  /** After a failed start: stops the background work at once and closes the database. */
+  abort(): Promise<void>;
+}
+
 /** Opens the database, migrates it, builds the app and listens. The one composition root. */
 export async function startKassa(config: KassaConfig, options: StartOptions = {}): Promise<KassaServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const kassa = await createKassa(config, { ...options, logger });
+  const { database, auth, mailer, jobs, payments } = kassa;
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: kassa.app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (error) {
+    await kassa.abort();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  kassa.setReady(true);
+  logger.info(`Kassa listening on ${config.baseURL} (port ${port}, database ${database.description})`, {
+    mail: mailer.mode === "smtp" ? "smtp" : "development mailbox at /api/dev/mailbox",
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      kassa.setReady(false);
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          if ("closeAllConnections" in server) server.closeAllConnections();
+        }, 10_000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        if ("closeIdleConnections" in server) server.closeIdleConnections();
+      });
+      await kassa.close();
+    })();
+    return closing;
+  };
+  return { url: config.baseURL, port, database, auth, mailer, jobs, payments, close };
+}
+
+/** Opens the database, migrates it and builds the app, without listening (see `Kassa`). */
+export async function createKassa(config: KassaConfig, options: StartOptions = {}): Promise<Kassa> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
@@ -58,6 +123,14 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
   let reconciler: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let testClocks: TestClocks | undefined;
+  const abort = async () => {
+    await jobs?.stop(0);
+    await uploadSweeper?.stop();
+    await reconciler?.stop();
+    await scheduler?.stop();
+    await testClocks?.close();
+    await database.close().catch(() => {});
+  };
   try {
     // Built before the migrations (Better Auth's options, which the migrations read, need it),
     // but it delivers nothing until start() below.
@@ -187,31 +260,10 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
         uploadUrlTtlSeconds: config.files.uploadUrlTtlSeconds,
       },
     });
-    const server = await new Promise<ServerType>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-      s.once("error", reject);
-    });
-    const port = (server.address() as AddressInfo).port;
-    ready = true;
-    logger.info(`Kassa listening on ${config.baseURL} (port ${port}, database ${database.description})`, {
-      mail: mailer.mode === "smtp" ? "smtp" : "development mailbox at /api/dev/mailbox",
-    });
-
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
         ready = false;
-        await new Promise<void>((resolve) => {
-          const force = setTimeout(() => {
-            if ("closeAllConnections" in server) server.closeAllConnections();
-          }, 10_000);
-          force.unref();
-          server.close(() => {
-            clearTimeout(force);
-            resolve();
-          });
-          if ("closeIdleConnections" in server) server.closeIdleConnections();
-        });
         await jobs?.stop();
         await uploadSweeper?.stop();
         await reconciler?.stop();
@@ -223,14 +275,21 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       })();
       return closing;
     };
-    return { url: config.baseURL, port, database, auth, mailer, jobs, payments, close };
+    return {
+      app,
+      database,
+      auth,
+      mailer,
+      jobs,
+      payments,
+      setReady: (value) => {
+        ready = value;
+      },
+      close,
+      abort,
+    };
   } catch (error) {
-    await jobs?.stop(0);
-    await uploadSweeper?.stop();
-    await reconciler?.stop();
-    await scheduler?.stop();
-    await testClocks?.close();
-    await database.close().catch(() => {});
+    await abort();
     throw error;
   }
 }

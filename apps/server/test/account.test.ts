@@ -70,7 +70,7 @@ describe("account", () => {
 
   beforeAll(async () => {
     await mail.start();
-    server = await startTestServer({ env: { SMTP_URL: mail.url } });
+    server = await startTestServer({ inProcess: true, env: { SMTP_URL: mail.url } });
   });
   afterAll(async () => {
     await server?.stop();

@@ -28,6 +28,7 @@ describe("admin", () => {
 
   beforeAll(async () => {
     server = await startTestServer({
+      inProcess: true,
       env: { ADMIN_EMAILS: `someone-else@example.test, ${bossEmail.toUpperCase()}` },
     });
     boss = await createUser(server, { email: bossEmail, name: "Boss" });

@@ -21,7 +21,7 @@ describe("API keys", () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
     owner = await createUser(server);
   });
   afterAll(async () => {

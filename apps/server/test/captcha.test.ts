@@ -75,6 +75,7 @@ describe.each(PROVIDERS)("captcha with %s", (provider: Provider) => {
   beforeAll(async () => {
     verifier = await startVerifier();
     server = await startTestServer({
+      inProcess: true,
       env: {
         CAPTCHA_PROVIDER: provider,
         CAPTCHA_SECRET_KEY: SECRET,
@@ -210,7 +211,7 @@ describe.each(PROVIDERS)("captcha with %s", (provider: Provider) => {
 describe("without captcha configured", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();

@@ -5,7 +5,7 @@ import type { Json } from "./support/client.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { startTestServer, type ProcessTestServer as TestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
 
 /**

@@ -28,7 +28,7 @@ let otherOrganizationId: string;
 
 beforeAll(async () => {
   // A real server migrates the database and creates the organizations, then leaves it to this file.
-  const server = await startTestServer({ keepDatabase: true, env: { JOB_WORKER: "off" } });
+  const server = await startTestServer({ inProcess: true, keepDatabase: true, env: { JOB_WORKER: "off" } });
   organizationId = (await createMerchant(server, "Core")).organizationId;
   otherOrganizationId = (await createMerchant(server, "Other")).organizationId;
   await server.stop();

@@ -62,7 +62,11 @@ describe("e-mail and password, with SMTP and the real password hash", () => {
 
   beforeAll(async () => {
     await mail.start();
-    server = await startTestServer({ fastHash: false, env: { SMTP_URL: mail.url, AUTH_SECRET: SECRET } });
+    server = await startTestServer({
+      inProcess: true,
+      fastHash: false,
+      env: { SMTP_URL: mail.url, AUTH_SECRET: SECRET },
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -565,7 +569,10 @@ describe("e-mail and password, with SMTP and the real password hash", () => {
 describe("configured password limits", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { PASSWORD_MIN_LENGTH: "12", PASSWORD_MAX_LENGTH: "20" } });
+    server = await startTestServer({
+      inProcess: true,
+      env: { PASSWORD_MIN_LENGTH: "12", PASSWORD_MAX_LENGTH: "20" },
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -597,7 +604,7 @@ describe("configured password limits", () => {
 describe("development mailbox", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();
@@ -644,6 +651,7 @@ describe("development mailbox in production", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
+      inProcess: true,
       env: { NODE_ENV: "production", AUTH_SECRET: SECRET, KASSA_ALLOW_EMBEDDED_DB: "1" },
     });
   });

@@ -14,7 +14,7 @@ const AUTH = "/api/auth";
 describe("get-session", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();

@@ -22,7 +22,10 @@ describe("invitations", () => {
 
   beforeAll(async () => {
     mail = await new MailCatcher().start();
-    server = await startTestServer({ env: { SMTP_URL: mail.url, MAIL_FROM: "Kassa <kassa@example.test>" } });
+    server = await startTestServer({
+      inProcess: true,
+      env: { SMTP_URL: mail.url, MAIL_FROM: "Kassa <kassa@example.test>" },
+    });
     [owner, admin, member, outsider] = await Promise.all([
       createUser(server, { name: "Olivia Owner" }),
       createUser(server, { name: "Adam Admin" }),

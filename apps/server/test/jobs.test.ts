@@ -36,7 +36,7 @@ const open = (): Promise<Database> => openDatabase(loadConfig({ ...testDb.env, L
 
 beforeAll(async () => {
   // A real server migrates the database, then leaves it to this file's workers.
-  const server = await startTestServer({ keepDatabase: true, env: { JOB_WORKER: "off" } });
+  const server = await startTestServer({ inProcess: true, keepDatabase: true, env: { JOB_WORKER: "off" } });
   await server.stop();
   testDb = server.database!;
   database = await open();

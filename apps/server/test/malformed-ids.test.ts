@@ -15,7 +15,7 @@ describe("ids that are not UUIDs", () => {
   let admin: TestUser;
   const adminEmail = uniqueEmail("admin");
   beforeAll(async () => {
-    server = await startTestServer({ env: { ADMIN_EMAILS: adminEmail } });
+    server = await startTestServer({ inProcess: true, env: { ADMIN_EMAILS: adminEmail } });
     admin = await createUser(server, { email: adminEmail });
   });
   afterAll(async () => {

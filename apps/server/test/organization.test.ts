@@ -46,7 +46,7 @@ describe("organizations", () => {
   let outsider: TestUser;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
     [owner, admin, member, outsider] = await Promise.all([
       createUser(server, { name: "Olivia Owner" }),
       createUser(server, { name: "Adam Admin" }),
@@ -744,7 +744,7 @@ describe("organizations", () => {
 
 describe("organization creation policy and limit", () => {
   it("nobody: sign-in users are refused, the server may still create for a user id", async () => {
-    const server = await startTestServer({ env: { ORGANIZATION_CREATION: "nobody" } });
+    const server = await startTestServer({ inProcess: true, env: { ORGANIZATION_CREATION: "nobody" } });
     try {
       const user = await createUser(server);
       const res = await user.client.post(`${A}/organization/create`, { name: "No", slug: slug() });
@@ -766,7 +766,7 @@ describe("organization creation policy and limit", () => {
   });
 
   it("verified: an unverified user is refused", async () => {
-    const server = await startTestServer({ env: { ORGANIZATION_CREATION: "verified" } });
+    const server = await startTestServer({ inProcess: true, env: { ORGANIZATION_CREATION: "verified" } });
     try {
       const user = await createUser(server);
       const ok = await user.client.post(`${A}/organization/create`, { name: "Yes", slug: slug() });
@@ -786,6 +786,7 @@ describe("organization creation policy and limit", () => {
   it("admins with a maximum of 1: others are refused; an admin reaches the maximum", async () => {
     const adminEmail = uniqueEmail("platform-admin");
     const server = await startTestServer({
+      inProcess: true,
       env: { ORGANIZATION_CREATION: "admins", ORGANIZATION_LIMIT: "1", ADMIN_EMAILS: adminEmail },
     });
     try {

@@ -15,7 +15,7 @@ let acme: Merchant;
 let other: Merchant;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   [acme, other] = await Promise.all([createMerchant(server, "Acme"), createMerchant(server, "Other")]);
 });
 afterAll(() => server?.stop());
@@ -609,7 +609,10 @@ describe("refunds", () => {
 
 describe("token rate limit", () => {
   it("answers 429 with Retry-After past SANDBOX_TOKEN_RATE_LIMIT a minute per address", async () => {
-    const limited = await startTestServer({ env: { RATE_LIMIT: "on", SANDBOX_TOKEN_RATE_LIMIT: "3" } });
+    const limited = await startTestServer({
+      inProcess: true,
+      env: { RATE_LIMIT: "on", SANDBOX_TOKEN_RATE_LIMIT: "3" },
+    });
     try {
       const card = { card_number: "4242424242424242", exp_month: 12, exp_year: nextYear, cvc: "123" };
       const statuses: number[] = [];

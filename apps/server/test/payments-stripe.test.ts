@@ -25,6 +25,7 @@ let other: Merchant;
 beforeAll(async () => {
   fake = await startFakeStripe();
   server = await startTestServer({
+    inProcess: true,
     env: {
       STRIPE_SECRET_KEY: "sk_test_kassa_fake",
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,

@@ -47,7 +47,7 @@ let token: string;
 let readOnly: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   [acme, other] = await Promise.all([createMerchant(server, "Acme"), createMerchant(server, "Other")]);
   token = await createToken(acme, ["organizations:write"]);
   readOnly = await createToken(acme, ["organizations:read"]);

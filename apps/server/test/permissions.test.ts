@@ -214,7 +214,7 @@ describe("organization permissions by role (spec section 6)", () => {
   const actors = {} as Record<Role, TestUser>;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
     const users = await Promise.all([
       createUser(server, { name: "Boss" }),
       ...ROLES.map(() => createUser(server)),

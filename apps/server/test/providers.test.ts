@@ -14,6 +14,7 @@ describe("GitHub and Google sign-in when configured", () => {
   beforeAll(async () => {
     [configured, bare] = await Promise.all([
       startTestServer({
+        inProcess: true,
         env: {
           GITHUB_CLIENT_ID: "gh-client",
           GITHUB_CLIENT_SECRET: "gh-secret",
@@ -21,7 +22,7 @@ describe("GitHub and Google sign-in when configured", () => {
           GOOGLE_CLIENT_SECRET: "google-secret",
         },
       }),
-      startTestServer(),
+      startTestServer({ inProcess: true }),
     ]);
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ describe("sessions", () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();

@@ -49,7 +49,7 @@ const decodeJwt = (token: string): Json =>
 async function startPair(env: Record<string, string> = {}) {
   const port = await freePort();
   const oidc = await startOidcProvider({ redirectUris: [oidcRedirectUri(`http://localhost:${port}`)] });
-  const server = await startTestServer({ port, env: { ...oidc.env(), ...env } });
+  const server = await startTestServer({ inProcess: true, port, env: { ...oidc.env(), ...env } });
   return { oidc, server };
 }
 

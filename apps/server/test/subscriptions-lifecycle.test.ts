@@ -52,6 +52,7 @@ async function shop(name: string): Promise<Shop> {
     "orders:read",
     "webhooks:write",
     "customer_sessions:write",
+    "customers:write",
   ]);
   const path = `/${name.toLowerCase()}`;
   const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
@@ -297,7 +298,11 @@ describe("dunning", () => {
       signature: link.searchParams.get("signature"),
     });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-    expect(opened.body.subscription).toMatchObject({ status: "past_due", amount_due: 1500, product_name: "Pro" });
+    expect(opened.body.subscription).toMatchObject({
+      status: "past_due",
+      amount_due: 1500,
+      product_name: "Pro",
+    });
     expect(opened.body.subscription.card).toEqual({ brand: "visa", last4: "0341" });
     const forged = await call(server, undefined, "POST", "/v1/subscription-payment-links/session", {
       subscription_id: subscriptionId,
@@ -449,5 +454,137 @@ describe("cancellation", () => {
       surprise: 1,
     });
     expect(unknown.status).toBe(422);
+
+    // Deleting a customer revokes their subscriptions.
+    const third = await subscribe(s, product);
+    const sub = await subscription(s, third.subscriptionId);
+    const deleted = await call(server, s.token, "DELETE", `/v1/customers/${sub.customer_id}`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    const gone = await server.sql<{ status: string; ended_at: Date | null }>(
+      "select status, ended_at from kassa_subscription where id = $1",
+      third.subscriptionId,
+    );
+    expect(gone[0]!.status).toBe("canceled");
+    expect(gone[0]!.ended_at).not.toBeNull();
+  }, 60_000);
+});
+
+describe("plan changes", () => {
+  async function plans(s: Shop) {
+    const basic = await monthly(s, 3000);
+    const pro = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Team",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 6000 }],
+    });
+    const once = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Ebook",
+      prices: [{ amount_type: "fixed", price_amount: 900 }],
+    });
+    return { basic, pro: pro.body.id as string, once: once.body.id as string };
+  }
+  const year = new Date().getUTCFullYear() + 1;
+  const at = (month: number, day: number) => new Date(Date.UTC(year, month - 1, day)).toISOString();
+  const change = (s: Shop, id: string, body: Record<string, unknown>) =>
+    call(server, s.token, "PATCH", `/v1/subscriptions/${id}`, body);
+  const preview = async (s: Shop, id: string, query: string) => {
+    const res = await call(server, s.token, "GET", `/v1/subscriptions/${id}/preview${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+
+  it("upgrade with invoice, then downgrade with prorate: the preview is what happens, to the cent", async () => {
+    const s = await shop("Upgrade");
+    const { basic, pro, once } = await plans(s);
+    // The period runs 1 April to 1 May: 30 days. The clock stands where it is put.
+    await advance(s, { to: at(4, 1) });
+    const { subscriptionId } = await subscribe(s, basic);
+    await advance(s, { to: at(4, 16) });
+
+    // Worked example, on 16 April (f = 15 / 30 = 0.5): credit 30.00 x 0.5 = -15.00 for Basic,
+    // debit 60.00 x 0.5 = 30.00 for Team: 15.00 charged now; 1 May renews at 60.00.
+    const seen = await preview(s, subscriptionId, `?product_id=${pro}&proration_behavior=invoice`);
+    expect(seen.now).toMatchObject({
+      billing_reason: "subscription_update",
+      total_amount: 1500,
+      subtotal_amount: 1500,
+    });
+    expect(seen.now.items.map((i: Json) => [i.amount, i.proration])).toEqual([
+      [-1500, true],
+      [3000, true],
+    ]);
+    expect(seen.next_renewal).toMatchObject({
+      billing_reason: "subscription_cycle",
+      total_amount: 6000,
+      at: at(5, 1),
+    });
+    // Previewing changed nothing.
+    expect((await subscription(s, subscriptionId)).product_id).toBe(basic);
+
+    const upgraded = await change(s, subscriptionId, { product_id: pro, proration_behavior: "invoice" });
+    expect(upgraded.status, JSON.stringify(upgraded.body)).toBe(200);
+    expect(upgraded.body.product_id).toBe(pro);
+    expect(upgraded.body.amount).toBe(6000);
+    let orders = await ordersOf(subscriptionId);
+    expect(orders.at(-1)).toMatchObject({
+      billing_reason: "subscription_update",
+      status: "paid",
+      total_amount: 1500,
+    });
+
+    // On 24 April (f = 7 / 30): credit 60.00 x 7/30 = -14.00 for Team, debit 30.00 x 7/30 =
+    // 7.00 for Basic, both left for 1 May, which bills 30.00 - 14.00 + 7.00 = 23.00.
+    await advance(s, { to: at(4, 24) });
+    const down = await preview(s, subscriptionId, `?product_id=${basic}&proration_behavior=prorate`);
+    expect(down.now).toBeNull();
+    expect(down.next_renewal.total_amount).toBe(2300);
+    expect(down.next_renewal.items.map((i: Json) => i.amount)).toEqual([3000, -1400, 700]);
+    expect(
+      (await change(s, subscriptionId, { product_id: basic, proration_behavior: "prorate" })).status,
+    ).toBe(200);
+    expect((await preview(s, subscriptionId, "")).next_renewal.total_amount).toBe(2300);
+    expect((await advance(s, { to: at(5, 1) })).ran).toMatchObject({ renewals: 1, paid: 1 });
+    orders = await ordersOf(subscriptionId);
+    expect(orders.at(-1)).toMatchObject({
+      billing_reason: "subscription_cycle",
+      subtotal_amount: 2300,
+      total_amount: 2300,
+    });
+    const charges = (await chargesOf(s.merchant.organizationId)).map((c) => c.amount);
+    expect(charges).toEqual([3000, 1500, 2300]);
+
+    // Refusals name the field and change nothing.
+    const oneTime = await change(s, subscriptionId, { product_id: once });
+    expect(oneTime.status).toBe(422);
+    expect(oneTime.body.detail[0]).toMatchObject({
+      loc: ["body", "product_id"],
+      msg: "Product is not recurring.",
+    });
+    const unknown = await change(s, subscriptionId, { product_id: "00000000-0000-4000-8000-000000000000" });
+    expect(unknown.body.detail[0].msg).toBe("Product does not exist.");
+    await change(s, subscriptionId, { cancel_at_period_end: true });
+    const canceled = await change(s, subscriptionId, { product_id: pro });
+    expect(canceled.status).toBe(403);
+    expect(canceled.body.error).toBe("AlreadyCanceledSubscription");
+  }, 60_000);
+
+  it("a downgrade invoiced mid-period is never paid out: its credit lowers the next renewal", async () => {
+    const s = await shop("Downgrade");
+    const { basic, pro } = await plans(s);
+    await advance(s, { to: at(4, 1) });
+    const { subscriptionId } = await subscribe(s, pro);
+    await advance(s, { to: at(4, 16) });
+    // f = 0.5: credit -30.00 for Team, debit 15.00 for Basic: -15.00, nothing charged now;
+    // 1 May bills 30.00 - 15.00 = 15.00.
+    const seen = await preview(s, subscriptionId, `?product_id=${basic}&proration_behavior=invoice`);
+    expect(seen.now).toBeNull();
+    expect(seen.next_renewal.total_amount).toBe(1500);
+    expect(
+      (await change(s, subscriptionId, { product_id: basic, proration_behavior: "invoice" })).status,
+    ).toBe(200);
+    expect((await ordersOf(subscriptionId)).length).toBe(1);
+    await advance(s, { to: at(5, 1) });
+    expect((await ordersOf(subscriptionId)).at(-1)).toMatchObject({ total_amount: 1500, status: "paid" });
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([6000, 1500]);
   }, 60_000);
 });

@@ -50,6 +50,7 @@ const OWNERS: Record<string, string> = {
   kassa_subscription: "modules/subscriptions",
   kassa_tax_rate: "modules/tax",
   kassa_test_clock: "modules/test-clocks",
+  kassa_billing_entry: "modules/subscription-lifecycle",
   kassa_webhook_endpoint: "modules/webhooks",
   kassa_webhook_event: "modules/webhooks",
   kassa_webhook_send: "modules/webhooks",

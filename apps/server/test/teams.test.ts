@@ -45,7 +45,7 @@ describe("teams", () => {
   let outsider: TestUser;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
     [owner, admin, member, outsider] = await Promise.all([
       createUser(server),
       createUser(server),
@@ -418,7 +418,7 @@ describe("teams with ALLOW_REMOVING_ALL_TEAMS=1", () => {
   let admin: TestUser;
   let member: TestUser;
   beforeAll(async () => {
-    server = await startTestServer({ env: { ALLOW_REMOVING_ALL_TEAMS: "1" } });
+    server = await startTestServer({ inProcess: true, env: { ALLOW_REMOVING_ALL_TEAMS: "1" } });
     [owner, admin, member] = await Promise.all([createUser(server), createUser(server), createUser(server)]);
   });
   afterAll(async () => {

@@ -25,7 +25,7 @@ async function signUp(server: TestServer, body: Record<string, unknown>) {
 describe("username", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();
@@ -200,7 +200,10 @@ describe("username", () => {
 describe("username bounds from the environment", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { USERNAME_MIN_LENGTH: "5", USERNAME_MAX_LENGTH: "8" } });
+    server = await startTestServer({
+      inProcess: true,
+      env: { USERNAME_MIN_LENGTH: "5", USERNAME_MAX_LENGTH: "8" },
+    });
   });
   afterAll(async () => {
     await server?.stop();

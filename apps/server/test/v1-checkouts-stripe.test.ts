@@ -22,6 +22,7 @@ const ctoken = (kind: string) => `ctoken_${kind}_${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
   fake = await startFakeStripe();
   server = await startTestServer({
+    inProcess: true,
     env: {
       STRIPE_SECRET_KEY: "sk_test_kassa_fake",
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,

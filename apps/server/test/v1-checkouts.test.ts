@@ -55,7 +55,7 @@ const client = (secret: string, method = "GET", body?: unknown) =>
 
 beforeAll(async () => {
   [server, receiver] = await Promise.all([
-    startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } }),
+    startTestServer({ inProcess: true, env: { JOB_POLL_INTERVAL_MS: "200" } }),
     startReceiver(),
   ]);
   acme = await createMerchant(server, "Acme");

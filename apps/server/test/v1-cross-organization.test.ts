@@ -204,7 +204,7 @@ async function makeB(): Promise<BWorld> {
 
 beforeAll(async () => {
   // No job worker: nothing changes a row behind the test's back (webhook deliveries).
-  server = await startTestServer({ env: { JOB_WORKER: "off" } });
+  server = await startTestServer({ inProcess: true, env: { JOB_WORKER: "off" } });
   a = await createMerchant(server, "Alpha");
   b = await createMerchant(server, "Beta");
   tokenA = await createToken(a, [...SCOPES], "all scopes");

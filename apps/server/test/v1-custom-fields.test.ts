@@ -11,7 +11,7 @@ let other: Merchant;
 let token: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
   token = await createToken(acme, ["custom_fields:write"]);

@@ -35,7 +35,7 @@ async function sessionFor(customerId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
   token = await createToken(acme, ["products:write", "benefits:write", "customer_sessions:write"]);
@@ -373,7 +373,7 @@ describe("customer portal authentication", () => {
   });
 
   it("a portal customer has a rate limit of their own, apart from the merchant's", async () => {
-    const limited = await startTestServer({ env: { RATE_LIMIT: "on", V1_RATE_LIMIT: "4" } });
+    const limited = await startTestServer({ inProcess: true, env: { RATE_LIMIT: "on", V1_RATE_LIMIT: "4" } });
     try {
       const m = await createMerchant(limited);
       const t = await createToken(m, ["customer_sessions:write", "products:read"]);

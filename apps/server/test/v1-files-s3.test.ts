@@ -38,6 +38,7 @@ beforeAll(async () => {
   const endpoint = `http://127.0.0.1:${port}`;
   client = new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials: KEYS });
   server = await startTestServer({
+    inProcess: true,
     env: {
       S3_BUCKET: BUCKET,
       S3_ENDPOINT: endpoint,

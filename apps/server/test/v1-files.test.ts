@@ -25,7 +25,7 @@ let otherToken: string;
 let polar: Polar;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
   token = await createToken(acme, ["files:write", "products:write"]);
@@ -606,6 +606,18 @@ describe("product medias", () => {
 });
 
 describe("README", () => {
+  // The snippet runs in a Node process of its own: it needs a server on a real socket.
+  let readmeServer: TestServer;
+  let readmeToken: string;
+  beforeAll(async () => {
+    readmeServer = await startTestServer();
+    readmeToken = await createToken(await createMerchant(readmeServer, "Readme"), [
+      "files:write",
+      "products:write",
+    ]);
+  });
+  afterAll(() => readmeServer?.stop());
+
   it("the files snippet uploads a product media and puts it on a product, as written", async () => {
     const here = path.dirname(fileURLToPath(import.meta.url));
     const readme = readFileSync(path.join(here, "../../../README.md"), "utf8");
@@ -613,12 +625,13 @@ describe("README", () => {
       .map((m) => m[1] ?? "")
       .find((s) => s.includes("polar.files.create("));
     expect(snippet).toBeDefined();
+    const polar = sdk(readmeServer, readmeToken);
     const product = await polar.products.create({ name: "Framed print", prices: [{ amountType: "free" }] });
     const cwd = mkdtempSync(path.join(os.tmpdir(), "kassa-readme-files-"));
     const cover = png(1234);
     writeFileSync(path.join(cwd, "cover.png"), cover);
     // The snippet assumes a client and a product id; everything else runs as written.
-    const prelude = `import { Polar } from "@polar-sh/sdk";\nconst polar = new Polar({ accessToken: process.env.KASSA_TOKEN, serverURL: "${server.url}" });\nconst productId = process.env.PRODUCT_ID;\n`;
+    const prelude = `import { Polar } from "@polar-sh/sdk";\nconst polar = new Polar({ accessToken: process.env.KASSA_TOKEN, serverURL: "${readmeServer.url}" });\nconst productId = process.env.PRODUCT_ID;\n`;
     const file = path.join(here, `.readme-files-${process.pid}.mts`);
     writeFileSync(file, prelude + (snippet ?? ""));
     try {
@@ -626,7 +639,7 @@ describe("README", () => {
       const tsx = pathToFileURL(path.join(here, "../../../node_modules/tsx/dist/loader.mjs")).href;
       await promisify(execFile)(process.execPath, ["--import", tsx, file], {
         cwd,
-        env: { ...process.env, KASSA_TOKEN: token, PRODUCT_ID: product.id },
+        env: { ...process.env, KASSA_TOKEN: readmeToken, PRODUCT_ID: product.id },
       });
       const [media] = (await polar.products.get({ id: product.id })).medias;
       expect(media).toMatchObject({ name: "cover.png", isUploaded: true, size: cover.length });

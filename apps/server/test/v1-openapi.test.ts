@@ -10,7 +10,7 @@ let server: TestServer;
 let doc: any;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   const res = await call(server, undefined, "GET", "/v1/openapi.json");
   expect(res.status).toBe(200);
   doc = res.body;

@@ -75,7 +75,7 @@ async function events(organizationId: string, type: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
   token = await createToken(acme, [

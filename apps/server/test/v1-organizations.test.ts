@@ -10,7 +10,7 @@ let acme: Merchant;
 let other: Merchant;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
 });

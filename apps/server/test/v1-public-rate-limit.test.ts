@@ -10,7 +10,10 @@ import { call, createMerchant, createToken } from "./support/v1.js";
  */
 describe("public checkout endpoints", () => {
   it("answer 429 with Retry-After past PUBLIC_RATE_LIMIT a minute per address, and nothing else is limited by it", async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT: "on", PUBLIC_RATE_LIMIT: "3" } });
+    const server = await startTestServer({
+      inProcess: true,
+      env: { RATE_LIMIT: "on", PUBLIC_RATE_LIMIT: "3" },
+    });
     try {
       const merchant = await createMerchant(server);
       const token = await createToken(merchant, ["products:read"]);

@@ -30,6 +30,7 @@ type Json = Record<string, unknown>;
 beforeAll(async () => {
   [fake, receiver] = await Promise.all([startFakeStripe(), startReceiver()]);
   server = await startTestServer({
+    inProcess: true,
     env: {
       STRIPE_SECRET_KEY: "sk_test_kassa_fake",
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,

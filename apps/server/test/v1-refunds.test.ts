@@ -25,7 +25,7 @@ type Json = Record<string, unknown>;
 
 beforeAll(async () => {
   [server, receiver] = await Promise.all([
-    startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } }),
+    startTestServer({ inProcess: true, env: { JOB_POLL_INTERVAL_MS: "200" } }),
     startReceiver(),
   ]);
   [acme, other] = await Promise.all([createMerchant(server, "Acme"), createMerchant(server, "Other")]);

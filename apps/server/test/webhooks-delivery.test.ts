@@ -24,7 +24,10 @@ let server: TestServer;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  [server, receiver] = await Promise.all([startTestServer({ env: FAST_JOBS }), startReceiver()]);
+  [server, receiver] = await Promise.all([
+    startTestServer({ inProcess: true, env: FAST_JOBS }),
+    startReceiver(),
+  ]);
 });
 afterAll(async () => {
   await server?.stop();

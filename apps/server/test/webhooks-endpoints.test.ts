@@ -12,7 +12,7 @@ let token: string;
 let otherToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
   token = await createToken(acme, ["webhooks:read", "webhooks:write"]);

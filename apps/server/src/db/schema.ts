@@ -508,15 +508,31 @@ export interface OrderTable {
   payment_attempts: ColumnType<number, number | undefined, number>;
   /** When dunning tries the charge again; null when no retry is planned. */
   next_payment_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** Set while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
+  /** Set (real time) while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
   payment_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface BillingEntryTable {
+  id: string;
+  organization_id: string;
+  subscription_id: string;
+  label: string;
+  /** Minor units; negative for a credit. */
+  amount: number;
+  currency: string;
+  proration: ColumnType<boolean, boolean | undefined, boolean>;
+  product_price_id: string | null;
+  /** The order that billed it; null while it waits for one. */
+  order_id: string | null;
+  created_at: Date;
 }
 
 export interface TestClockTable {
   organization_id: string;
-  /** Milliseconds the organization's time runs ahead of the real time (bigint: a string when read). */
-  offset_ms: ColumnType<string, number | string, number | string>;
-  advanced_at: Date | null;
+  /** The organization's time, standing until the next advance. */
+  frozen_at: Date;
+  /** When (real time) it was last advanced. */
+  advanced_at: Date;
 }
 
 export interface OrderItemTable {
@@ -690,6 +706,7 @@ export interface KassaDatabase {
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
   kassa_test_clock: TestClockTable;
+  kassa_billing_entry: BillingEntryTable;
   kassa_order: OrderTable;
   kassa_order_item: OrderItemTable;
   kassa_invoice_counter: InvoiceCounterTable;

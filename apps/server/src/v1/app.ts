@@ -46,6 +46,7 @@ import {
   type LifecycleDeps,
   registerPaymentLinkRoutes,
   registerSubscriptionLifecycleRoutes,
+  revokeWithCustomer,
 } from "../modules/subscription-lifecycle/index.js";
 import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { registerTaxRoutes, type TaxCalculator } from "../modules/tax/index.js";
@@ -242,7 +243,7 @@ export function createV1Api(deps: V1Deps) {
   registerBenefitRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
-  registerCustomerRoutes(api);
+  registerCustomerRoutes(api, deps.lifecycle ? { deleting: revokeWithCustomer(deps.lifecycle) } : {});
   registerWebhookRoutes(api);
   registerTaxRoutes(api);
   registerOrderRoutes(api);

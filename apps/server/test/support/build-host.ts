@@ -4,9 +4,10 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 /**
- * Bundles the test host (host.ts and the server source it imports), and the server's own entry
- * points (main.ts, migrate.ts) that the process tests run, each into one ES module, once per
- * run, and tells the tests to run them with plain Node instead of through tsx.
+ * Bundles the test host (host.ts and the server source it imports), the server side of the
+ * in-process harness (in-process-host.ts), and the server's own entry points (main.ts,
+ * migrate.ts) that the process tests run, each into one ES module, once per run, and tells the
+ * tests to run them with plain Node instead of through tsx (or, in process, vitest's transform).
  *
  * Starting a server through tsx sends each of its several hundred modules through tsx's
  * loader hooks: about a second of each test server's start, and every test file starts at
@@ -19,6 +20,7 @@ export default async function setup() {
   const outdir = path.resolve(here, "../../.test-host");
   const entries = {
     host: path.join(here, "host.ts"),
+    "in-process-host": path.join(here, "in-process-host.ts"),
     main: path.resolve(here, "../../src/main.ts"),
     migrate: path.resolve(here, "../../src/migrate.ts"),
   };
@@ -59,6 +61,7 @@ export default async function setup() {
   const out = (name: keyof typeof entries) => path.join(outdir, `${name}-${process.pid}.mjs`);
   // Test files run in forked workers, which inherit this environment.
   process.env.KASSA_TEST_HOST = out("host");
+  process.env.KASSA_TEST_IN_PROCESS_HOST = out("in-process-host");
   process.env.KASSA_TEST_MAIN = out("main");
   process.env.KASSA_TEST_MIGRATE = out("migrate");
   return () => {

@@ -16,10 +16,12 @@ const HOST_ARGS = [
 /** Variables of the test runner that must never reach the server under test. */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
 
+/** A server under test, in a child process or in the test's own (`inProcess`). */
 export interface TestServer {
   url: string;
   port: number;
-  child: ChildProcess;
+  /** True for a server in the test's own process (in-process.ts): no child, no socket. */
+  inProcess: boolean;
   /** Everything the server printed, for assertions and for debugging a failure. */
   output(): string;
   /** Runs SQL in the server's database ($1..$n parameters). */
@@ -44,6 +46,11 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** A server in a child process: what tests about processes, signals and sockets need. */
+export interface ProcessTestServer extends TestServer {
+  child: ChildProcess;
+}
+
 export interface StartTestServerOptions {
   env?: Record<string, string>;
   /** Cheap password hashing (default true); suites about passwords use the real scrypt. */
@@ -57,7 +64,16 @@ export interface StartTestServerOptions {
   database?: TestDatabase;
   /** Variables to leave unset (e.g. RATE_LIMIT, to run on its default). */
   unset?: string[];
+  /**
+   * Run the server in this process (in-process.ts): the same app, answering `fetch` to its URL
+   * without a socket, with Better Auth's origin checks on. For suites that only speak HTTP to
+   * it and use sql/api/payments/purchase; KASSA_TEST_IN_PROCESS=0 runs them on child
+   * processes instead (to compare, or to rule the harness out).
+   */
+  inProcess?: boolean;
 }
+
+type WithDatabase = { database: TestDatabase | undefined };
 
 export class ServerApiError extends Error {
   constructor(
@@ -70,9 +86,28 @@ export class ServerApiError extends Error {
 }
 
 export async function startTestServer(
+  options: StartTestServerOptions & { inProcess: true },
+): Promise<TestServer & WithDatabase>;
+export async function startTestServer(
+  options?: StartTestServerOptions,
+  attempt?: number,
+): Promise<ProcessTestServer & WithDatabase>;
+export async function startTestServer(
   options: StartTestServerOptions = {},
   attempt = 1,
-): Promise<TestServer & { database: TestDatabase | undefined }> {
+): Promise<TestServer & WithDatabase> {
+  if (options.inProcess && process.env.KASSA_TEST_IN_PROCESS !== "0") {
+    // Loaded only here: it brings the whole server into the test's process.
+    const { startInProcessServer } = await import("./in-process.js");
+    return startInProcessServer(options);
+  }
+  return startProcessServer(options, attempt);
+}
+
+async function startProcessServer(
+  options: StartTestServerOptions,
+  attempt: number,
+): Promise<ProcessTestServer & WithDatabase> {
   const port = options.port ?? (await freePort());
   const database =
     options.database ??
@@ -148,7 +183,7 @@ export async function startTestServer(
     // The port was only free a moment ago: a server of the other worker may have taken it
     // while this one started. Try another one, on the same database.
     if (options.port === undefined && output.includes("EADDRINUSE") && attempt < 3) {
-      return startTestServer({ ...options, ...(database ? { database } : {}) }, attempt + 1);
+      return startProcessServer({ ...options, ...(database ? { database } : {}) }, attempt + 1);
     }
     throw error;
   }
@@ -164,6 +199,7 @@ export async function startTestServer(
   return {
     url: `http://localhost:${port}`,
     port,
+    inProcess: false,
     child,
     database,
     output: () => output,

@@ -108,9 +108,17 @@ export const SubscriptionRevoke = z
   .strictObject({ ...cancellationFields, revoke: z.literal(true) })
   .meta({ id: "SubscriptionRevoke" });
 
+/** `PATCH /v1/subscriptions/{id}` `{product_id, proration_behavior?}`: change plan. */
+export const SubscriptionUpdateProduct = z
+  .strictObject({
+    product_id: z.string(),
+    proration_behavior: z.enum(["invoice", "prorate"]).nullish(),
+  })
+  .meta({ id: "SubscriptionUpdateProduct" });
+
 /** The bodies `PATCH /v1/subscriptions/{id}` takes (each variant forbids other keys, as Polar's). */
 export const SubscriptionUpdate = z
-  .union([SubscriptionCancel, SubscriptionRevoke])
+  .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct])
   .meta({ id: "SubscriptionUpdate" });
 
 /** The customer portal's `PATCH /v1/customer-portal/subscriptions/{id}`: cancel or take it back. */
@@ -124,7 +132,9 @@ export const TestClock = z
     organization_id: z.string(),
     /** The organization's time now. */
     now: DateTime,
-    /** How far it runs ahead of the real time, in seconds. */
+    /** True once advanced: the time then stands still until the next advance. */
+    frozen: z.boolean(),
+    /** How far it stands from the real time, in seconds. */
     offset_seconds: z.number(),
     advanced_at: DateTime.nullable(),
   })
@@ -188,3 +198,27 @@ export const SubscriptionPaymentLinkSession = z
     }),
   })
   .meta({ id: "SubscriptionPaymentLinkSession" });
+
+/** An order as a change or a renewal would make it, without making it. */
+export const SubscriptionPreviewOrder = z
+  .object({
+    billing_reason: z.enum(["subscription_cycle", "subscription_update"]),
+    /** When it would be made: now, or at the end of the period. */
+    at: DateTime,
+    subtotal_amount: z.number().int(),
+    discount_amount: z.number().int(),
+    net_amount: z.number().int(),
+    tax_amount: z.number().int(),
+    total_amount: z.number().int(),
+    currency: z.string(),
+    items: z.array(z.object({ label: z.string(), amount: z.number().int(), proration: z.boolean() })),
+  })
+  .meta({ id: "SubscriptionPreviewOrder" });
+
+/** `GET /v1/subscriptions/{id}/preview`: what a plan change would charge now and at the next renewal. */
+export const SubscriptionPreview = z
+  .object({
+    now: SubscriptionPreviewOrder.nullable(),
+    next_renewal: SubscriptionPreviewOrder.nullable(),
+  })
+  .meta({ id: "SubscriptionPreview" });

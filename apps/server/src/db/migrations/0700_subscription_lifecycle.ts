@@ -33,12 +33,12 @@ export const migration: Migration = {
     await sql`create index kassa_order_attempt_idx on kassa_order (payment_attempt_started_at)
       where status = 'pending' and payment_attempt_started_at is not null`.execute(db);
 
-    // The sandbox's test clock: an organization's time is the real time plus this offset,
-    // which only grows.
+    // The sandbox's test clock: once advanced, an organization's time stands at \`frozen_at\`
+    // (it moves only when advanced again, and only forward), as Stripe's test clocks do.
     await sql`create table kassa_test_clock (
       organization_id text primary key references organization (id) on delete cascade,
-      offset_ms bigint not null default 0 check (offset_ms >= 0),
-      advanced_at timestamptz
+      frozen_at timestamptz not null,
+      advanced_at timestamptz not null
     )`.execute(db);
   },
 };

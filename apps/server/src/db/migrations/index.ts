@@ -24,6 +24,7 @@ import { migration as m0560_refunds } from "./0560_refunds.js";
 import { migration as m0600_schema_state } from "./0600_schema_state.js";
 import { migration as m0610_checkout_reconcile } from "./0610_checkout_reconcile.js";
 import { migration as m0700_subscription_lifecycle } from "./0700_subscription_lifecycle.js";
+import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -47,4 +48,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0600_schema_state": m0600_schema_state,
   "0610_checkout_reconcile": m0610_checkout_reconcile,
   "0700_subscription_lifecycle": m0700_subscription_lifecycle,
+  "0710_billing_entries": m0710_billing_entries,
 };

@@ -16,7 +16,7 @@ export class ApiError extends Error {
   constructor(
     /** Polar's error name, e.g. `ResourceNotFound`. */
     readonly error: string,
-    readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429,
     readonly detail: string,
   ) {
     super(detail);

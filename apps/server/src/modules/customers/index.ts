@@ -12,6 +12,7 @@ export {
   setProcessorCustomer,
 } from "./repository.js";
 export { registerCustomerRoutes } from "./routes.js";
+export type { CustomerDeleting } from "./service.js";
 export { type CustomerStateWire, customerState } from "./state.js";
 export { validateTaxId } from "./tax-id.js";
 export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";

@@ -147,7 +147,7 @@ const removeExternal = route({
   responses: { 204: { description: "Customer deleted." }, ...errorResponses({ notFound: true }) },
 });
 
-export function registerCustomerRoutes(app: V1App) {
+export function registerCustomerRoutes(app: V1App, hooks: { deleting?: service.CustomerDeleting } = {}) {
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listCustomers({ ctx: c.var.ctx, input }), 200);
@@ -178,7 +178,10 @@ export function registerCustomerRoutes(app: V1App) {
   app.openapi(removeExternal, async (c) => {
     const { external_id } = c.req.valid("param");
     const anonymize = c.req.valid("query").anonymize ?? false;
-    await service.deleteCustomer({ ctx: c.var.ctx, input: { ref: { externalId: external_id }, anonymize } });
+    await service.deleteCustomer({
+      ctx: c.var.ctx,
+      input: { ref: { externalId: external_id }, anonymize, deleting: hooks.deleting },
+    });
     return c.body(null, 204);
   });
   app.openapi(getState, async (c) =>
@@ -197,7 +200,10 @@ export function registerCustomerRoutes(app: V1App) {
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
     const anonymize = c.req.valid("query").anonymize ?? false;
-    await service.deleteCustomer({ ctx: c.var.ctx, input: { ref: { id }, anonymize } });
+    await service.deleteCustomer({
+      ctx: c.var.ctx,
+      input: { ref: { id }, anonymize, deleting: hooks.deleting },
+    });
     return c.body(null, 204);
   });
 }

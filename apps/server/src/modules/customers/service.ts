@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Updateable } from "kysely";
+import type { Transaction, Updateable } from "kysely";
 import { isUniqueViolation } from "../../db/errors.js";
-import type { CustomerTable } from "../../db/schema.js";
+import type { CustomerTable, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { isUuid } from "../../kit/api/schemas.js";
@@ -199,6 +199,13 @@ function anonymized(value: string, createdAt: Date) {
 
 const EXTERNAL_ID_METADATA_KEY = "__external_id";
 
+/** Called in a customer deletion's transaction before the customer goes (another module's work). */
+export type CustomerDeleting = (
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  customerId: string,
+) => Promise<void>;
+
 /**
  * Soft delete: the customer disappears from lists and lookups, and its e-mail and external id
  * are free again. As on Polar, the external id is cleared (kept in metadata as
@@ -210,10 +217,12 @@ export async function deleteCustomer({
   input,
 }: {
   ctx: Ctx;
-  input: { ref: CustomerRef; anonymize: boolean };
+  input: { ref: CustomerRef; anonymize: boolean; deleting?: CustomerDeleting | undefined };
 }) {
   await inTransaction(ctx, async (trx) => {
     const current = await mustFind(trx, ctx.organizationId, input.ref, true);
+    // What goes with the customer (their subscriptions are revoked), in the same transaction.
+    await input.deleting?.(ctx, trx, current.id);
     const now = ctx.clock.now();
     const metadata: CustomerRow["metadata"] = { ...current.metadata };
     if (current.external_id) metadata[EXTERNAL_ID_METADATA_KEY] = current.external_id;

@@ -302,7 +302,8 @@ export function claimDueRetries(
     .updateTable("kassa_order")
     .set({
       next_payment_attempt_at: null,
-      payment_attempt_started_at: sql`next_payment_attempt_at`,
+      // Real time: whether a process is still at it is a question of the real clock.
+      payment_attempt_started_at: now,
     })
     .where("id", "in", due)
     .returning(["id", "organization_id", "payment_attempts", "payment_attempt_started_at"])
@@ -323,7 +324,7 @@ export async function nextPaymentAttempt(db: Db, organizationId: string, after: 
 }
 
 /**
- * Orders whose charge was claimed longer than `afterMs` ago (by their organization's time) and
+ * Orders whose charge was claimed longer than `afterMs` ago (real time) and
  * never recorded: a process died between the charge and its record. The reconciler asks the
  * processor what became of each.
  */
@@ -333,11 +334,7 @@ export function stuckAttempts(db: Db, now: Date, afterMs: number, limit: number)
     .selectAll("o")
     .where("o.status", "=", "pending")
     .where("o.payment_attempt_started_at", "is not", null)
-    .where(
-      "o.payment_attempt_started_at",
-      "<",
-      sql<Date>`${organizationNow(now, "o.organization_id")} - ${afterMs} * interval '1 millisecond'`,
-    )
+    .where("o.payment_attempt_started_at", "<", new Date(now.getTime() - afterMs))
     .orderBy("o.payment_attempt_started_at")
     .limit(limit)
     .execute();

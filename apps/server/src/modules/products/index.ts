@@ -1,4 +1,11 @@
-export { findPrices, findProducts, type PriceRow, type ProductRow, productOfPrice } from "./repository.js";
+export {
+  activePrices,
+  findPrices,
+  findProducts,
+  type PriceRow,
+  type ProductRow,
+  productOfPrice,
+} from "./repository.js";
 export { registerProductRoutes } from "./routes.js";
 export { type PriceWire, Product, type ProductWire } from "./schemas.js";
 export { pricesToWire, productSummary, productsToWire } from "./wire.js";

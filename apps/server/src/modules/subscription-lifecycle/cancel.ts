@@ -5,6 +5,7 @@ import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx } from "../../kit/context.js";
 import {
   BILLABLE_STATUSES,
+  customerBillableSubscriptions,
   findSubscription,
   lockSubscription,
   SubscriptionNotFound,
@@ -172,4 +173,14 @@ export async function endScheduled(
   ]);
   await mailRevoked(deps, trx, row, "ended");
   return row;
+}
+
+/** A deleted customer's subscriptions end with them (Polar revokes them), in the deletion's transaction. */
+export function revokeWithCustomer(deps: LifecycleDeps) {
+  return async (ctx: Ctx, trx: Transaction<KassaDatabase>, customerId: string) => {
+    for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customerId)) {
+      const row = await lockSubscription(trx, sub.id);
+      if (row && !row.ended_at) await revokeLocked(deps, ctx, trx, row);
+    }
+  };
 }

@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
+import { crashPoint } from "../../kit/crash.js";
 import { findCustomer } from "../customers/index.js";
 import {
   findOrderAnyOrganization,
@@ -79,6 +80,7 @@ export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt:
       outcome = { ok: false, declineCode: error.code, message: error.message };
     }
   }
+  crashPoint("renewal.charged");
   return recordAttempt(deps, order.id, attempt, outcome);
 }
 

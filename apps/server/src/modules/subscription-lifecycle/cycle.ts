@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import {
-  firstOrderOf,
   formatInvoiceNumber,
   insertOrder,
   insertOrderItems,
@@ -12,49 +10,23 @@ import {
   orderWire,
   organizationSlug,
 } from "../orders/index.js";
-import { findPrices, findProducts, type PriceRow } from "../products/index.js";
 import {
-  addInterval,
   BILLABLE_STATUSES,
   lockSubscription,
   nextPeriodEndOf,
   type RecurringInterval,
-  type SubscriptionRow,
   updateSubscription,
 } from "../subscriptions/index.js";
 import { endScheduled } from "./cancel.js";
-import { emitSubscription, type LifecycleDeps, systemCtx, ymd } from "./deps.js";
+import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { mailRenewal } from "./mails.js";
+import { billEntries, quoteRenewal } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
   | { kind: "skipped" }
   | { kind: "ended"; subscriptionId: string }
   | { kind: "renewed"; subscriptionId: string; orderId: string; charge: boolean };
-
-/**
- * Whether the subscription's discount still applies to a period starting at `start` (Polar's
- * durations): `once` only to the first period, `forever` always, `repeating N` to the periods
- * that start within N - 1 calendar months of its first application.
- */
-export function discountApplies(discount: DiscountRow, appliedAt: Date | null, start: Date): boolean {
-  if (discount.duration === "forever") return true;
-  if (discount.duration === "once" || !appliedAt) return false;
-  const months = Math.max(1, discount.duration_in_months ?? 1);
-  return start.getTime() <= addInterval(appliedAt, "month", months - 1).getTime();
-}
-
-/** What a period of a price costs before discount: fixed, the amount first paid (custom), free. */
-async function priceAmount(trx: Transaction<KassaDatabase>, sub: SubscriptionRow, price: PriceRow) {
-  if (price.amount_type === "fixed") return price.price_amount ?? 0;
-  if (price.amount_type === "custom") {
-    // Pay what you want: each period costs what the buyer chose at checkout.
-    const first = await firstOrderOf(trx, sub.id);
-    return first?.subtotal_amount ?? price.preset_amount ?? price.minimum_amount ?? 0;
-  }
-  // Free; metered prices are charged from usage (the metering issue adds those lines here).
-  return 0;
-}
 
 /**
  * Renews a subscription whose period has ended, once: under the subscription's row lock, and
@@ -92,43 +64,19 @@ export async function cycleSubscription(
       sub.recurring_interval_count,
       sub.anchor_day ?? sub.started_at?.getUTCDate() ?? start.getUTCDate(),
     );
-    const [product] = await findProducts(trx, org, [sub.product_id]);
-    const prices = await findPrices(trx, org, sub.price_ids);
-    const [discountRow] = sub.discount_id ? await findDiscountsById(trx, org, [sub.discount_id]) : [];
-    const discount =
-      discountRow && discountApplies(discountRow, sub.discount_applied_at ?? sub.started_at, start)
-        ? discountRow
-        : null;
-    const lines = [];
-    for (const price of prices) lines.push({ price, amount: await priceAmount(trx, sub, price) });
-    const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
-    const discountAmount = discountOn(discount, subtotal, sub.currency);
-    const net = subtotal - discountAmount;
+    const q = await quoteRenewal(deps, trx, sub, start, end);
+    const { discount, subtotal, discountAmount, net, tax: taxAmount, total } = q;
+    const charge = total > 0;
     const latest = await latestOrderOf(trx, sub.id);
     const billingAddress = latest?.billing_address ?? null;
-    const taxAmount =
-      net > 0
-        ? (
-            await deps.tax.calculate(
-              {
-                organizationId: org,
-                amount: net,
-                currency: sub.currency,
-                country: billingAddress?.country ?? null,
-              },
-              trx,
-            )
-          ).taxAmount
-        : 0;
-    const total = net + taxAmount;
-    const charge = total > 0;
 
     const updated = await updateSubscription(trx, sub.id, {
       current_period_start: start,
       current_period_end: end,
       status: sub.status === "trialing" ? "active" : sub.status,
       discount_id: discount ? discount.id : null,
-      amount: net,
+      // What each period costs from now on (prices after discount, before tax).
+      amount: q.lines.filter((l) => !l.entryId).reduce((sum, l) => sum + l.amount, 0) - discountAmount,
       modified_at: now,
     });
     const number = await nextInvoiceNumber(trx, org);
@@ -161,25 +109,26 @@ export async function cycleSubscription(
       subscription_period_start: start,
       payment_attempts: 0,
       next_payment_attempt_at: null,
-      payment_attempt_started_at: charge ? now : null,
+      // Real time: whether a process is still at it is a question of the real clock.
+      payment_attempt_started_at: charge ? deps.clock.now() : null,
     });
-    const label = product?.name ?? "Subscription";
     await insertOrderItems(
       trx,
-      lines.map((line, position) => ({
+      q.lines.map((line, position) => ({
         id: randomUUID(),
         order_id: order.id,
-        label: `${label} — From ${ymd(start)} to ${ymd(end)}`,
+        label: line.label,
         amount: line.amount,
         // The tax is on the whole net amount; the first line carries it.
         tax_amount: position === 0 ? taxAmount : 0,
-        proration: false,
-        product_price_id: line.price.id,
+        proration: line.proration,
+        product_price_id: line.priceId,
         position,
         created_at: now,
         modified_at: null,
       })),
     );
+    await billEntries(trx, sub, q, order.id, now);
     await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
     const [wire] = await orderWire(trx, org, [order]);
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });

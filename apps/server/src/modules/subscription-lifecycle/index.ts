@@ -1,10 +1,17 @@
 /** Renewals, dunning, cancellations: a subscription's life after its checkout. */
-export { AlreadyCanceledSubscription, cancelAtPeriodEnd, revokeLocked, uncancel } from "./cancel.js";
+export {
+  AlreadyCanceledSubscription,
+  cancelAtPeriodEnd,
+  revokeLocked,
+  revokeWithCustomer,
+  uncancel,
+} from "./cancel.js";
 export { chargeOrder, DUNNING_RETRY_DAYS, reconcileOrderPayments } from "./charge.js";
-export { cycleSubscription, discountApplies } from "./cycle.js";
+export { cycleSubscription } from "./cycle.js";
 export type { LifecycleDeps } from "./deps.js";
 export { openPaymentMethodLink, registerPaymentLinkRoutes } from "./payment-link.js";
 export { savePaymentMethod } from "./payment-method.js";
+export { discountApplies } from "./quote.js";
 export { registerSubscriptionLifecycleRoutes } from "./routes.js";
 export {
   type DueCounts,

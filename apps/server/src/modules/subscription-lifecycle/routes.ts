@@ -1,5 +1,5 @@
-import type { z } from "@hono/zod-openapi";
-import { SubscriptionUpdate } from "@kassa/contracts/v1";
+import { z } from "@hono/zod-openapi";
+import { SubscriptionPreview, SubscriptionUpdate } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
@@ -11,6 +11,7 @@ import {
   subscriptionWire,
 } from "../subscriptions/index.js";
 import { cancelAtPeriodEnd, revoke, uncancel } from "./cancel.js";
+import { changePlan, previewChange } from "./change.js";
 import type { LifecycleDeps } from "./deps.js";
 
 const TAG = "subscriptions";
@@ -25,13 +26,31 @@ const update = route({
   tags: [TAG],
   summary: "Update a subscription",
   description:
-    "Cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
+    "Change plan (`product_id`, `proration_behavior`), cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
   scope: "subscriptions:write",
   request: {
     params: IdParam,
     body: { required: true, content: { "application/json": { schema: SubscriptionUpdate } } },
   },
   responses: { 200: ok(Subscription), ...errorResponses({ notFound: true }) },
+});
+
+const preview = route({
+  method: "get",
+  path: "/v1/subscriptions/{id}/preview",
+  tags: [TAG],
+  summary: "Preview a plan change, or the next renewal",
+  description:
+    "The exact orders a change to `product_id` would make now (with `invoice`) and at the next renewal, without changing anything. Without `product_id`: the next renewal as it stands.",
+  scope: "subscriptions:read",
+  request: {
+    params: IdParam,
+    query: z.object({
+      product_id: z.string().optional(),
+      proration_behavior: z.enum(["invoice", "prorate"]).optional(),
+    }),
+  },
+  responses: { 200: ok(SubscriptionPreview), ...errorResponses({ notFound: true }) },
 });
 
 const del = route({
@@ -58,13 +77,18 @@ export function registerSubscriptionLifecycleRoutes(app: V1App, deps: LifecycleD
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const row =
-      "revoke" in body
-        ? await revoke(deps, ctx, id, body)
-        : body.cancel_at_period_end
-          ? await cancelAtPeriodEnd(deps, ctx, id, body)
-          : await uncancel(deps, ctx, id);
+      "product_id" in body
+        ? await changePlan(deps, ctx, id, body)
+        : "revoke" in body
+          ? await revoke(deps, ctx, id, body)
+          : body.cancel_at_period_end
+            ? await cancelAtPeriodEnd(deps, ctx, id, body)
+            : await uncancel(deps, ctx, id);
     return c.json(await answer(ctx, row), 200);
   });
+  app.openapi(preview, async (c) =>
+    c.json(await previewChange(deps, c.var.ctx, c.req.valid("param").id, c.req.valid("query")), 200),
+  );
   app.openapi(del, async (c) => {
     const ctx = c.var.ctx;
     return c.json(await answer(ctx, await revoke(deps, ctx, c.req.valid("param").id)), 200);

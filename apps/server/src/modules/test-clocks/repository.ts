@@ -9,25 +9,25 @@ export function findClock(db: Db, organizationId: string) {
     .executeTakeFirst();
 }
 
-export function allOffsets(db: Db) {
-  return db.selectFrom("kassa_test_clock").select(["organization_id", "offset_ms"]).execute();
+export function allClocks(db: Db) {
+  return db.selectFrom("kassa_test_clock").select(["organization_id", "frozen_at"]).execute();
 }
 
-/** Moves the clock to `offsetMs` ahead of the real time, never back (a concurrent advance may be ahead). */
-export async function moveClock(db: Db, organizationId: string, offsetMs: number, at: Date) {
+/** Sets the organization's time to `at`, never back (a concurrent advance may be ahead); answers it. */
+export async function moveClock(db: Db, organizationId: string, at: Date, realNow: Date) {
   const row = await db
     .insertInto("kassa_test_clock")
-    .values({ organization_id: organizationId, offset_ms: offsetMs, advanced_at: at })
+    .values({ organization_id: organizationId, frozen_at: at, advanced_at: realNow })
     .onConflict((oc) =>
       oc.column("organization_id").doUpdateSet({
-        offset_ms: sql`greatest(kassa_test_clock.offset_ms, excluded.offset_ms)`,
-        advanced_at: at,
+        frozen_at: sql`greatest(kassa_test_clock.frozen_at, excluded.frozen_at)`,
+        advanced_at: realNow,
       }),
     )
-    .returning("offset_ms")
+    .returning("frozen_at")
     .executeTakeFirstOrThrow();
   await sql`select pg_notify(${CLOCK_CHANNEL}, ${organizationId})`.execute(db);
-  return Number(row.offset_ms);
+  return new Date(row.frozen_at);
 }
 
 /** Told at the commit of every move, so that other processes reread the clocks. */

@@ -28,10 +28,12 @@ async function clockWire(deps: TestClockDeps, organizationId: string) {
   const clocks = deps.clocks;
   if (!clocks) throw new NoTestClock();
   const row = await repo.findClock(deps.lifecycle.db, organizationId);
+  const now = clocks.of(organizationId).now();
   return {
     organization_id: organizationId,
-    now: clocks.of(organizationId).now().toISOString(),
-    offset_seconds: Math.floor(clocks.offsetOf(organizationId) / 1000),
+    now: now.toISOString(),
+    frozen: clocks.isFrozen(organizationId),
+    offset_seconds: Math.floor((now.getTime() - deps.lifecycle.clock.now().getTime()) / 1000),
     advanced_at: iso(row?.advanced_at ?? null),
   };
 }
@@ -116,15 +118,12 @@ export async function advanceTestClock({
       const next = await nextDueAt(deps.lifecycle, org, clock.now(), target);
       if (!next) break;
       await clocks.moveTo(org, next);
-      clocks.freeze(org, next);
       steps++;
       add(await runDue(deps.lifecycle, { organizationId: org, inline: true }));
     }
     await clocks.moveTo(org, target);
-    clocks.freeze(org, target);
     add(await runDue(deps.lifecycle, { organizationId: org, inline: true }));
   } finally {
-    clocks.thaw(org);
     advancing.delete(org);
   }
   return { clock: await clockWire(deps, org), previous: previous.toISOString(), steps, ran };

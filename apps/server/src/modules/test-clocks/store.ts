@@ -5,24 +5,20 @@ import type { Logger } from "../../kit/logger.js";
 import * as repo from "./repository.js";
 
 export interface TestClocks extends Clocks {
-  /** How far the organization's time runs ahead of the real time, in milliseconds. */
-  offsetOf(organizationId: string): number;
-  /** Moves the organization's clock to `at` (never back); answers the offset now in force. */
-  moveTo(organizationId: string, at: Date): Promise<number>;
-  /**
-   * Holds the organization's time at `at` in this process (an advance stops the clock at each
-   * due time, so everything run then carries that exact instant) until `thaw`.
-   */
-  freeze(organizationId: string, at: Date): void;
-  thaw(organizationId: string): void;
+  /** Whether the organization's time stands on its test clock (it was advanced). */
+  isFrozen(organizationId: string): boolean;
+  /** Moves the organization's clock to `at` (never back); answers its time now. */
+  moveTo(organizationId: string, at: Date): Promise<Date>;
   close(): Promise<void>;
 }
 
 /**
- * The sandbox's clocks: each organization's time is the real time plus its test clock's
- * offset. Offsets are kept in memory (reading the time costs nothing per request), loaded at
- * start, updated at once by this process's moves, and reread when another process moves one
- * (PostgreSQL's NOTIFY) and at each scheduler pass.
+ * The sandbox's clocks. An organization whose clock was never advanced reads the real time;
+ * once advanced, its time stands still where it was put (as Stripe's test clocks do), so what
+ * a merchant runs at that time is reproducible to the second. The times are kept in memory
+ * (reading one costs nothing per request), loaded at start, updated at once by this process's
+ * moves, and reread when another process moves one (PostgreSQL's NOTIFY) and at each
+ * scheduler pass.
  */
 export async function createTestClocks(opts: {
   db: Kysely<KassaDatabase>;
@@ -30,15 +26,11 @@ export async function createTestClocks(opts: {
   logger: Logger;
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
 }): Promise<TestClocks> {
-  const offsets = new Map<string, number>();
-  const frozen = new Map<string, Date>();
+  const times = new Map<string, number>();
+  const keep = (organizationId: string, at: Date) =>
+    times.set(organizationId, Math.max(times.get(organizationId) ?? 0, at.getTime()));
   const refresh = async () => {
-    const rows = await repo.allOffsets(opts.db);
-    for (const row of rows)
-      offsets.set(
-        row.organization_id,
-        Math.max(offsets.get(row.organization_id) ?? 0, Number(row.offset_ms)),
-      );
+    for (const row of await repo.allClocks(opts.db)) keep(row.organization_id, new Date(row.frozen_at));
   };
   await refresh();
   const unlisten = opts.listen
@@ -48,27 +40,18 @@ export async function createTestClocks(opts: {
         })
         .catch(() => undefined)
     : undefined;
-  const offsetOf = (organizationId: string) => offsets.get(organizationId) ?? 0;
   return {
     of: (organizationId) => ({
       now: () => {
-        const held = frozen.get(organizationId);
-        return new Date(held ? held.getTime() : opts.clock.now().getTime() + offsetOf(organizationId));
+        const frozen = times.get(organizationId);
+        return frozen === undefined ? opts.clock.now() : new Date(frozen);
       },
     }),
-    freeze: (organizationId, at) => {
-      frozen.set(organizationId, at);
-    },
-    thaw: (organizationId) => {
-      frozen.delete(organizationId);
-    },
-    offsetOf,
+    isFrozen: (organizationId) => times.has(organizationId),
     refresh,
     async moveTo(organizationId, at) {
-      const offset = Math.max(0, at.getTime() - opts.clock.now().getTime());
-      const stored = await repo.moveClock(opts.db, organizationId, offset, opts.clock.now());
-      offsets.set(organizationId, Math.max(offsetOf(organizationId), stored));
-      return offsetOf(organizationId);
+      keep(organizationId, await repo.moveClock(opts.db, organizationId, at, opts.clock.now()));
+      return new Date(times.get(organizationId) ?? at.getTime());
     },
     async close() {
       await unlisten?.();

@@ -6,7 +6,6 @@ import {
   Button,
   Checkbox,
   Code,
-  CopyButton,
   Group,
   Modal,
   Pagination,
@@ -29,6 +28,7 @@ import { AnchorLink, ApiReferenceLink } from "../../../components/links";
 import { EmptyState, ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
+import { OnceSecret } from "../../../features/billing/once-secret";
 import {
   getQuery,
   invalidate,
@@ -39,31 +39,6 @@ import {
   type WebhookEndpoint,
   type WebhookReplayResult,
 } from "../../../lib/v1";
-
-/** A secret shown once, with a copy button. */
-export function OnceSecret({ label, value }: { label: string; value: string }) {
-  return (
-    <Alert color="yellow" title={label}>
-      <Stack gap="xs">
-        <Text size="sm">
-          Copy it now: Kassa keeps only what it needs to check it and will not show it again.
-        </Text>
-        <Group gap="xs" wrap="nowrap">
-          <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="secret">
-            {value}
-          </Code>
-          <CopyButton value={value}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
-                {copied ? "Copied" : "Copy"}
-              </Button>
-            )}
-          </CopyButton>
-        </Group>
-      </Stack>
-    </Alert>
-  );
-}
 
 function EventPicker({
   value,

@@ -1,0 +1,345 @@
+import { randomUUID } from "node:crypto";
+import type { SubscriptionPreviewOrder } from "@kassa/contracts/v1";
+import type { Transaction } from "kysely";
+import type { z } from "zod";
+import type { KassaDatabase } from "../../db/schema.js";
+import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
+import { isUuid } from "../../kit/api/schemas.js";
+import type { Ctx, Db } from "../../kit/context.js";
+import { discountOn } from "../discounts/index.js";
+import {
+  formatInvoiceNumber,
+  insertOrder,
+  insertOrderItems,
+  latestOrderOf,
+  nextInvoiceNumber,
+  orderWire,
+  organizationSlug,
+} from "../orders/index.js";
+import { findOrganization } from "../organizations/index.js";
+import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
+import {
+  BILLABLE_STATUSES,
+  findSubscription,
+  lockSubscription,
+  nextPeriodEndOf,
+  type RecurringInterval,
+  SubscriptionNotFound,
+  type SubscriptionRow,
+  updateSubscription,
+} from "../subscriptions/index.js";
+import { AlreadyCanceledSubscription } from "./cancel.js";
+import { chargeOrder } from "./charge.js";
+import { emitSubscription, type LifecycleDeps } from "./deps.js";
+import {
+  billEntries,
+  discountFor,
+  priceAmount,
+  prorated,
+  type Quote,
+  quote,
+  quoteRenewal,
+  remainingFraction,
+} from "./quote.js";
+import { type BillingEntryRow, insertEntries, pendingEntries } from "./repository.js";
+
+export type ProrationBehavior = "invoice" | "prorate";
+
+export class InactiveSubscription extends ApiError {
+  constructor(id: string) {
+    super("InactiveSubscription", 403, `Subscription ${id} is not active.`);
+  }
+}
+
+export class PaymentFailed extends ApiError {
+  constructor(reason: string) {
+    super("PaymentFailed", 402, `Payment failed with reason: ${reason}.`);
+  }
+}
+
+const productError = (msg: string, input: unknown) =>
+  RequestValidationError.field(["body", "product_id"], msg, input);
+
+/** What a plan change does, computed without writing anything. */
+interface Plan {
+  product: ProductRow;
+  prices: PriceRow[];
+  behavior: ProrationBehavior;
+  /** The new credit and debit entries (not stored yet). */
+  entries: BillingEntryRow[];
+  /** Set when the interval changes: a new period starts now. */
+  period: { start: Date; end: Date } | null;
+  /** The subscription as it will be. */
+  next: SubscriptionRow;
+}
+
+function checkChangeable(sub: SubscriptionRow) {
+  if (sub.ended_at || sub.status === "canceled" || sub.cancel_at_period_end)
+    throw new AlreadyCanceledSubscription();
+  if (!BILLABLE_STATUSES.includes(sub.status)) throw new InactiveSubscription(sub.id);
+}
+
+/**
+ * The change to `productId` at `now` (Polar's rules): the product must be the organization's,
+ * live, recurring, with a fixed or free price in the subscription's currency. The part of the
+ * period still to run, `f = (end - now) / (end - start)` in seconds, is credited for each old
+ * price (what was paid for it, after the discount) and debited for each new one, each rounded
+ * half to even. A trial is never prorated. A new interval starts a new period now and is
+ * invoiced at once, whatever the behaviour asked.
+ */
+async function plan(
+  db: Db,
+  sub: SubscriptionRow,
+  productId: string,
+  asked: ProrationBehavior | null | undefined,
+  now: Date,
+): Promise<Plan> {
+  const org = sub.organization_id;
+  const [product] = isUuid(productId) ? await findProducts(db, org, [productId]) : [];
+  if (!product) throw productError("Product does not exist.", productId);
+  if (product.is_archived) throw productError("Product is archived.", productId);
+  if (!product.recurring_interval) throw productError("Product is not recurring.", productId);
+  const prices = (await activePrices(db, org, [product.id])).filter(
+    (p) => p.price_currency === sub.currency && p.amount_type !== "metered_unit",
+  );
+  if (prices.some((p) => p.amount_type === "custom"))
+    throw productError("Can't update to a product with custom prices.", productId);
+  const price = prices[0];
+  if (!price)
+    throw productError("This product doesn't have a price for the subscription currency.", productId);
+  const settings = await findOrganization(db, org);
+  const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
+  let behavior: ProrationBehavior = asked ?? fallback;
+
+  const interval = product.recurring_interval as RecurringInterval;
+  const count = product.recurring_interval_count ?? 1;
+  const newInterval = interval !== sub.recurring_interval || count !== sub.recurring_interval_count;
+  const discount = await discountFor(db, sub, sub.current_period_start);
+  const newBase = price.price_amount ?? 0;
+  const newAmount = newBase - discountOn(discount, newBase, sub.currency);
+  const period = newInterval
+    ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
+    : null;
+  const next: SubscriptionRow = {
+    ...sub,
+    product_id: product.id,
+    price_ids: [price.id],
+    amount: newAmount,
+    recurring_interval: interval,
+    recurring_interval_count: count,
+    ...(period
+      ? { current_period_start: period.start, current_period_end: period.end, anchor_day: now.getUTCDate() }
+      : {}),
+    modified_at: now,
+  };
+  const entries: BillingEntryRow[] = [];
+  if (sub.status !== "trialing") {
+    if (newInterval) behavior = "invoice";
+    const f = remainingFraction(sub.current_period_start, sub.current_period_end, now);
+    const [oldProduct] = await findProducts(db, org, [sub.product_id]);
+    const entry = (label: string, amount: number, priceId: string | null): BillingEntryRow => ({
+      id: randomUUID(),
+      organization_id: org,
+      subscription_id: sub.id,
+      label,
+      amount,
+      currency: sub.currency,
+      proration: true,
+      product_price_id: priceId,
+      order_id: null,
+      created_at: now,
+    });
+    for (const old of await findPrices(db, org, sub.price_ids)) {
+      const base = await priceAmount(db, sub, old);
+      const paid = base - discountOn(discount, base, sub.currency);
+      const credit = prorated(paid, f);
+      if (credit > 0)
+        entries.push(entry(`Remaining time on ${oldProduct?.name ?? "the previous plan"}`, -credit, old.id));
+    }
+    const debit = period ? newAmount : prorated(newAmount, f);
+    const until = period ? period.end : sub.current_period_end;
+    if (debit > 0)
+      entries.push(
+        entry(
+          `${product.name} — From ${now.toISOString().slice(0, 10)} to ${until.toISOString().slice(0, 10)}`,
+          debit,
+          price.id,
+        ),
+      );
+  }
+  return { product, prices: [price], behavior, entries, period, next };
+}
+
+/** What the change charges now: with `invoice`, every waiting entry, when they add up to more than zero. */
+async function invoiceNow(deps: LifecycleDeps, db: Db, sub: SubscriptionRow, entries: BillingEntryRow[]) {
+  if (entries.reduce((sum, e) => sum + e.amount, 0) <= 0) return null;
+  return quote(deps, db, sub, { priceLines: [], entries, discount: null });
+}
+
+function previewOrder(q: Quote, billingReason: "subscription_cycle" | "subscription_update", at: Date) {
+  return {
+    billing_reason: billingReason,
+    at: at.toISOString(),
+    subtotal_amount: q.subtotal,
+    discount_amount: q.discountAmount,
+    net_amount: q.net,
+    tax_amount: q.tax,
+    total_amount: q.total,
+    currency: q.currency,
+    items: q.lines.map((l) => ({ label: l.label, amount: l.amount, proration: l.proration })),
+  } satisfies z.input<typeof SubscriptionPreviewOrder>;
+}
+
+async function renewalPreview(
+  deps: LifecycleDeps,
+  db: Db,
+  sub: SubscriptionRow,
+  entries?: BillingEntryRow[],
+) {
+  if (sub.cancel_at_period_end || sub.ended_at || !BILLABLE_STATUSES.includes(sub.status)) return null;
+  const start = sub.current_period_end;
+  const end = nextPeriodEndOf(
+    start,
+    sub.recurring_interval as RecurringInterval,
+    sub.recurring_interval_count,
+    sub.anchor_day ?? start.getUTCDate(),
+  );
+  return previewOrder(await quoteRenewal(deps, db, sub, start, end, entries), "subscription_cycle", start);
+}
+
+/**
+ * The exact orders a plan change would make, now and at the next renewal, without changing
+ * anything; without `product_id`, the next renewal as it stands.
+ */
+export async function previewChange(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  id: string,
+  input: { product_id?: string | undefined; proration_behavior?: ProrationBehavior | undefined },
+) {
+  const sub = isUuid(id) ? await findSubscription(ctx.db, ctx.organizationId, id) : undefined;
+  if (!sub) throw new SubscriptionNotFound();
+  if (!input.product_id) return { now: null, next_renewal: await renewalPreview(deps, ctx.db, sub) };
+  checkChangeable(sub);
+  const now = ctx.clock.now();
+  const p = await plan(ctx.db, sub, input.product_id, input.proration_behavior, now);
+  const waiting = [...(await pendingEntries(ctx.db, sub.id)), ...p.entries];
+  const charged = p.behavior === "invoice" ? await invoiceNow(deps, ctx.db, p.next, waiting) : null;
+  return {
+    now: charged ? previewOrder(charged, "subscription_update", now) : null,
+    next_renewal: await renewalPreview(deps, ctx.db, p.next, charged ? [] : waiting),
+  };
+}
+
+/**
+ * Changes the plan (Polar's `PATCH {product_id, proration_behavior}`): the subscription moves
+ * to the new product now and the prorations are stored; `prorate` leaves them for the next
+ * renewal, `invoice` bills them now as a `subscription_update` order charged off-session
+ * (through the same claim, charge and record as a renewal: one charge, one order). A
+ * downgrade's credit is never paid out: it waits for the next order. A declined charge answers
+ * 402 and the order goes to dunning, as a declined renewal does.
+ */
+export async function changePlan(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  id: string,
+  input: { product_id: string; proration_behavior?: ProrationBehavior | null | undefined },
+) {
+  const claimed = await ctx.db.transaction().execute(async (trx) => {
+    const visible = isUuid(id) ? await findSubscription(trx, ctx.organizationId, id) : undefined;
+    if (!visible) throw new SubscriptionNotFound();
+    const sub = await lockSubscription(trx, visible.id);
+    if (!sub) throw new SubscriptionNotFound();
+    checkChangeable(sub);
+    if (sub.product_id === input.product_id) return { row: sub, orderId: null };
+    const now = ctx.clock.now();
+    const p = await plan(trx, sub, input.product_id, input.proration_behavior, now);
+    const row = await updateSubscription(trx, sub.id, {
+      product_id: p.next.product_id,
+      price_ids: JSON.stringify(p.next.price_ids),
+      amount: p.next.amount,
+      recurring_interval: p.next.recurring_interval,
+      recurring_interval_count: p.next.recurring_interval_count,
+      current_period_start: p.next.current_period_start,
+      current_period_end: p.next.current_period_end,
+      anchor_day: p.next.anchor_day,
+      modified_at: now,
+    });
+    await insertEntries(trx, p.entries);
+    let orderId: string | null = null;
+    if (p.behavior === "invoice") {
+      const q = await invoiceNow(deps, trx, row, await pendingEntries(trx, sub.id));
+      if (q) orderId = await insertUpdateOrder(deps, ctx, trx, row, q, now);
+    }
+    await emitSubscription(ctx, trx, row, ["subscription.updated"]);
+    return { row, orderId };
+  });
+  if (claimed.orderId) {
+    const outcome = await chargeOrder(deps, claimed.orderId, 1);
+    if (outcome === "failed" || outcome === "revoked")
+      throw new PaymentFailed(claimed.row.payment_method_id ? "card_error" : "missing_payment_method");
+  }
+  return (await findSubscription(ctx.db, ctx.organizationId, claimed.row.id)) ?? claimed.row;
+}
+
+/** The `subscription_update` order of an invoiced change, claimed for its first charge. */
+async function insertUpdateOrder(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  q: Quote,
+  now: Date,
+) {
+  const org = sub.organization_id;
+  const latest = await latestOrderOf(trx, sub.id);
+  const number = await nextInvoiceNumber(trx, org);
+  const slug = await organizationSlug(trx, org);
+  const order = await insertOrder(trx, {
+    id: randomUUID(),
+    organization_id: org,
+    customer_id: sub.customer_id,
+    product_id: sub.product_id,
+    discount_id: null,
+    subscription_id: sub.id,
+    checkout_id: null,
+    status: "pending",
+    billing_reason: "subscription_update",
+    subtotal_amount: q.subtotal,
+    discount_amount: q.discountAmount,
+    net_amount: q.net,
+    tax_amount: q.tax,
+    total_amount: q.total,
+    currency: sub.currency,
+    billing_name: latest?.billing_name ?? null,
+    billing_address: JSON.stringify(latest?.billing_address ?? null),
+    invoice_number: formatInvoiceNumber(slug, number),
+    processor: deps.processor.name,
+    charge_id: null,
+    metadata: JSON.stringify(sub.metadata),
+    custom_field_data: JSON.stringify(sub.custom_field_data),
+    created_at: now,
+    modified_at: null,
+    payment_attempts: 0,
+    payment_attempt_started_at: deps.clock.now(),
+  });
+  await insertOrderItems(
+    trx,
+    q.lines.map((line, position) => ({
+      id: randomUUID(),
+      order_id: order.id,
+      label: line.label,
+      amount: line.amount,
+      tax_amount: position === 0 ? q.tax : 0,
+      proration: line.proration,
+      product_price_id: line.priceId,
+      position,
+      created_at: now,
+      modified_at: null,
+    })),
+  );
+  await billEntries(trx, sub, q, order.id, now);
+  const [wire] = await orderWire(trx, org, [order]);
+  await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
+  return order.id;
+}

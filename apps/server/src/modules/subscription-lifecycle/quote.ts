@@ -1,0 +1,196 @@
+import { randomUUID } from "node:crypto";
+import { Decimal } from "decimal.js";
+import type { Db } from "../../kit/context.js";
+import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
+import { firstOrderOf, latestOrderOf } from "../orders/index.js";
+import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
+import { addInterval, type SubscriptionRow } from "../subscriptions/index.js";
+import type { LifecycleDeps } from "./deps.js";
+import { ymd } from "./deps.js";
+import { type BillingEntryRow, insertEntries, markBilled, pendingEntries } from "./repository.js";
+
+/** One line of an order to be: a price for a period, or an entry (a proration, a carried credit). */
+export interface QuoteLine {
+  label: string;
+  amount: number;
+  proration: boolean;
+  priceId: string | null;
+  /** The billing entry it bills (marked billed with the order). */
+  entryId: string | null;
+}
+
+/** An order as it would be made: its lines and amounts (Polar's order amounts). */
+export interface Quote {
+  lines: QuoteLine[];
+  subtotal: number;
+  discountAmount: number;
+  net: number;
+  tax: number;
+  total: number;
+  currency: string;
+  /** The discount applied (null: none, or it ran out). */
+  discount: DiscountRow | null;
+  /** A credit larger than the order (a downgrade): what is left, carried to the next one (negative). */
+  carried: number;
+}
+
+/**
+ * Whether the subscription's discount still applies to a period starting at `start` (Polar's
+ * durations): `once` only to the first period, `forever` always, `repeating N` to the periods
+ * that start within N - 1 calendar months of its first application.
+ */
+export function discountApplies(discount: DiscountRow, appliedAt: Date | null, start: Date): boolean {
+  if (discount.duration === "forever") return true;
+  if (discount.duration === "once" || !appliedAt) return false;
+  const months = Math.max(1, discount.duration_in_months ?? 1);
+  return start.getTime() <= addInterval(appliedAt, "month", months - 1).getTime();
+}
+
+/** What a period of a price costs before discount: fixed, the amount first paid (custom), free. */
+export async function priceAmount(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<number> {
+  if (price.amount_type === "fixed") return price.price_amount ?? 0;
+  if (price.amount_type === "custom") {
+    // Pay what you want: each period costs what the buyer chose at checkout.
+    const first = await firstOrderOf(db, sub.id);
+    return first?.subtotal_amount ?? price.preset_amount ?? price.minimum_amount ?? 0;
+  }
+  // Free; metered prices are charged from usage (the metering issue adds those lines here).
+  return 0;
+}
+
+/** The subscription's discount, if it still applies to a period starting at `start`. */
+export async function discountFor(db: Db, sub: SubscriptionRow, start: Date) {
+  const [row] = sub.discount_id ? await findDiscountsById(db, sub.organization_id, [sub.discount_id]) : [];
+  return row && discountApplies(row, sub.discount_applied_at ?? sub.started_at, start) ? row : null;
+}
+
+/**
+ * Prices, discount, entries and tax into an order's amounts. The discount is on the prices
+ * only, never on prorations; tax is on what is left after both, on the country of the
+ * subscription's billing address; a total below zero is billed as zero and the rest carried.
+ */
+export async function quote(
+  deps: Pick<LifecycleDeps, "tax">,
+  db: Db,
+  sub: SubscriptionRow,
+  input: {
+    priceLines: QuoteLine[];
+    entries: BillingEntryRow[];
+    discount: DiscountRow | null;
+  },
+): Promise<Quote> {
+  const entryLines: QuoteLine[] = input.entries.map((e) => ({
+    label: e.label,
+    amount: e.amount,
+    proration: e.proration,
+    priceId: e.product_price_id,
+    entryId: e.id,
+  }));
+  const lines = [...input.priceLines, ...entryLines];
+  const prices = input.priceLines.reduce((sum, l) => sum + l.amount, 0);
+  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  const discountAmount = discountOn(input.discount, prices, sub.currency);
+  const owed = subtotal - discountAmount;
+  const net = Math.max(0, owed);
+  const latest = await latestOrderOf(db, sub.id);
+  const country = latest?.billing_address?.country ?? null;
+  const tax =
+    net > 0
+      ? (
+          await deps.tax.calculate(
+            { organizationId: sub.organization_id, amount: net, currency: sub.currency, country },
+            db,
+          )
+        ).taxAmount
+      : 0;
+  return {
+    lines,
+    subtotal,
+    discountAmount,
+    net,
+    tax,
+    total: net + tax,
+    currency: sub.currency,
+    discount: input.discount,
+    carried: Math.min(0, owed),
+  };
+}
+
+/** A price line for a period: "Pro — From 2027-01-31 to 2027-02-28". */
+export function periodLine(
+  product: ProductRow | undefined,
+  price: PriceRow,
+  amount: number,
+  start: Date,
+  end: Date,
+) {
+  return {
+    label: `${product?.name ?? "Subscription"} — From ${ymd(start)} to ${ymd(end)}`,
+    amount,
+    proration: false,
+    priceId: price.id,
+    entryId: null,
+  };
+}
+
+/** The order the subscription's next period would make (a renewal), as it stands now. */
+export async function quoteRenewal(
+  deps: Pick<LifecycleDeps, "tax">,
+  db: Db,
+  sub: SubscriptionRow,
+  start: Date,
+  end: Date,
+  /** The entries it bills (default: those waiting now). */
+  entries?: BillingEntryRow[],
+) {
+  const [product] = await findProducts(db, sub.organization_id, [sub.product_id]);
+  const prices = await findPrices(db, sub.organization_id, sub.price_ids);
+  const priceLines: QuoteLine[] = [];
+  for (const price of prices)
+    priceLines.push(periodLine(product, price, await priceAmount(db, sub, price), start, end));
+  return quote(deps, db, sub, {
+    priceLines,
+    entries: entries ?? (await pendingEntries(db, sub.id)),
+    discount: await discountFor(db, sub, start),
+  });
+}
+
+/** `amount × fraction`, rounded half to even (Polar's proration rounding). */
+export function prorated(amount: number, fraction: Decimal): number {
+  return new Decimal(amount).times(fraction).toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber();
+}
+
+/** The part of the period still to run at `now`, from 0 to 1, in seconds as Polar counts it. */
+export function remainingFraction(start: Date, end: Date, now: Date): Decimal {
+  const total = Math.floor((end.getTime() - start.getTime()) / 1000);
+  const left = Math.floor((end.getTime() - now.getTime()) / 1000);
+  if (total <= 0 || left <= 0) return new Decimal(0);
+  return Decimal.min(1, new Decimal(left).dividedBy(total));
+}
+
+/**
+ * Marks the entries an order billed, and carries what a credit left over (a downgrade larger
+ * than the order) to the next order as a new credit entry: a credit is never paid out.
+ */
+export async function billEntries(db: Db, sub: SubscriptionRow, q: Quote, orderId: string, now: Date) {
+  await markBilled(
+    db,
+    q.lines.flatMap((l) => (l.entryId ? [l.entryId] : [])),
+    orderId,
+  );
+  if (q.carried < 0)
+    await insertEntries(db, [
+      {
+        id: randomUUID(),
+        organization_id: sub.organization_id,
+        subscription_id: sub.id,
+        label: "Credit carried over",
+        amount: q.carried,
+        currency: sub.currency,
+        proration: true,
+        product_price_id: null,
+        order_id: null,
+        created_at: now,
+      },
+    ]);
+}

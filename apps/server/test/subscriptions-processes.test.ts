@@ -1,0 +1,147 @@
+// Runs on both databases: a renewal interrupted between its charge and its record is finished once; two processes renewing the same subscriptions need PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken } from "./support/v1.js";
+
+/**
+ * One charge per renewal, whatever happens to the processes: a process killed after the
+ * renewal's charge and before its record leaves the order to the reconciler of the next one,
+ * which asks the processor and records the charge it made (no second charge); and two
+ * processes advancing the same clock and running their schedulers over the same 200
+ * subscriptions charge each once.
+ */
+
+const FAST = {
+  JOB_POLL_INTERVAL_MS: "100",
+  JOB_LEASE_MS: "3000",
+  SUBSCRIPTION_SCHEDULER_INTERVAL_MS: "200",
+  CHECKOUT_RECONCILE_INTERVAL_MS: "200",
+};
+/**
+ * The reconcilers look at payments claimed more than 300 ms ago: only where a process was
+ * killed. Under the load of 200 parallel purchases a live confirm takes longer than that, and
+ * a reconciler would then (rightly) close its key; the default is five minutes.
+ */
+const RECONCILE_SOON = { CHECKOUT_RECONCILE_AFTER_MS: "300" };
+const servers: TestServer[] = [];
+const databases: TestDatabase[] = [];
+
+async function start(env: Record<string, string>, database?: TestDatabase) {
+  const server = await startTestServer({
+    env: { ...FAST, ...env },
+    keepDatabase: true,
+    ...(database ? { database } : {}),
+  });
+  servers.push(server);
+  if (!database && server.database) databases.push(server.database);
+  return server;
+}
+
+beforeAll(() => undefined);
+afterAll(async () => {
+  for (const s of servers) await s.stop().catch(() => {});
+  for (const d of databases) await d.drop().catch(() => {});
+});
+
+async function shop(server: TestServer, name: string) {
+  const merchant = await createMerchant(server, name);
+  const token = await createToken(merchant, ["products:write", "checkouts:write", "subscriptions:write"]);
+  const product = await call(server, token, "POST", "/v1/products/", {
+    name: "Pro",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: 1000 }],
+  });
+  expect(product.status).toBe(201);
+  return { merchant, token, productId: product.body.id as string };
+}
+
+async function subscribe(server: TestServer, token: string, productId: string, n: number) {
+  const c = await call(server, token, "POST", "/v1/checkouts/", {
+    products: [productId],
+    customer_email: `buyer-${n}@example.com`,
+  });
+  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: "4242424242424242",
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
+    confirmation_token_id: card.body.id,
+    customer_billing_address: { country: "FR" },
+  });
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+}
+
+/** Renewal charges and cycle orders of the organization, per subscription. */
+async function renewals(server: TestServer, organizationId: string) {
+  const charges = await server.sql<{ n: number }>(
+    `select count(*)::int as n from kassa_sandbox_charge
+     where organization_id = $1 and status = 'succeeded' and metadata->>'order_id' is not null`,
+    organizationId,
+  );
+  const orders = await server.sql<{ subscription_id: string; status: string; n: number }>(
+    `select subscription_id, status, count(*)::int as n from kassa_order
+     where organization_id = $1 and billing_reason = 'subscription_cycle'
+     group by subscription_id, status`,
+    organizationId,
+  );
+  return { charges: Number(charges[0]?.n ?? 0), orders };
+}
+
+const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
+describe("a renewal interrupted after its charge", () => {
+  it("is recorded by the next process from the processor's answer, never charged twice", async () => {
+    const first = await start({ ...RECONCILE_SOON, KASSA_CRASH_AT: "renewal.charged" });
+    const { merchant, token, productId } = await shop(first, "Crash");
+    await subscribe(first, token, productId, 1);
+    // The advance charges the renewal and the process dies before recording it.
+    const exited = new Promise((r) => first.child.once("exit", r));
+    await call(first, token, "POST", "/v1/test-clock/advance", { to: future(40) }).catch(() => undefined);
+    await exited;
+    servers.splice(servers.indexOf(first), 1);
+    const second = await start(RECONCILE_SOON, first.database);
+    let state = await renewals(second, merchant.organizationId);
+    // The order is pending with its charge in flight; the reconciler of the new process settles it.
+    for (let i = 0; i < 100; i++) {
+      state = await renewals(second, merchant.organizationId);
+      if (state.orders.some((o) => o.status === "paid")) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(state.orders).toEqual([expect.objectContaining({ status: "paid", n: 1 })]);
+    expect(state.charges).toBe(1);
+  }, 120_000);
+});
+
+if (TEST_DB === "postgres") {
+  describe("two processes on one PostgreSQL", () => {
+    it("renew the same 200 subscriptions, each charged once", async () => {
+      const a = await start({});
+      const b = await start({}, a.database);
+      const { merchant, token, productId } = await shop(a, "Twins");
+      for (let i = 0; i < 200; i += 20)
+        await Promise.all(
+          Array.from({ length: 20 }, (_, k) => subscribe(k % 2 ? a : b, token, productId, i + k)),
+        );
+      // Both processes advance the same clock at once, and both schedulers run meanwhile.
+      const to = future(35);
+      const answers = await Promise.all(
+        [a, b].map((s) => call(s, token, "POST", "/v1/test-clock/advance", { to })),
+      );
+      for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+      // Some renewals ran in the advances, the others in the schedulers: none twice.
+      const ran = answers.map((r) => r.body.ran.renewals as number);
+      expect(ran[0]! + ran[1]!).toBeLessThanOrEqual(200);
+      let state = await renewals(a, merchant.organizationId);
+      for (let i = 0; i < 50 && state.charges < 200; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        state = await renewals(a, merchant.organizationId);
+      }
+      expect(state.charges).toBe(200);
+      expect(state.orders.length).toBe(200);
+      for (const o of state.orders) expect(o).toMatchObject({ status: "paid", n: 1 });
+    }, 240_000);
+  });
+}

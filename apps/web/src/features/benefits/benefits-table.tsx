@@ -1,0 +1,78 @@
+import { Badge } from "@mantine/core";
+import { IconGift } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import type { Benefit, BenefitType } from "../../lib/v1";
+import { formatDate } from "../billing/format";
+import { ListView, useListParams } from "../billing/list";
+import { EditableName, RowDeleteButton } from "../billing/row-actions";
+import { benefitsQuery } from "./queries";
+
+export const BENEFIT_LABELS: Record<BenefitType, string> = {
+  custom: "Custom note",
+  discord: "Discord role",
+  downloadables: "File downloads",
+  github_repository: "GitHub repository access",
+  license_keys: "License keys",
+  meter_credit: "Meter credits",
+};
+
+/** The organization's benefits of `type` (every kind when undefined), a page at a time. */
+export function BenefitsTable({
+  organizationId,
+  canWrite,
+  type,
+  onEdit,
+  onDelete,
+}: {
+  organizationId: string;
+  canWrite: boolean;
+  type: string | undefined;
+  onEdit: (benefit: Benefit) => void;
+  onDelete: (benefit: Benefit) => void;
+}) {
+  const { search, page, limit } = useListParams();
+  const benefits = useQuery(
+    benefitsQuery(organizationId, { page, limit, sorting: search.sorting, type, query: search.query }),
+  );
+  return (
+    <ListView
+      query={benefits}
+      label="benefits"
+      caption="Benefits"
+      empty={{
+        icon: IconGift,
+        title: type ? "No benefit of this kind" : "No benefits yet",
+        children: canWrite
+          ? "Create a benefit, then attach it to a product: buyers receive it when they pay."
+          : "An owner or admin of this organization creates benefits.",
+      }}
+      columns={[
+        {
+          label: "Description",
+          sort: "description",
+          render: (b) => (
+            <EditableName canWrite={canWrite} onEdit={() => onEdit(b)}>
+              {b.description}
+            </EditableName>
+          ),
+        },
+        {
+          label: "Kind",
+          sort: "type",
+          render: (b) => <Badge variant="light">{BENEFIT_LABELS[b.type]}</Badge>,
+        },
+        { label: "Created", sort: "created_at", render: (b) => formatDate(b.created_at) },
+        {
+          label: "Actions",
+          render: (b) => (
+            <RowDeleteButton
+              show={canWrite && b.deletable}
+              label={`Delete ${b.description}`}
+              onClick={() => onDelete(b)}
+            />
+          ),
+        },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,72 @@
+import { Badge, Text } from "@mantine/core";
+import { IconGauge } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import type { Aggregation, Meter } from "../../lib/v1";
+import { describeFilter } from "../billing/filter-builder";
+import { formatDate } from "../billing/format";
+import { ListView, useListParams } from "../billing/list";
+import { EditableName } from "../billing/row-actions";
+import { metersQuery } from "./queries";
+
+export const describeAggregation = (a: Aggregation) =>
+  a.func === "count" ? "count" : `${a.func}(${a.property})`;
+
+/** The organization's meters (archived ones too with `archived`), a page at a time. */
+export function MetersTable({
+  organizationId,
+  canWrite,
+  archived,
+  onEdit,
+}: {
+  organizationId: string;
+  canWrite: boolean;
+  archived: boolean;
+  onEdit: (meter: Meter) => void;
+}) {
+  const { search, page, limit } = useListParams();
+  const meters = useQuery(
+    metersQuery(organizationId, {
+      page,
+      limit,
+      sorting: search.sorting,
+      query: search.query,
+      is_archived: archived ? undefined : false,
+    }),
+  );
+  return (
+    <ListView
+      query={meters}
+      label="meters"
+      caption="Meters"
+      empty={{
+        icon: IconGauge,
+        title: "No meters yet",
+        children: canWrite
+          ? "Create a meter to charge for usage: choose which events it counts and how (count, or sum of a property)."
+          : "An owner or admin of this organization creates meters.",
+      }}
+      columns={[
+        {
+          label: "Name",
+          sort: "name",
+          render: (m) => (
+            <EditableName canWrite={canWrite} onEdit={() => onEdit(m)}>
+              {m.name}
+            </EditableName>
+          ),
+        },
+        { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
+        {
+          label: "Filter",
+          render: (m) => <Text size="sm">{describeFilter(m.filter)}</Text>,
+        },
+        {
+          label: "Status",
+          render: (m) =>
+            m.archived_at ? <Badge color="orange">Archived</Badge> : <Badge variant="light">Active</Badge>,
+        },
+        { label: "Created", sort: "created_at", render: (m) => formatDate(m.created_at) },
+      ]}
+    />
+  );
+}
