@@ -85,6 +85,11 @@ describe("subscriptions in the dashboard", () => {
       prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
     });
     productId = product.id;
+    await v1("POST", "/v1/products/", {
+      name: "Club Plus",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 2500, price_currency: "usd" }],
+    });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     context.setDefaultTimeout(30_000);
@@ -184,6 +189,27 @@ describe("subscriptions in the dashboard", () => {
       "subscription_create",
       "subscription_cycle",
     ]);
+  });
+
+  it("changes the plan: the preview of what is charged now and at the renewal, then the new product", async () => {
+    const sub = await subscribe("Alan Buyer");
+    await openSubscription(sub.subscriptionId);
+    await page.getByRole("button", { name: "Change plan" }).click();
+    const dialog = page.getByRole("dialog", { name: "Change plan" });
+    await dialog.getByLabel("New product", { exact: false }).first().click();
+    await page.getByRole("option", { name: "Club Plus ($25.00 / month)" }).click();
+    await dialog.getByLabel("Invoice the difference now").check();
+    const now = dialog.getByRole("region", { name: "Charged now" });
+    const renewal = dialog.getByRole("region", { name: "Next renewal" });
+    await now.getByText("Total").waitFor();
+    expect(await renewal.textContent()).toContain("$25.00");
+    await shots.take(page, "change-plan");
+    await dialog.getByRole("button", { name: "Change plan" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await heading("Club Plus for Alan Buyer").waitFor();
+    const changed = await v1("GET", `/v1/subscriptions/${sub.subscriptionId}`);
+    expect(changed.product.name).toBe("Club Plus");
+    expect(changed.amount).toBe(2500);
   });
 
   it("a failed renewal: past due in the dashboard; the mail's card link saves a new card, and it is active again", async () => {

@@ -10,8 +10,8 @@ import {
   subscriptionHistory,
 } from "../src/features/subscriptions/lifecycle";
 import type { Order, Subscription } from "../src/lib/v1";
-import { answerWith, renderApp, stubServer } from "./app";
-import { dashboardAnswers, order, page, session, subscription } from "./commerce-fixtures";
+import { answerWith, type RecordedRequest, renderApp, stubServer } from "./app";
+import { dashboardAnswers, order, page, price, product, session, subscription } from "./commerce-fixtures";
 
 const slow = { timeout: 8000 };
 const DAY = 86_400_000;
@@ -257,5 +257,78 @@ describe("subscription detail", () => {
     expect(result.textContent).toContain("3 renewals, 2 payments succeeded, 1 payment failed");
     expect(requests.find((r) => r.path === "/v1/test-clock/advance")?.body).toEqual({ by: "P1M" });
     await waitFor(() => expect(listCalls()).toBeGreaterThan(before));
+  });
+
+  it("changes the plan: the preview of now and the next renewal before confirming; a refusal lands on the product", async () => {
+    const growth = {
+      ...product,
+      id: "prod-2",
+      name: "Growth",
+      prices: [{ ...price, id: "price-2", product_id: "prod-2", price_amount: 4900 }],
+    };
+    const previewOrder = (billing_reason: "subscription_update" | "subscription_cycle", total: number) => ({
+      billing_reason,
+      at: "2026-03-15T10:00:00Z",
+      subtotal_amount: total,
+      discount_amount: 0,
+      net_amount: total,
+      tax_amount: 0,
+      total_amount: total,
+      currency: "usd",
+      items: [
+        {
+          label: "Remaining time on Growth",
+          amount: total,
+          proration: billing_reason === "subscription_update",
+        },
+      ],
+    });
+    let patches = 0;
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/subscriptions/sub-1": active,
+      "/v1/orders/": page([order]),
+      "/v1/products/": page([product, growth]),
+      "/v1/subscriptions/sub-1/preview": (req: RecordedRequest) =>
+        req.query.get("product_id")
+          ? {
+              now: previewOrder("subscription_update", 1500),
+              next_renewal: previewOrder("subscription_cycle", 4900),
+            }
+          : { now: null, next_renewal: previewOrder("subscription_cycle", 1900) },
+      "PATCH /v1/subscriptions/sub-1": () => {
+        patches += 1;
+        if (patches === 1)
+          return answerWith(422, {
+            detail: [{ loc: ["body", "product_id"], msg: "Product is archived.", type: "value_error" }],
+          });
+        return { ...active, product: growth, product_id: "prod-2" };
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/subscriptions/sub-1", { session });
+    await screen.findByRole("heading", { name: "Starter for Ada Buyer" }, slow);
+    await user.click(screen.getByRole("button", { name: "Change plan" }));
+    const dialog = await screen.findByRole("dialog", { name: "Change plan" });
+    await user.click(within(dialog).getAllByLabelText(/^New product/)[0]!);
+    // The current product is not offered.
+    expect(screen.queryByRole("option", { name: /^Starter/ })).toBeNull();
+    await user.click(await screen.findByRole("option", { name: "Growth ($49.00 / month)" }));
+    await user.click(within(dialog).getByLabelText("Invoice the difference now"));
+    const now = await within(dialog).findByRole("region", { name: "Charged now" });
+    expect(now.textContent).toContain("$15.00");
+    expect(now.textContent).toContain("(prorated)");
+    expect(within(dialog).getByRole("region", { name: "Next renewal" }).textContent).toContain("$49.00");
+    const previewed = requests.filter((r) => r.path === "/v1/subscriptions/sub-1/preview").at(-1);
+    expect(previewed?.query.get("product_id")).toBe("prod-2");
+    expect(previewed?.query.get("proration_behavior")).toBe("invoice");
+
+    await user.click(within(dialog).getByRole("button", { name: "Change plan" }));
+    await within(dialog).findByText("Product is archived.");
+    await user.click(within(dialog).getByRole("button", { name: "Change plan" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Change plan" })).toBeNull());
+    expect(requests.filter((r) => r.method === "PATCH").map((r) => r.body)).toEqual([
+      { product_id: "prod-2", proration_behavior: "invoice" },
+      { product_id: "prod-2", proration_behavior: "invoice" },
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { Controller, useForm } from "react-hook-form";
 import { DialogActions } from "../../components/dialog-actions";
 import type { ServerError } from "../../lib/auth-client";
 import { serverErrorMessage } from "../../lib/server-errors";
-import type { Subscription } from "../../lib/v1";
+import { type Subscription, V1Error } from "../../lib/v1";
 import { formatRecurring } from "../billing/commerce";
 import { PreviewOrderCard } from "./preview";
 import {
@@ -78,7 +78,9 @@ export function ChangePlanDialog({
       });
       close();
     } catch (error) {
-      setError("root.server", { type: "server", message: serverErrorMessage(error as ServerError) });
+      const onProduct = error instanceof V1Error ? error.fieldErrors().product_id : undefined;
+      if (onProduct) setError("product_id", { type: "server", message: onProduct }, { shouldFocus: true });
+      else setError("root.server", { type: "server", message: serverErrorMessage(error as ServerError) });
     }
   });
   const options = (products.data ?? [])

@@ -44,22 +44,8 @@ export const PRORATION_BEHAVIORS = ["prorate", "invoice"] as const;
 export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
 
 /** One order as it would be made: now (a plan change's proration) or at the next renewal. */
-export interface PreviewOrder {
-  billing_reason: string;
-  at: string;
-  subtotal_amount: number;
-  discount_amount: number;
-  net_amount: number;
-  tax_amount: number;
-  total_amount: number;
-  currency: string;
-  items: { label: string; amount: number; proration: boolean }[];
-}
-
-export interface SubscriptionPreview {
-  now: PreviewOrder | null;
-  next_renewal: PreviewOrder | null;
-}
+export type PreviewOrder = z.output<typeof W.SubscriptionPreviewOrder>;
+export type SubscriptionPreview = z.output<typeof W.SubscriptionPreview>;
 
 /**
  * `GET /v1/subscriptions/{id}/preview` (with a product, the preview of moving to it). A server
@@ -91,7 +77,7 @@ export type CancellationReason = (typeof W.CANCELLATION_REASONS)[number];
 export type SubscriptionUpdateBody =
   | z.input<typeof W.SubscriptionCancel>
   | z.input<typeof W.SubscriptionRevoke>
-  | { product_id: string; proration_behavior?: ProrationBehavior };
+  | z.input<typeof W.SubscriptionUpdateProduct>;
 
 /** `PATCH /v1/subscriptions/{id}` (cancel, uncancel, revoke, change plan) or `DELETE` (revoke). */
 export function useUpdateSubscription(organizationId: string, subscriptionId: string) {
