@@ -25,14 +25,15 @@ export function checkoutBuildConfig(root: string): InlineConfig {
   };
 }
 
-/** The dev server answers `/checkout/...` with `checkout.html`, as the Kassa server does. */
+/** The dev server answers `/checkout/...` (and the card-update page) with `checkout.html`, as the Kassa server does. */
 export function checkoutDevRewrite(): Plugin {
   return {
     name: "kassa:checkout-dev-rewrite",
     apply: "serve",
     configureServer(server) {
       server.middlewares.use((req, _res, next) => {
-        if (req.url && /^\/checkout\/[^/?#]/.test(req.url)) req.url = "/checkout.html";
+        if (req.url && /^\/(checkout\/[^/?#]|subscription\/[^/?#]+\/payment-method)/.test(req.url))
+          req.url = "/checkout.html";
         next();
       });
     },

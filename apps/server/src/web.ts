@@ -66,12 +66,16 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** Paths the web app never answers: the APIs keep their own 404s. */
 const isApiPath = (p: string) => /^\/(api|v1)(\/|$)/.test(p);
-/** The hosted checkout page's addresses: a build of its own (`checkout.html`). */
-const isCheckoutPath = (p: string) => /^\/checkout\/[^/]/.test(p);
+/**
+ * The hosted checkout page's addresses, and the card-update page of the dunning mails
+ * (`/subscription/{id}/payment-method`): a build of their own (`checkout.html`).
+ */
+const isCheckoutPath = (p: string) =>
+  /^\/checkout\/[^/]/.test(p) || /^\/subscription\/[^/]+\/payment-method\/?$/.test(p);
 
 /**
  * Serves the built web app (`apps/web/dist`) at `/`: files as they are, hashed files under
- * `/assets/` cached for a year, `checkout.html` for `/checkout/...` (the hosted checkout page,
+ * `/assets/` cached for a year, `checkout.html` for `/checkout/...` and `/subscription/{id}/payment-method` (the hosted checkout page,
  * a separate small build) and `index.html` (both never cached) for every other path so the
  * client routes work on reload. Register it after every other route.
  */

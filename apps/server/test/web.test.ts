@@ -58,6 +58,7 @@ describe("the web app and its configuration", () => {
     for (const p of [
       "/checkout/polar_c_abc",
       "/checkout/polar_c_abc/confirmation?customer_session_token=x",
+      "/subscription/0b6e7c1e-6f43-4a4e-9f5e-2b1a3c4d5e6f/payment-method?expires=1&signature=s",
     ]) {
       const res = await client.get(p);
       expect(res.status, p).toBe(200);
@@ -66,7 +67,8 @@ describe("the web app and its configuration", () => {
       expect(res.text, p).toBe(CHECKOUT);
     }
     // Not a checkout address: the app.
-    for (const p of ["/checkout", "/checkouts/abc"]) expect((await client.get(p)).text, p).toBe(INDEX);
+    for (const p of ["/checkout", "/checkouts/abc", "/subscription/abc"])
+      expect((await client.get(p)).text, p).toBe(INDEX);
   });
 
   it("GET /api/checkout/config names the sandbox when Stripe is not configured", async () => {

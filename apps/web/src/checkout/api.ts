@@ -158,3 +158,16 @@ export const getOrderInvoice = (token: string, orderId: string) =>
     `/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`,
     { token },
   );
+
+/** `POST /v1/subscription-payment-links/session`: opens a mail's signed card-update link. */
+export type PaymentLinkSession = z.output<typeof W.SubscriptionPaymentLinkSession>;
+
+export const openPaymentLink = (body: z.input<typeof W.SubscriptionPaymentLink>) =>
+  call<PaymentLinkSession>("/v1/subscription-payment-links/session", { method: "POST", body });
+
+/** Saves a card for the customer's subscriptions (`Authorization: Bearer <customer session>`). */
+export const savePaymentMethod = (token: string, body: z.input<typeof W.CustomerPaymentMethodCreate>) =>
+  call<z.output<typeof W.CustomerPaymentMethodCreateResponse>>(
+    "/v1/customer-portal/customers/me/payment-methods",
+    { method: "POST", body, token },
+  );

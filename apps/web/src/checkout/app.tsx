@@ -1,6 +1,11 @@
-import { Center, Stack, Text, Title } from "@mantine/core";
+import { Center, Loader, Stack, Text, Title } from "@mantine/core";
+import { lazy, Suspense } from "react";
 import { CheckoutPage } from "./checkout-page";
 import { ConfirmationPage } from "./confirmation-page";
+import { parsePaymentMethodPath } from "./payment-method-link";
+
+/** The card-update page of the dunning mails: a chunk of its own (a buyer at a checkout never loads it). */
+const PaymentMethodPage = lazy(() => import("./payment-method-page"));
 
 /** `/checkout/{client_secret}` and `/checkout/{client_secret}/confirmation`, by the address. */
 export function parseCheckoutPath(pathname: string): { clientSecret: string; confirmation: boolean } | null {
@@ -16,6 +21,18 @@ export function parseCheckoutPath(pathname: string): { clientSecret: string; con
 }
 
 export function CheckoutApp({ location }: { location: Pick<Location, "pathname" | "search"> }) {
+  if (location.pathname.startsWith("/subscription/"))
+    return (
+      <Suspense
+        fallback={
+          <Center mih="60dvh">
+            <Loader aria-label="Loading" />
+          </Center>
+        }
+      >
+        <PaymentMethodPage link={parsePaymentMethodPath(location.pathname, location.search)} />
+      </Suspense>
+    );
   const route = parseCheckoutPath(location.pathname);
   if (!route)
     return (

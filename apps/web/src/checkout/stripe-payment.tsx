@@ -2,7 +2,7 @@ import { Alert, Box, Loader } from "@mantine/core";
 import type { Stripe, StripeElements, StripePaymentElement } from "@stripe/stripe-js";
 import { loadStripe } from "@stripe/stripe-js/pure";
 import { type Ref, useEffect, useImperativeHandle, useRef, useState } from "react";
-import type { CheckoutConfirm, CheckoutPublic } from "./api";
+import type { CheckoutConfirm } from "./api";
 
 /**
  * Stripe mode: Stripe's Payment Element, loaded (with Stripe.js from js.stripe.com) only when
@@ -10,6 +10,15 @@ import type { CheckoutConfirm, CheckoutPublic } from "./api";
  * asks it for a confirmation token (`stripe.createConfirmationToken`), confirms the checkout
  * with it, then lets Stripe handle a required next action (3-D Secure).
  */
+/** What the Payment Element takes: a payment of `amount`, or (`setupOnly`) a card saved for later. */
+export interface StripePaymentIntent {
+  amount: number;
+  currency: string;
+  /** Charged again off-session later (a subscription). */
+  recurring: boolean;
+  setupOnly: boolean;
+}
+
 export interface StripePaymentHandle {
   createConfirmationToken(body: CheckoutConfirm): Promise<string>;
   handleNextAction(metadata: Record<string, string>): Promise<void>;
@@ -18,11 +27,11 @@ export interface StripePaymentHandle {
 export default function StripePayment({
   ref,
   publishableKey,
-  checkout,
+  payment,
 }: {
   ref: Ref<StripePaymentHandle | null>;
   publishableKey: string | null | undefined;
-  checkout: CheckoutPublic;
+  payment: StripePaymentIntent;
 }) {
   const mount = useRef<HTMLDivElement>(null);
   const state = useRef<{ stripe: Stripe; elements: StripeElements; element: StripePaymentElement } | null>(
@@ -30,10 +39,10 @@ export default function StripePayment({
   );
   const [status, setStatus] = useState<"loading" | "ready" | "error">("loading");
   const [message, setMessage] = useState<string | null>(null);
-  const amount = checkout.total_amount;
-  const currency = checkout.currency.toLowerCase();
-  const recurring = checkout.product?.is_recurring ?? false;
-  const setupOnly = !checkout.is_payment_required;
+  const amount = payment.amount;
+  const currency = payment.currency.toLowerCase();
+  const recurring = payment.recurring;
+  const setupOnly = payment.setupOnly;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: created once; amounts follow in the effect below
   useEffect(() => {

@@ -137,6 +137,7 @@ export const invalidate = (client: QueryClient, organizationId: string, resource
 export {
   AGGREGATION_FUNCS,
   BENEFIT_TYPES,
+  CANCELLATION_REASONS,
   CHECKOUT_STATUSES,
   FILTER_OPERATORS,
   ORDER_STATUSES,

@@ -39,7 +39,12 @@ export function PaymentSection({
             publishableKey={
               checkout.payment_processor_metadata.publishable_key ?? payments.stripe_publishable_key
             }
-            checkout={checkout}
+            payment={{
+              amount: checkout.total_amount,
+              currency: checkout.currency,
+              recurring: checkout.product?.is_recurring ?? false,
+              setupOnly: !checkout.is_payment_required,
+            }}
           />
         </Suspense>
       ) : (

@@ -33,6 +33,7 @@ import { OrganizationAvatar } from "../../components/organization-avatar";
 import { ImpersonationBanner } from "../../features/admin/impersonation-banner";
 import { isPlatformAdmin } from "../../features/admin/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";
+import { SandboxBanner } from "../../features/test-clock/sandbox-banner";
 import { authClient, refusalOf } from "../../lib/auth-client";
 import { type Organization, organizationsQuery } from "../../lib/organization";
 import { sessionQuery } from "../../lib/queries";
@@ -139,6 +140,7 @@ export function DashboardLayout() {
       )}
       <AppShell.Main>
         <ImpersonationBanner />
+        {slug && <SandboxBanner />}
         <Outlet />
       </AppShell.Main>
     </AppShell>
