@@ -280,6 +280,8 @@ describe("dunning", () => {
     expect(failed.ran).toMatchObject({ renewals: 1, failed: 1 });
     const pastDue = await subscription(s, subscriptionId);
     expect(pastDue.status).toBe("past_due");
+    const listed = await call(server, s.token, "GET", "/v1/subscriptions/?status=past_due");
+    expect(listed.body.items.map((i: Json) => i.id)).toEqual([subscriptionId]);
     let orders = await ordersOf(subscriptionId);
     expect(orders.at(-1)).toMatchObject({ status: "pending", total_amount: 1500, payment_attempts: 1 });
     const mails = await server.sql<{ subject: string; text_body: string }>(

@@ -27,6 +27,7 @@ export interface SubscriptionFilters {
   externalCustomerIds?: string[] | undefined;
   discountIds?: string[] | undefined;
   active?: boolean | undefined;
+  statuses?: string[] | undefined;
   cancelAtPeriodEnd?: boolean | undefined;
   cancellationReasons?: string[] | undefined;
   canceledAfter?: Date | undefined;
@@ -93,6 +94,7 @@ export async function listSubscriptions(
   if (filters.discountIds?.length) base = base.where("s.discount_id", "in", filters.discountIds);
   if (filters.active !== undefined)
     base = base.where("s.status", "in", filters.active ? ACTIVE_STATUSES : REVOKED_STATUSES);
+  if (filters.statuses?.length) base = base.where("s.status", "in", filters.statuses);
   if (filters.cancelAtPeriodEnd !== undefined)
     base = base.where("s.cancel_at_period_end", "=", filters.cancelAtPeriodEnd);
   if (filters.cancellationReasons?.length)

@@ -3,7 +3,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
-import { CANCELLATION_REASONS, Subscription } from "./schemas.js";
+import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES, Subscription } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "subscriptions";
@@ -32,6 +32,8 @@ const list = route({
       external_customer_id: repeatable(z.string()),
       discount_id: repeatable(z.string()),
       active: BooleanQuery.optional(),
+      // Kassa's own (Polar filters on `active` only): a past-due or trialing list, paged right.
+      status: repeatable(z.enum(SUBSCRIPTION_STATUSES)),
       cancel_at_period_end: BooleanQuery.optional(),
       customer_cancellation_reason: repeatable(z.enum(CANCELLATION_REASONS)),
       canceled_at_after: DateFilter,

@@ -11,6 +11,7 @@ export interface ListSubscriptionsInput extends Page {
   external_customer_id?: string[] | undefined;
   discount_id?: string[] | undefined;
   active?: boolean | undefined;
+  status?: string[] | undefined;
   cancel_at_period_end?: boolean | undefined;
   customer_cancellation_reason?: string[] | undefined;
   canceled_at_after?: Date | undefined;
@@ -29,6 +30,7 @@ export async function listSubscriptions({ ctx, input }: { ctx: Ctx; input: ListS
       externalCustomerIds: input.external_customer_id,
       discountIds: input.discount_id,
       active: input.active,
+      statuses: input.status,
       cancelAtPeriodEnd: input.cancel_at_period_end,
       cancellationReasons: input.customer_cancellation_reason,
       canceledAfter: input.canceled_at_after,
