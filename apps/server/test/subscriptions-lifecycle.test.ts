@@ -572,6 +572,35 @@ describe("plan changes", () => {
     expect(canceled.body.error).toBe("AlreadyCanceledSubscription");
   }, 60_000);
 
+  it("the customer changes plan in the portal, when the organization allows it", async () => {
+    const s = await shop("PortalPlan");
+    const { basic, pro } = await plans(s);
+    await advance(s, { to: at(4, 1) });
+    const { subscriptionId, portalToken } = await subscribe(s, basic);
+    await advance(s, { to: at(4, 16) });
+    const path = `/v1/customer-portal/subscriptions/${subscriptionId}`;
+    const changed = await call(server, portalToken, "PATCH", path, { product_id: pro });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.product_id).toBe(pro);
+    // The organization's default (prorate): 30.00 - 15.00 + 30.00 on 1 May.
+    expect((await preview(s, subscriptionId, "")).next_renewal.total_amount).toBe(7500);
+    const settings = {
+      allow_multiple_subscriptions: false,
+      allow_customer_updates: false,
+      proration_behavior: "prorate",
+    };
+    const off = await call(server, s.token, "PATCH", `/v1/organizations/${s.merchant.organizationId}`, {
+      subscription_settings: settings,
+    });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    const refused = await call(server, portalToken, "PATCH", path, { product_id: basic });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      error: "UpdateSubscriptionPlanNotAllowed",
+      detail: "Updating subscription plan is not allowed.",
+    });
+  }, 60_000);
+
   it("a downgrade invoiced mid-period is never paid out: its credit lowers the next renewal", async () => {
     const s = await shop("Downgrade");
     const { basic, pro } = await plans(s);

@@ -643,6 +643,14 @@ function cases(): Case[] {
       404,
       { cancel_at_period_end: true },
     ),
+    // The customer's own subscription offered B's product: refused as a product that does not exist.
+    portal(
+      "PATCH /v1/customer-portal/subscriptions/{id}",
+      ["body:product_id"],
+      `/v1/customer-portal/subscriptions/${A.subscription}`,
+      422,
+      { product_id: B.recurringProduct },
+    ),
     portal(
       "DELETE /v1/customer-portal/subscriptions/{id}",
       ["path:id"],

@@ -139,6 +139,16 @@ export const CustomerSubscriptionCancel = z
   .strictObject({ ...cancellationFields, cancel_at_period_end: z.boolean().nullish() })
   .meta({ id: "CustomerSubscriptionCancel" });
 
+/** The customer portal's plan change (the organization's `allow_customer_updates` permits it). */
+export const CustomerSubscriptionUpdateProduct = z
+  .strictObject({ product_id: z.string() })
+  .meta({ id: "CustomerSubscriptionUpdateProduct" });
+
+/** The bodies the portal's `PATCH /v1/customer-portal/subscriptions/{id}` takes. */
+export const CustomerSubscriptionUpdate = z
+  .union([CustomerSubscriptionUpdateProduct, CustomerSubscriptionCancel])
+  .meta({ id: "CustomerSubscriptionUpdate" });
+
 /** The sandbox's test clock of an organization. */
 export const TestClock = z
   .object({

@@ -2,20 +2,30 @@ import { z } from "@hono/zod-openapi";
 import {
   CustomerPaymentMethodCreate,
   CustomerPaymentMethodCreateResponse,
-  CustomerSubscriptionCancel,
+  CustomerSubscriptionUpdate,
 } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
+import { ApiError } from "../../kit/api/errors.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
+import { findOrganization } from "../organizations/index.js";
 import {
   cancelAtPeriodEnd,
+  changePlan,
   type LifecycleDeps,
   savePaymentMethod,
   uncancel,
 } from "../subscription-lifecycle/index.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
+
+/** Polar's refusal when the organization does not let customers change plan. */
+class UpdateSubscriptionPlanNotAllowed extends ApiError {
+  constructor() {
+    super("UpdateSubscriptionPlanNotAllowed", 403, "Updating subscription plan is not allowed.");
+  }
+}
 
 const ok = (schema: z.ZodType) => ({
   description: "Successful Response",
@@ -87,10 +97,11 @@ const updateSubscription = customerRoute({
   method: "patch",
   path: "/v1/customer-portal/subscriptions/{id}",
   tags: ["customer_portal"],
-  summary: "Cancel one of the authenticated customer's subscriptions at the period's end, or take it back",
+  summary:
+    "Change plan, or cancel one of the authenticated customer's subscriptions at the period's end, or take it back",
   request: {
     params: IdParam,
-    body: { required: true, content: { "application/json": { schema: CustomerSubscriptionCancel } } },
+    body: { required: true, content: { "application/json": { schema: CustomerSubscriptionUpdate } } },
   },
   responses: { 200: ok(CustomerSubscription), ...errorResponses({ notFound: true }) },
 });
@@ -153,7 +164,12 @@ export function registerCustomerPortalRoutes(
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const customerId = service.callerOf(ctx).customerId;
-    if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
+    if ("product_id" in body) {
+      const organization = await findOrganization(ctx.db, ctx.organizationId);
+      // No settings row yet: the default, which allows it.
+      if (organization?.allow_customer_updates === false) throw new UpdateSubscriptionPlanNotAllowed();
+      await changePlan(lifecycle, ctx, id, { product_id: body.product_id }, { customerId });
+    } else if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
     else if (body.cancel_at_period_end === true)
       await cancelAtPeriodEnd(lifecycle, ctx, id, body, { customerId });
     return c.json(await service.getSubscription({ ctx, input: { id } }), 200);

@@ -245,9 +245,17 @@ export async function changePlan(
   ctx: Ctx,
   id: string,
   input: { product_id: string; proration_behavior?: ProrationBehavior | null | undefined },
+  acting: { customerId?: string } = {},
 ) {
   const claimed = await ctx.db.transaction().execute(async (trx) => {
-    const visible = isUuid(id) ? await findSubscription(trx, ctx.organizationId, id) : undefined;
+    const visible = isUuid(id)
+      ? await findSubscription(
+          trx,
+          ctx.organizationId,
+          id,
+          acting.customerId ? { customerId: acting.customerId, startedOnly: true } : undefined,
+        )
+      : undefined;
     if (!visible) throw new SubscriptionNotFound();
     const sub = await lockSubscription(trx, visible.id);
     if (!sub) throw new SubscriptionNotFound();

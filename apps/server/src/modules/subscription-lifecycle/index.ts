@@ -6,6 +6,7 @@ export {
   revokeWithCustomer,
   uncancel,
 } from "./cancel.js";
+export { changePlan, previewChange } from "./change.js";
 export { chargeOrder, DUNNING_RETRY_DAYS, reconcileOrderPayments } from "./charge.js";
 export { cycleSubscription } from "./cycle.js";
 export type { LifecycleDeps } from "./deps.js";
