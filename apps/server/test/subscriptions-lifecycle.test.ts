@@ -208,6 +208,18 @@ describe("renewals", () => {
       expected.setUTCMonth(start.getUTCMonth() + i + 1);
       expect(new Date(o.created_at).toISOString()).toBe(expected.toISOString());
     }
+    // Each paid renewal mails a receipt: its link opens that order's receipt.
+    const receipts = await server.sql<{ text_body: string }>(
+      "select text_body from kassa_mail where kind = 'subscription-renewed' and to_address = $1",
+      started.customer.email,
+    );
+    expect(receipts.length).toBe(12);
+    const text = receipts[0]!.text_body;
+    const invoice = /\(invoice (\S+)\)/.exec(text)![1]!;
+    const receiptUrl = new URL(/(http\S+\/receipt\.html\S*)/.exec(text)![1]!);
+    const receipt = await fetch(`${server.url}${receiptUrl.pathname}${receiptUrl.search}`);
+    expect(receipt.status).toBe(200);
+    expect(await receipt.text()).toContain(invoice);
     const after = await subscription(s, subscriptionId);
     expect(after.status).toBe("active");
     expect(after.discount).toBeNull();

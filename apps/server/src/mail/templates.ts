@@ -141,7 +141,7 @@ export const mailTemplates = {
         `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
         `It renews next on ${p.periodEnd}.`,
       ],
-      action: "See your subscription",
+      action: "See the receipt",
       url: p.url,
       footer: `You receive this mail because you subscribe to ${p.productName} from ${p.organizationName}.`,
     }),

@@ -3,6 +3,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { formatMoney } from "../../kit/money.js";
 import { mailTemplates } from "../../mail/templates.js";
 import { findCustomer } from "../customers/index.js";
+import { documentUrl } from "../invoices/index.js";
 import type { OrderRow } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { findProducts } from "../products/index.js";
@@ -10,7 +11,7 @@ import type { SubscriptionRow } from "../subscriptions/index.js";
 import { type LifecycleDeps, ymd } from "./deps.js";
 
 /** Who a subscription's mail goes to and what it names; undefined when the customer is gone. */
-async function party(_deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub: SubscriptionRow) {
+async function party(deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub: SubscriptionRow) {
   const customer = await findCustomer(trx, sub.organization_id, sub.customer_id);
   if (!customer?.email || customer.deleted_at) return undefined;
   const organization = await findOrganization(trx, sub.organization_id);
@@ -20,8 +21,13 @@ async function party(_deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub:
     name: customer.name,
     organizationName: organization?.name ?? "the seller",
     productName: product?.name ?? "your subscription",
+    // The customer portal's address (its pages come with the portal issue).
+    portalUrl: `${deps.baseURL}/portal/${encodeURIComponent(organization?.slug ?? "")}`,
   };
 }
+
+/** How long a receipt link of a renewal mail works. */
+const RECEIPT_LINK_TTL_SECONDS = 30 * 24 * 3600;
 
 /** How long a card-update link of a mail works. */
 export const PAYMENT_METHOD_LINK_TTL_SECONDS = 30 * 24 * 3600;
@@ -51,7 +57,14 @@ export async function mailRenewal(
       amount: formatMoney(order.total_amount, order.currency),
       invoiceNumber: order.invoice_number,
       periodEnd: ymd(sub.current_period_end),
-      url: `${deps.baseURL}/portal`,
+      // The receipt itself, behind a signed URL (a month; the portal lists them all).
+      url: documentUrl(
+        { signer: deps.signer, baseURL: deps.baseURL, ttlSeconds: RECEIPT_LINK_TTL_SECONDS },
+        "receipt",
+        order.id,
+        deps.clock.now(),
+        "html",
+      ),
     }),
     trx,
   );
@@ -89,7 +102,7 @@ export async function mailCanceled(
     mailTemplates.subscriptionCanceled({
       ...p,
       endsAt: sub.ends_at ? ymd(sub.ends_at) : null,
-      url: `${deps.baseURL}/portal`,
+      url: p.portalUrl,
     }),
     trx,
   );
@@ -104,7 +117,7 @@ export async function mailRevoked(
 ) {
   const p = await party(deps, trx, sub);
   if (!p) return;
-  await deps.mailer.send(mailTemplates.subscriptionEnded({ ...p, why, url: `${deps.baseURL}/portal` }), trx);
+  await deps.mailer.send(mailTemplates.subscriptionEnded({ ...p, why, url: p.portalUrl }), trx);
 }
 
 export async function mailTrialEnding(
