@@ -107,27 +107,33 @@ export async function benchRenewals(opts: {
   await Promise.all(Array.from({ length: opts.concurrency }, buy));
   const setupSeconds = (performance.now() - setupStart) / 1000;
 
+  // A month per request: one request for the whole year would run longer than an HTTP client
+  // waits for response headers (undici: 300 s) at today's speed.
   const start = performance.now();
-  const advanced = (await expect(
-    await fetch(`${base}/v1/test-clock/advance`, {
-      method: "POST",
-      headers: bearer,
-      body: JSON.stringify({ by: `P${opts.months}M` }),
-    }),
-    200,
-  )) as { ran: { renewals: number; charges: number; paid: number } };
+  const ran = { renewals: 0, charges: 0, paid: 0 };
+  for (let month = 0; month < opts.months; month++) {
+    const advanced = (await expect(
+      await fetch(`${base}/v1/test-clock/advance`, {
+        method: "POST",
+        headers: bearer,
+        body: JSON.stringify({ by: "P1M" }),
+      }),
+      200,
+    )) as { ran: { renewals: number; charges: number; paid: number } };
+    ran.renewals += advanced.ran.renewals;
+    ran.charges += advanced.ran.charges;
+    ran.paid += advanced.ran.paid;
+  }
   const seconds = (performance.now() - start) / 1000;
-  if (advanced.ran.paid !== opts.subscriptions * opts.months)
-    throw new Error(
-      `expected ${opts.subscriptions * opts.months} paid renewals, got ${JSON.stringify(advanced.ran)}`,
-    );
+  if (ran.paid !== opts.subscriptions * opts.months)
+    throw new Error(`expected ${opts.subscriptions * opts.months} paid renewals, got ${JSON.stringify(ran)}`);
   return {
     subscriptions: opts.subscriptions,
     months: opts.months,
     setupPurchasesPerSecond: opts.subscriptions / setupSeconds,
-    renewals: advanced.ran.renewals,
-    charges: advanced.ran.charges,
+    renewals: ran.renewals,
+    charges: ran.charges,
     seconds,
-    renewalsPerSecond: advanced.ran.renewals / seconds,
+    renewalsPerSecond: ran.renewals / seconds,
   };
 }
