@@ -1,7 +1,7 @@
 /**
  * Renewals per second while a test clock advances over many subscriptions: a shop sells a
- * monthly plan to `subscriptions` buyers through the checkout flow (sandbox), then one
- * `POST /v1/test-clock/advance` moves its clock `months` ahead, which renews every
+ * monthly plan to `subscriptions` buyers through the checkout flow (sandbox), then
+ * `POST /v1/test-clock/advance` moves its clock `months` ahead, a month per request, renewing every
  * subscription each month, in time order, with an off-session charge each. The caller reports
  * it beside the checkout purchases per second of the same run: a renewal should cost less
  * than a purchase.
