@@ -568,6 +568,16 @@ describe("plan changes", () => {
     });
     const charges = (await chargesOf(s.merchant.organizationId)).map((c) => c.amount);
     expect(charges).toEqual([3000, 1500, 2300]);
+    // One "renewed" mail, for 1 May's 23.00; the invoiced change of 16 April (15.00) sent none.
+    const renewed = await server.sql<{ text_body: string }>(
+      "select text_body from kassa_mail where kind = 'subscription-renewed' and text_body like $1",
+      "%Upgrade charged%",
+    );
+    expect(
+      renewed
+        .filter((m) => m.text_body.includes("Upgrade charged"))
+        .map((m) => /charged (\S+)/.exec(m.text_body)?.[1]),
+    ).toEqual(["$23.00"]);
 
     // Refusals name the field and change nothing.
     const oneTime = await change(s, subscriptionId, { product_id: once });
