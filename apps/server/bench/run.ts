@@ -6,6 +6,7 @@
  *  - authenticated `GET /v1/products/` (an organization access token, ten products with prices)
  *    vs the same bare route;
  *  - webhook deliveries vs a plain loop of signed POSTs;
+ *  - license-key validations (the public validate endpoint) vs the same bare route;
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
  *    time from its confirm to the `order.paid` webhook at a local receiver.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
@@ -17,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchCheckout } from "./checkout.js";
+import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchRenewals } from "./renewals.js";
 import { benchWebhooks } from "./webhooks.js";
@@ -82,6 +84,7 @@ function line(name: string, r: LoadResult) {
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-"));
   const baselineDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-baseline-"));
+  const licenseKeysDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-license-keys-"));
   const port = 30000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
   const env = cleanEnv({
@@ -222,6 +225,17 @@ async function main() {
 
     client.close();
 
+    const licenseKeys = await benchLicenseKeys({
+      env: { ...env, DATA_DIR: licenseKeysDir },
+      baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+      seconds: SECONDS,
+      rounds,
+      concurrency: httpConcurrency,
+    });
+    console.log(line("bare Hono + PK select", licenseKeys.baseline));
+    console.log(line("license-key validate", licenseKeys.validate));
+    if (process.env.BENCH_ONLY === "license-keys") return;
+
     const webhooks = await benchWebhooks({
       base,
       cookie,
@@ -277,6 +291,10 @@ async function main() {
     console.log(
       `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
     );
+    const licenseKeysRatio = licenseKeys.validate.throughput / licenseKeys.baseline.throughput;
+    console.log(
+      `license-key validations:    ${licenseKeys.validate.throughput.toFixed(1)} /s = ${(licenseKeysRatio * 100).toFixed(1)}% of the bare route  (public validate, one key; goal >= 50%)`,
+    );
     console.log(
       `checkout purchase / baseline: ${((checkout.purchase.throughput / checkout.baseline.throughput) * 100).toFixed(1)}%  (create + card token + confirm, sandbox; p99 ${checkout.purchase.p99.toFixed(1)} ms vs ${checkout.baseline.p99.toFixed(1)} ms)`,
     );
@@ -299,6 +317,11 @@ async function main() {
           productsBaseline: brief(productsBaselineRun),
           products: brief(productsRun),
           productsRatio,
+          licenseKeys: {
+            baseline: brief(licenseKeys.baseline),
+            validate: brief(licenseKeys.validate),
+            ratio: licenseKeysRatio,
+          },
           webhooks,
           renewals: { ...renewals, ratioToPurchases: renewalRatio },
           checkout: {
@@ -313,6 +336,7 @@ async function main() {
     await Promise.all([stop(kassa), stop(baseline.child)]);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(baselineDir, { recursive: true, force: true });
+    rmSync(licenseKeysDir, { recursive: true, force: true });
   }
 }
 

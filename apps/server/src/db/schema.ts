@@ -755,4 +755,50 @@ export interface KassaDatabase {
   kassa_processor_event: ProcessorEventTable;
   kassa_tax_rate: TaxRateTable;
   kassa_refund: RefundTable;
+  kassa_license_key: LicenseKeyTable;
+  kassa_license_key_activation: LicenseKeyActivationTable;
+  kassa_license_signing_key: LicenseSigningKeyTable;
+}
+
+/** A license key granted by a license_keys benefit (Polar's `LicenseKey`). */
+export interface LicenseKeyTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  benefit_id: string;
+  /** Exact and case-sensitive; unique per organization. */
+  key: string;
+  /** granted, revoked, disabled */
+  status: ColumnType<string, string | undefined, string>;
+  limit_activations: number | null;
+  usage: ColumnType<number, number | undefined, number>;
+  limit_usage: number | null;
+  validations: ColumnType<number, number | undefined, number>;
+  last_validated_at: Date | null;
+  expires_at: Date | null;
+  /** An Ed25519-signed key the merchant's app can verify offline. */
+  signed: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+/** One activation (a device, an install) of a license key; deactivation is a soft delete. */
+export interface LicenseKeyActivationTable {
+  id: string;
+  license_key_id: string;
+  label: string;
+  conditions: Json<Record<string, string | number | boolean>>;
+  meta: Json<Record<string, string | number | boolean>>;
+  created_at: Date;
+  modified_at: Date | null;
+  deleted_at: Date | null;
+}
+
+/** An organization's Ed25519 key pair for signed license keys (PEM); the private key is never answered. */
+export interface LicenseSigningKeyTable {
+  organization_id: string;
+  algorithm: ColumnType<string, string | undefined, string>;
+  public_key: string;
+  private_key: string;
+  created_at: Date;
 }

@@ -35,6 +35,7 @@ import { registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerInvoiceRoutes } from "../modules/invoices/index.js";
+import { PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "../modules/license-keys/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
 import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
@@ -287,7 +288,16 @@ export function createV1Api(deps: V1Deps) {
     api.use(`${V1_PREFIX}/checkouts/client/*`, publicLimit);
     api.use(`${V1_PREFIX}/checkout-links/:secret/redirect`, publicLimit);
     api.use(`${V1_PREFIX}/subscription-payment-links/*`, publicLimit);
+    // License keys checked from a merchant's app with no credential (the body names the organization).
+    for (const p of PUBLIC_LICENSE_KEY_PATHS) api.use(p, publicLimit);
   }
+  // After the public limit above: Hono runs middleware in the order it was added.
+  registerLicenseKeyRoutes(api, {
+    db: deps.db,
+    clock: deps.clock,
+    clocks: deps.testClocks,
+    events: deps.events ?? noEvents,
+  });
   const checkouts = {
     db: deps.db,
     clock: deps.clock,

@@ -6,6 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Clock } from "../../src/kit/clock.js";
+import { grantLicenseKey, revokeLicenseKey } from "../../src/modules/license-keys/index.js";
 import { type PurchaseInput, recordPurchase } from "../../src/modules/orders/index.js";
 import { ProcessorRequestError } from "../../src/modules/payments/index.js";
 import { OrganizationRateTaxCalculator } from "../../src/modules/tax/index.js";
@@ -23,7 +24,11 @@ export interface HostOps {
   api(name: string, args: ApiArgs): Promise<unknown>;
   payments(target: "processor" | "tax", method: string, args: unknown): Promise<unknown>;
   purchase(input: PurchaseInput, now?: string): Promise<unknown>;
+  licenseKeys(op: LicenseKeyOp, args: Record<string, unknown>): Promise<unknown>;
 }
+
+/** What the grant engine calls in the license keys module (modules/license-keys/index.ts). */
+export type LicenseKeyOp = "grant" | "revoke";
 
 /** A cheap hash keeps suites that create many users fast; suites about passwords keep scrypt. */
 export function testPasswordHasher(fastHash: boolean) {
@@ -78,6 +83,20 @@ export function hostOps(server: Pick<Kassa, "database" | "auth" | "payments">): 
         ),
       );
       return asJson(value);
+    },
+    async licenseKeys(op, args) {
+      // As the grant engine calls them: in a transaction of its own, `now` as a Date.
+      const now = new Date(typeof args.now === "string" ? args.now : Date.now());
+      const value = await db.transaction().execute(
+        async (trx): Promise<unknown> =>
+          op === "grant"
+            ? grantLicenseKey(trx, { ...(args as unknown as Parameters<typeof grantLicenseKey>[1]), now })
+            : revokeLicenseKey(trx, {
+                ...(args as unknown as Parameters<typeof revokeLicenseKey>[1]),
+                now,
+              }),
+      );
+      return asJson(value ?? null);
     },
   };
 }

@@ -131,6 +131,7 @@ export async function startInProcessServer(
     payments: (target, method, args) => call(() => ops.payments(target, method, asJson(args))),
     purchase: (input, now) =>
       call(() => ops.purchase(asJson(input) as typeof input, now ? now.toISOString() : undefined)),
+    licenseKeys: (op, args) => call(() => ops.licenseKeys(op, asJson(args) as typeof args)),
     stop() {
       stopped ??= (async () => {
         routes.delete(url);

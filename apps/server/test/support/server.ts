@@ -42,6 +42,11 @@ export interface TestServer {
    * a confirmed checkout does, optionally at a given time; answers the new ids.
    */
   purchase(input: PurchaseInput, now?: Date): Promise<{ orderId: string; subscriptionId: string | null }>;
+  /**
+   * Calls the license keys module's grant engine interface in the server process
+   * (`grantLicenseKey` / `revokeLicenseKey`, in a transaction of their own; `now` an ISO string).
+   */
+  licenseKeys<T = unknown>(op: "grant" | "revoke", args: Record<string, unknown>): Promise<T>;
   /** Graceful stop (SIGTERM) and database cleanup. */
   stop(): Promise<void>;
 }
@@ -207,6 +212,7 @@ async function startProcessServer(
     api: (name, args = {}) => call({ op: "api", name, args }),
     payments: (target, method, args) => call({ op: "payments", target, method, args }),
     purchase: (input, now) => call({ op: "purchase", input, ...(now ? { now: now.toISOString() } : {}) }),
+    licenseKeys: (licenseKeyOp, args) => call({ op: "licenseKeys", licenseKeyOp, args }),
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

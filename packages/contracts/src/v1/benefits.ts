@@ -64,12 +64,16 @@ const LicenseKeysProperties = z
       .object({ limit: z.number().int().min(1).max(50), enable_customer_admin: z.boolean().default(false) })
       .nullish(),
     limit_usage: z.number().int().min(1).nullish(),
+    // Kassa's own (beyond Polar): keys signed with the organization's Ed25519 key, which the
+    // merchant's app can verify offline. Answered only when true, so Polar's shape stays as it is.
+    signed: z.boolean().optional(),
   })
   .transform((p) => ({
     prefix: p.prefix ?? null,
     expires: p.expires ?? null,
     activations: p.activations ?? null,
     limit_usage: p.limit_usage ?? null,
+    ...(p.signed ? { signed: true } : {}),
   }));
 
 const MeterCreditProperties = z.object({

@@ -13,6 +13,7 @@ export * from "./customer-sessions.js";
 export * from "./customers.js";
 export * from "./discounts.js";
 export * from "./files.js";
+export * from "./license-keys.js";
 export * from "./meters.js";
 export * from "./orders.js";
 export * from "./organization-access-tokens.js";

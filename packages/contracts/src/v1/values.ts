@@ -17,6 +17,10 @@ export type BenefitType = (typeof BENEFIT_TYPES)[number];
 export const GITHUB_PERMISSIONS = ["pull", "triage", "push", "maintain", "admin"] as const;
 export const LICENSE_KEY_TIMEFRAMES = ["day", "month", "year"] as const;
 
+// license-keys
+export const LICENSE_KEY_STATUSES = ["granted", "revoked", "disabled"] as const;
+export type LicenseKeyStatus = (typeof LICENSE_KEY_STATUSES)[number];
+
 // checkouts
 export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];

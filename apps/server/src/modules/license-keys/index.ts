@@ -1,0 +1,10 @@
+/** The license keys module: the only file other modules import. */
+export {
+  type GrantedLicenseKey,
+  type GrantLicenseKeyInput,
+  grantLicenseKey,
+  revokeLicenseKey,
+} from "./grant.js";
+export { expiryFrom } from "./keys.js";
+export { type LicenseKeyRouteDeps, PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "./routes.js";
+export { SIGNED_KEY_MARKER, type SignedKeyPayload } from "./signing.js";

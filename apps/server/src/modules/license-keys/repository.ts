@@ -1,0 +1,177 @@
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import { pageWithTotal, totalOver } from "../../db/filters.js";
+import type { LicenseKeyActivationTable, LicenseKeyTable, LicenseSigningKeyTable } from "../../db/schema.js";
+import { offsetOf, type Page } from "../../kit/api/list.js";
+import type { Db } from "../../kit/context.js";
+
+export type LicenseKeyRow = Selectable<LicenseKeyTable>;
+export type ActivationRow = Selectable<LicenseKeyActivationTable>;
+export type SigningKeyRow = Selectable<LicenseSigningKeyTable>;
+
+export function insertLicenseKey(db: Db, row: Insertable<LicenseKeyTable>) {
+  return db.insertInto("kassa_license_key").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findLicenseKey(
+  db: Db,
+  organizationId: string,
+  id: string,
+  opts: { forUpdate?: boolean; customerId?: string } = {},
+) {
+  let q = db
+    .selectFrom("kassa_license_key")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id);
+  if (opts.customerId !== undefined) q = q.where("customer_id", "=", opts.customerId);
+  return (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** The key a client presents: exact and case-sensitive, within the organization it names. */
+export function findByKey(db: Db, organizationId: string, key: string, opts: { forUpdate?: boolean } = {}) {
+  const q = db
+    .selectFrom("kassa_license_key")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("key", "=", key);
+  return (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst();
+}
+
+export function updateLicenseKey(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Updateable<LicenseKeyTable>,
+) {
+  return db
+    .updateTable("kassa_license_key")
+    .set(patch)
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A successful validation, in one statement that re-checks what could have changed since the
+ * key was read (status, expiry, usage left): no row back means a concurrent change won, and
+ * the caller checks again under the row lock.
+ */
+export function markValidated(db: Db, id: string, increment: number, now: Date) {
+  let q = db
+    .updateTable("kassa_license_key")
+    .set((eb) => ({
+      validations: eb("validations", "+", 1),
+      usage: eb("usage", "+", increment),
+      last_validated_at: now,
+      modified_at: now,
+    }))
+    .where("id", "=", id)
+    .where("status", "=", "granted")
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
+  // As Polar: the usage limit is checked only when usage is asked for.
+  if (increment > 0)
+    q = q.where((eb) =>
+      eb.or([eb("limit_usage", "is", null), eb(eb("usage", "+", increment), "<=", eb.ref("limit_usage"))]),
+    );
+  return q.returningAll().executeTakeFirst();
+}
+
+export interface LicenseKeyFilters {
+  benefitIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  customerId?: string | undefined;
+}
+
+/** A page of the organization's keys (or one customer's), oldest first as Polar lists them. */
+export async function listLicenseKeys(
+  db: Db,
+  organizationId: string,
+  filters: LicenseKeyFilters,
+  page: Page,
+) {
+  let base = db.selectFrom("kassa_license_key").where("organization_id", "=", organizationId);
+  if (filters.customerId !== undefined) base = base.where("customer_id", "=", filters.customerId);
+  if (filters.benefitIds !== undefined)
+    base =
+      filters.benefitIds.length > 0
+        ? base.where("benefit_id", "in", filters.benefitIds)
+        : base.where(sql<boolean>`false`);
+  if (filters.statuses && filters.statuses.length > 0) base = base.where("status", "in", filters.statuses);
+  const rows = await base
+    .selectAll()
+    .select(totalOver)
+    .orderBy("created_at", "asc")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(offsetOf(page))
+    .execute();
+  return pageWithTotal(
+    rows,
+    async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
+  );
+}
+
+/** The live (not deactivated) activations of a key, oldest first. */
+export function listActivations(db: Db, licenseKeyId: string) {
+  return db
+    .selectFrom("kassa_license_key_activation")
+    .selectAll()
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+}
+
+export function findActivation(db: Db, licenseKeyId: string, activationId: string) {
+  return db
+    .selectFrom("kassa_license_key_activation")
+    .selectAll()
+    .where("license_key_id", "=", licenseKeyId)
+    .where("id", "=", activationId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+}
+
+export async function countActivations(db: Db, licenseKeyId: string): Promise<number> {
+  const row = await db
+    .selectFrom("kassa_license_key_activation")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function insertActivation(db: Db, row: Insertable<LicenseKeyActivationTable>) {
+  return db.insertInto("kassa_license_key_activation").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Deactivation is a soft delete (Polar's): the row stays, it no longer counts. */
+export function deleteActivation(db: Db, licenseKeyId: string, activationId: string, now: Date) {
+  return db
+    .updateTable("kassa_license_key_activation")
+    .set({ deleted_at: now, modified_at: now })
+    .where("license_key_id", "=", licenseKeyId)
+    .where("id", "=", activationId)
+    .where("deleted_at", "is", null)
+    .returning("id")
+    .executeTakeFirst();
+}
+
+export function findSigningKey(db: Db, organizationId: string) {
+  return db
+    .selectFrom("kassa_license_signing_key")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .executeTakeFirst();
+}
+
+export async function insertSigningKeyIfAbsent(db: Db, row: Insertable<LicenseSigningKeyTable>) {
+  await db
+    .insertInto("kassa_license_signing_key")
+    .values(row)
+    .onConflict((oc) => oc.column("organization_id").doNothing())
+    .execute();
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from "node:crypto";
+import type { Updateable } from "kysely";
+import type { LicenseKeyTable } from "../../db/schema.js";
+import { ResourceNotFound, Unauthorized } from "../../kit/api/errors.js";
+import { listResult, type Page } from "../../kit/api/list.js";
+import { isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import { findBenefit } from "../benefits/index.js";
+import { findCustomersById } from "../customers/index.js";
+import { findOrganization } from "../organizations/index.js";
+import { activateRefusals, LicenseKeyNotFound, validateRefusals } from "./errors.js";
+import * as repo from "./repository.js";
+import type {
+  LicenseKeyActivateInput,
+  LicenseKeyActivationReadWire,
+  LicenseKeyDeactivateInput,
+  LicenseKeyStatus,
+  LicenseKeyUpdateInput,
+  LicenseKeyValidateInput,
+  LicenseKeyWithActivationsWire,
+  ValidatedLicenseKeyWire,
+} from "./schemas.js";
+import { publicKeyWire, signingKeyOf } from "./signing.js";
+import { activationWire, licenseKeysWire, licenseKeyWire, oneLicenseKeyWire } from "./wire.js";
+
+/** The customer of a portal session; their reads are limited to their own keys. */
+function customerOf(ctx: Ctx): string {
+  if (ctx.actor.kind !== "customer") throw new Unauthorized();
+  return ctx.actor.customerId;
+}
+
+export async function listLicenseKeys({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & {
+    organization_id?: string[] | undefined;
+    benefit_id?: string[] | undefined;
+    status?: LicenseKeyStatus[] | undefined;
+  };
+}) {
+  // A filter on other organizations than the caller's names nothing of theirs.
+  if (input.organization_id && !input.organization_id.includes(ctx.organizationId))
+    return listResult([], 0, input);
+  const { rows, total } = await repo.listLicenseKeys(
+    ctx.db,
+    ctx.organizationId,
+    { benefitIds: input.benefit_id?.filter(isUuid), statuses: input.status },
+    input,
+  );
+  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, rows), total, input);
+}
+
+async function findOrThrow(db: Db, organizationId: string, id: string, customerId?: string) {
+  const row = isUuid(id)
+    ? await repo.findLicenseKey(db, organizationId, id, customerId ? { customerId } : {})
+    : undefined;
+  if (!row) throw LicenseKeyNotFound();
+  return row;
+}
+
+async function withActivations(db: Db, row: repo.LicenseKeyRow, show: boolean) {
+  const [wire, activations] = await Promise.all([
+    oneLicenseKeyWire(db, row),
+    show ? repo.listActivations(db, row.id) : Promise.resolve([]),
+  ]);
+  return { ...wire, activations: activations.map(activationWire) } satisfies LicenseKeyWithActivationsWire;
+}
+
+export async function getLicenseKey({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  return withActivations(ctx.db, await findOrThrow(ctx.db, ctx.organizationId, input.id), true);
+}
+
+export async function getActivation({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; activation_id: string };
+}): Promise<LicenseKeyActivationReadWire> {
+  const row = await findOrThrow(ctx.db, ctx.organizationId, input.id);
+  const activation = isUuid(input.activation_id)
+    ? await repo.findActivation(ctx.db, row.id, input.activation_id)
+    : undefined;
+  if (!activation) throw LicenseKeyNotFound();
+  return { ...activationWire(activation), license_key: await oneLicenseKeyWire(ctx.db, row) };
+}
+
+/**
+ * `PATCH /v1/license-keys/{id}`: only the fields sent change; null clears a limit or the
+ * expiry (a null status changes nothing). The key string stays: a signed key keeps the expiry
+ * it was signed with offline, while online checks use the new one.
+ */
+export async function updateLicenseKey({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; patch: LicenseKeyUpdateInput };
+}) {
+  return inTransaction(ctx, async (trx) => {
+    const row = isUuid(input.id)
+      ? await repo.findLicenseKey(trx, ctx.organizationId, input.id, { forUpdate: true })
+      : undefined;
+    if (!row) throw LicenseKeyNotFound();
+    const p = input.patch;
+    const patch: Updateable<LicenseKeyTable> = {};
+    if (p.status) patch.status = p.status;
+    if (p.usage !== undefined) patch.usage = p.usage;
+    if (p.limit_activations !== undefined) patch.limit_activations = p.limit_activations;
+    if (p.limit_usage !== undefined) patch.limit_usage = p.limit_usage;
+    if (p.expires_at !== undefined) patch.expires_at = p.expires_at === null ? null : new Date(p.expires_at);
+    if (Object.keys(patch).length === 0) return oneLicenseKeyWire(trx, row);
+    patch.modified_at = ctx.clock.now();
+    return oneLicenseKeyWire(trx, await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch));
+  });
+}
+
+/** Polar's comparison of an activation's conditions with the ones a validation sends: equal maps. */
+function sameConditions(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+/**
+ * The checks of a validation, in Polar's order: status, expiry, the activation (and its
+ * conditions), the benefit, the customer, the usage left. Answers the activation named.
+ */
+async function checkValidation(db: Db, row: repo.LicenseKeyRow, input: LicenseKeyValidateInput, now: Date) {
+  if (row.status !== "granted") throw validateRefusals.inactive();
+  if (row.expires_at && now >= row.expires_at) throw validateRefusals.expired();
+  let activation: repo.ActivationRow | undefined;
+  if (input.activation_id) {
+    activation = await repo.findActivation(db, row.id, input.activation_id);
+    if (!activation) throw LicenseKeyNotFound();
+    if (
+      Object.keys(activation.conditions).length > 0 &&
+      !sameConditions(input.conditions, activation.conditions)
+    )
+      throw validateRefusals.conditions();
+  }
+  if (input.benefit_id && input.benefit_id !== row.benefit_id) throw validateRefusals.benefit();
+  if (input.customer_id && input.customer_id !== row.customer_id) throw validateRefusals.customer();
+  const increment = input.increment_usage ?? 0;
+  if (increment > 0 && row.limit_usage !== null) {
+    const remaining = row.limit_usage - row.usage;
+    if (increment > remaining) throw validateRefusals.usage(remaining);
+  }
+  return activation;
+}
+
+/**
+ * The key a validate / activate / deactivate names: the body's organization must be the
+ * caller's (an access token's), or it is the organization of a public portal call.
+ */
+function checkOrganization(ctx: Ctx, organizationId: string) {
+  if (organizationId !== ctx.organizationId) throw LicenseKeyNotFound();
+}
+
+/**
+ * `POST .../license-keys/validate`. The hot path reads the key, checks it, and counts the
+ * validation with one update that re-checks status, expiry and usage left; when a concurrent
+ * change made that update miss, the checks run again under the key's row lock, so parallel
+ * validations never use more than the usage limit.
+ */
+export async function validateLicenseKey({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: LicenseKeyValidateInput;
+}): Promise<ValidatedLicenseKeyWire> {
+  checkOrganization(ctx, input.organization_id);
+  const now = ctx.clock.now();
+  const increment = input.increment_usage ?? 0;
+  const row = await repo.findByKey(ctx.db, ctx.organizationId, input.key);
+  if (!row) throw LicenseKeyNotFound();
+  const activation = await checkValidation(ctx.db, row, input, now);
+  const [fast, customers] = await Promise.all([
+    repo.markValidated(ctx.db, row.id, increment, now),
+    findCustomersById(ctx.db, ctx.organizationId, [row.customer_id]),
+  ]);
+  const updated =
+    fast ??
+    (await inTransaction(ctx, async (trx) => {
+      const locked = await repo.findByKey(trx, ctx.organizationId, input.key, { forUpdate: true });
+      if (!locked) throw LicenseKeyNotFound();
+      await checkValidation(trx, locked, input, now);
+      const done = await repo.markValidated(trx, locked.id, increment, now);
+      if (!done) throw new Error(`license key ${locked.id} refused a validation its checks allowed`);
+      return done;
+    }));
+  const customer = customers[0];
+  if (!customer) throw new Error(`customer ${row.customer_id} of license key ${row.id} vanished`);
+  return { ...licenseKeyWire(updated, customer), activation: activation ? activationWire(activation) : null };
+}
+
+/**
+ * `POST .../license-keys/activate`: under the key's row lock, so parallel activations queue
+ * and never exceed the limit. Unlike Polar (polar#7042), an expired key cannot be activated.
+ */
+export async function activateLicenseKey({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: LicenseKeyActivateInput;
+}): Promise<LicenseKeyActivationReadWire> {
+  checkOrganization(ctx, input.organization_id);
+  const now = ctx.clock.now();
+  return inTransaction(ctx, async (trx) => {
+    const row = await repo.findByKey(trx, ctx.organizationId, input.key, { forUpdate: true });
+    if (!row) throw LicenseKeyNotFound();
+    if (row.status !== "granted") throw activateRefusals.inactive();
+    if (row.expires_at && now >= row.expires_at) throw activateRefusals.expired();
+    if (!row.limit_activations) throw activateRefusals.noActivations();
+    if ((await repo.countActivations(trx, row.id)) >= row.limit_activations) throw activateRefusals.limit();
+    const activation = await repo.insertActivation(trx, {
+      id: randomUUID(),
+      license_key_id: row.id,
+      label: input.label,
+      conditions: JSON.stringify(input.conditions),
+      meta: JSON.stringify(input.meta),
+      created_at: now,
+      modified_at: null,
+      deleted_at: null,
+    });
+    return { ...activationWire(activation), license_key: await oneLicenseKeyWire(trx, row) };
+  });
+}
+
+/** `POST .../license-keys/deactivate`: the activation is deleted (softly); 404 when there is none. */
+export async function deactivateLicenseKey({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: LicenseKeyDeactivateInput;
+}): Promise<void> {
+  checkOrganization(ctx, input.organization_id);
+  const row = await repo.findByKey(ctx.db, ctx.organizationId, input.key);
+  if (!row) throw LicenseKeyNotFound();
+  const done = await repo.deleteActivation(ctx.db, row.id, input.activation_id, ctx.clock.now());
+  if (!done) throw LicenseKeyNotFound();
+}
+
+/** `GET /v1/customer-portal/license-keys/`: the customer's own keys. */
+export async function listCustomerLicenseKeys({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & { benefit_id?: string | undefined };
+}) {
+  const customerId = customerOf(ctx);
+  const benefitIds = input.benefit_id === undefined ? undefined : [input.benefit_id].filter(isUuid);
+  const { rows, total } = await repo.listLicenseKeys(
+    ctx.db,
+    ctx.organizationId,
+    { customerId, benefitIds },
+    input,
+  );
+  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, rows), total, input);
+}
+
+/**
+ * `GET /v1/customer-portal/license-keys/{id}`: one of the customer's keys; its activations only
+ * when the benefit lets customers manage them (`activations.enable_customer_admin`), as Polar.
+ */
+export async function getCustomerLicenseKey({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  const row = await findOrThrow(ctx.db, ctx.organizationId, input.id, customerOf(ctx));
+  const benefit = await findBenefit(ctx.db, ctx.organizationId, row.benefit_id);
+  const activations = (benefit?.properties as { activations?: { enable_customer_admin?: boolean } | null })
+    ?.activations;
+  return withActivations(ctx.db, row, activations?.enable_customer_admin === true);
+}
+
+/**
+ * `GET /v1/license-keys/public-key?organization_id=`: the key pair is made on first ask (as on
+ * the first signed grant); an organization that does not exist has none and gets none.
+ */
+export async function getPublicKey({ ctx }: { ctx: Ctx }) {
+  if (!isUuid(ctx.organizationId) || !(await findOrganization(ctx.db, ctx.organizationId)))
+    throw new ResourceNotFound("Organization not found.");
+  const row = await inTransaction(ctx, (trx) => signingKeyOf(trx, ctx.organizationId, ctx.clock.now()));
+  return publicKeyWire(row);
+}
