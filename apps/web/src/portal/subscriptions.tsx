@@ -77,8 +77,7 @@ export function CancelForm({
         <Textarea
           label="Anything else the seller should know?"
           maxLength={2000}
-          autosize
-          minRows={2}
+          rows={3}
           value={comment}
           onChange={(e) => setComment(e.currentTarget.value)}
         />
