@@ -39,3 +39,33 @@ export function checkoutDevRewrite(): Plugin {
     },
   };
 }
+
+/**
+ * The customer portal (`/portal/{organization slug}`) as a build of its own, like the checkout:
+ * entry `portal.html` -> `src/portal/main.tsx`, its own manifest (`.vite/portal-manifest.json`).
+ */
+export function portalBuildConfig(root: string): InlineConfig {
+  const config = checkoutBuildConfig(root);
+  return {
+    ...config,
+    build: {
+      ...config.build,
+      manifest: ".vite/portal-manifest.json",
+      rolldownOptions: { input: { portal: path.join(root, "portal.html") } },
+    },
+  };
+}
+
+/** The dev server answers `/portal/...` with `portal.html`, as the Kassa server does. */
+export function portalDevRewrite(): Plugin {
+  return {
+    name: "kassa:portal-dev-rewrite",
+    apply: "serve",
+    configureServer(server) {
+      server.middlewares.use((req, _res, next) => {
+        if (req.url && /^\/portal\/[^/?#]/.test(req.url)) req.url = "/portal.html";
+        next();
+      });
+    },
+  };
+}

@@ -4,7 +4,12 @@ import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { build, defineConfig, type Plugin } from "vite";
 import { REPO_ROOT, sourcesHash, writeStamp } from "./scripts/build-if-changed";
-import { checkoutBuildConfig, checkoutDevRewrite } from "./vite.checkout.config";
+import {
+  checkoutBuildConfig,
+  checkoutDevRewrite,
+  portalBuildConfig,
+  portalDevRewrite,
+} from "./vite.checkout.config";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The Kassa server the dev server proxies `/api` and `/v1` to. */
@@ -35,6 +40,7 @@ function buildCheckoutToo(): Plugin {
     },
     async closeBundle() {
       await build({ ...checkoutBuildConfig(here), configFile: false, logLevel });
+      await build({ ...portalBuildConfig(here), configFile: false, logLevel });
       writeStamp(outDir, { sources, production });
     },
   };
@@ -76,7 +82,7 @@ function billingZod(): Plugin {
 
 export default defineConfig({
   root: here,
-  plugins: [billingZod(), react(), checkoutDevRewrite(), buildCheckoutToo()],
+  plugins: [billingZod(), react(), checkoutDevRewrite(), portalDevRewrite(), buildCheckoutToo()],
   resolve: {
     // The shared schemas from source: no build step between editing them and seeing the page.
     alias: [

@@ -194,6 +194,8 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
+    portalCodeRateLimit: config.rateLimit ? config.portalCodeRateLimit : undefined,
+    mailer: deps.mailer,
     events: webhookEventSink(deps.testClocks ?? deps.clock),
     payments: deps.payments,
     testClocks: deps.testClocks,

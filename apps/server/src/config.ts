@@ -70,6 +70,7 @@ const envSchema = z.object({
   RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   V1_RATE_LIMIT: positiveInt.default(500),
   PUBLIC_RATE_LIMIT: positiveInt.default(120),
+  PORTAL_CODE_RATE_LIMIT: positiveInt.default(10),
   PASSWORD_MIN_LENGTH: positiveInt.default(8),
   PASSWORD_MAX_LENGTH: positiveInt.default(128),
   USERNAME_MIN_LENGTH: positiveInt.default(3),
@@ -147,6 +148,8 @@ export interface KassaConfig {
   v1RateLimit: number;
   /** Requests a minute per client address on the public checkout endpoints (client secret, links). */
   publicRateLimit: number;
+  /** Portal sign-in code requests and attempts a minute per client address. */
+  portalCodeRateLimit: number;
   password: { min: number; max: number };
   username: { min: number; max: number };
   sessionFreshAge: number;
@@ -350,6 +353,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimit: env.RATE_LIMIT === "on",
     v1RateLimit: env.V1_RATE_LIMIT,
     publicRateLimit: env.PUBLIC_RATE_LIMIT,
+    portalCodeRateLimit: env.PORTAL_CODE_RATE_LIMIT,
     password: { min: env.PASSWORD_MIN_LENGTH, max: env.PASSWORD_MAX_LENGTH },
     username: { min: env.USERNAME_MIN_LENGTH, max: env.USERNAME_MAX_LENGTH },
     sessionFreshAge: env.SESSION_FRESH_AGE,

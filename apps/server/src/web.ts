@@ -75,7 +75,8 @@ const isCheckoutPath = (p: string) =>
 
 /**
  * Serves the built web app (`apps/web/dist`) at `/`: files as they are, hashed files under
- * `/assets/` cached for a year, `checkout.html` for `/checkout/...` and `/subscription/{id}/payment-method` (the hosted checkout page,
+ * `/assets/` cached for a year, `portal.html` for `/portal/...` (the customer portal, a build of
+ * its own), `checkout.html` for `/checkout/...` and `/subscription/{id}/payment-method` (the hosted checkout page,
  * a separate small build) and `index.html` (both never cached) for every other path so the
  * client routes work on reload. Register it after every other route.
  */
@@ -133,6 +134,10 @@ export function mountWebApp<E extends Env>(app: Hono<E>, webDir: string = DEFAUL
     }
     // A missing hashed asset is a 404, not the app: a stale page must not get HTML for its script.
     if (pathname.startsWith("/assets/")) return c.notFound();
+    if (/^\/portal\/[^/]/.test(pathname)) {
+      const portal = path.join(root, "portal.html");
+      if (existsSync(portal)) return send(c, portal, "no-cache");
+    }
     if (isCheckoutPath(pathname)) {
       const checkout = path.join(root, "checkout.html");
       if (existsSync(checkout)) return send(c, checkout, "no-cache");

@@ -25,6 +25,7 @@ const OWNERS: Record<string, string> = {
   kassa_custom_field: "modules/custom-fields",
   kassa_customer: "modules/customers",
   kassa_customer_session: "modules/customer-sessions",
+  kassa_customer_session_code: "modules/customer-sessions",
   kassa_discount: "modules/discounts",
   kassa_discount_product: "modules/discounts",
   kassa_discount_redemption: "modules/discounts",

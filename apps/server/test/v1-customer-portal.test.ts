@@ -359,7 +359,7 @@ describe("customer portal authentication", () => {
     const res = await call(server, undefined, "GET", "/v1/openapi.json");
     const doc = res.body;
     for (const [path, methods] of [
-      ["/v1/customer-portal/customers/me", ["get"]],
+      ["/v1/customer-portal/customers/me", ["get", "patch"]],
       ["/v1/customer-portal/orders/", ["get"]],
       ["/v1/customer-portal/orders/{id}", ["get"]],
       ["/v1/customer-portal/subscriptions/", ["get"]],

@@ -9,6 +9,7 @@ import { MailCatcher } from "./support/smtp.js";
 
 const INDEX = "<!doctype html><title>Kassa</title><div id=root></div>";
 const CHECKOUT = "<!doctype html><title>Checkout</title><div id=root></div>";
+const PORTAL = "<!doctype html><title>Customer portal</title><div id=root></div>";
 const SCRIPT = `console.log("${"kassa ".repeat(400)}");`;
 
 describe("the web app and its configuration", () => {
@@ -19,6 +20,7 @@ describe("the web app and its configuration", () => {
     mkdirSync(path.join(webDir, "assets"));
     writeFileSync(path.join(webDir, "index.html"), INDEX);
     writeFileSync(path.join(webDir, "checkout.html"), CHECKOUT);
+    writeFileSync(path.join(webDir, "portal.html"), PORTAL);
     writeFileSync(path.join(webDir, "assets", "index-AbC123.js"), SCRIPT);
     writeFileSync(path.join(webDir, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
     server = await startTestServer({ env: { WEB_DIR: webDir } });
@@ -69,6 +71,17 @@ describe("the web app and its configuration", () => {
     // Not a checkout address: the app.
     for (const p of ["/checkout", "/checkouts/abc", "/subscription/abc"])
       expect((await client.get(p)).text, p).toBe(INDEX);
+  });
+
+  it("serves portal.html (the customer portal's own build) at /portal/{slug}..., never cached", async () => {
+    const client = new Client(server.url);
+    for (const p of ["/portal/acme", "/portal/acme/subscriptions", "/portal/acme?customer_session_token=x"]) {
+      const res = await client.get(p);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get("cache-control"), p).toBe("no-cache");
+      expect(res.text, p).toBe(PORTAL);
+    }
+    expect((await client.get("/portal")).text).toBe(INDEX);
   });
 
   it("GET /api/checkout/config names the sandbox when Stripe is not configured", async () => {

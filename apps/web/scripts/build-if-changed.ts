@@ -27,6 +27,7 @@ export const WEB_SOURCES = [
   "apps/web/public",
   "apps/web/index.html",
   "apps/web/checkout.html",
+  "apps/web/portal.html",
   "apps/web/vite.config.ts",
   "apps/web/vite.checkout.config.ts",
   "apps/web/tsconfig.json",
@@ -42,6 +43,8 @@ export const WEB_OUTPUTS = [
   "checkout.html",
   ".vite/manifest.json",
   ".vite/checkout-manifest.json",
+  "portal.html",
+  ".vite/portal-manifest.json",
 ];
 
 export const STAMP_FILE = "build-stamp.json";

@@ -16,6 +16,8 @@ import { gzipSync } from "node:zlib";
 export const BUDGET_BYTES = 200 * 1000;
 /** A buyer on a phone: the checkout page's first load. */
 export const CHECKOUT_BUDGET_BYTES = 150 * 1000;
+/** A customer on a phone: the customer portal's first load. */
+export const PORTAL_BUDGET_BYTES = 170 * 1000;
 /** The modules the sign-in route loads, besides the entry: its layout and its page. */
 const SIGN_IN_ROUTE = ["src/routes/auth/layout.tsx", "src/routes/auth/sign-in.tsx"];
 
@@ -33,6 +35,10 @@ export function signInRouteBundle(distDir = dist) {
 
 export function checkoutRouteBundle(distDir = dist) {
   return routeBundle(distDir, ".vite/checkout-manifest.json", [], CHECKOUT_BUDGET_BYTES);
+}
+
+export function portalRouteBundle(distDir = dist) {
+  return routeBundle(distDir, ".vite/portal-manifest.json", [], PORTAL_BUDGET_BYTES);
 }
 
 /** The manifest's entry and the given modules, with every chunk they import statically. */
@@ -68,6 +74,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const routes = [
     { route: "/sign-in", result: signInRouteBundle() },
     { route: "/checkout/{client_secret}", result: checkoutRouteBundle() },
+    { route: "/portal/{organization_slug}", result: portalRouteBundle() },
   ];
   if (process.argv.includes("--json")) {
     console.log(JSON.stringify(Object.fromEntries(routes.map((r) => [r.route, r.result])), null, 2));

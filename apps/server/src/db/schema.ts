@@ -663,6 +663,19 @@ export interface CustomerSessionTable {
   modified_at: Date | null;
 }
 
+/** A portal sign-in code (`POST /v1/customer-portal/customer-session/request`): its hash only. */
+export interface CustomerSessionCodeTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  /** SHA-256 of the upper-case code, hex. */
+  code_hash: string;
+  /** The address the code was mailed to (verified when the code is used). */
+  email: string;
+  expires_at: Date;
+  created_at: Date;
+}
+
 export interface RefundTable {
   id: string;
   organization_id: string;
@@ -713,6 +726,7 @@ export interface IdempotencyKeyTable {
 export interface KassaDatabase {
   kassa_idempotency_key: IdempotencyKeyTable;
   kassa_customer_session: CustomerSessionTable;
+  kassa_customer_session_code: CustomerSessionCodeTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
   kassa_test_clock: TestClockTable;

@@ -239,4 +239,26 @@ export const mailTemplates = {
       url: p.url,
       footer: `You receive this mail because you started a trial of ${p.productName} from ${p.organizationName}.`,
     }),
+  portalSignInCode: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    code: string;
+    expiresInMinutes: number;
+    url: string;
+  }) =>
+    render({
+      kind: "portal-sign-in-code",
+      to: p.to,
+      subject: `Your ${p.organizationName} sign-in code: ${p.code}`,
+      greeting: hello(p.name),
+      lines: [
+        `Your code to sign in to your ${p.organizationName} customer portal is:`,
+        p.code,
+        `It works once and expires in ${p.expiresInMinutes} minutes.`,
+      ],
+      action: "Open the customer portal",
+      url: p.url,
+      footer: "If you did not ask for this code, you can ignore this mail: nobody can sign in without it.",
+    }),
 };

@@ -12,7 +12,7 @@ import { clientAddress, type V1Env } from "../kit/api/env.js";
 import { ApiError, RequestValidationError, ResourceNotFound, TooManyRequests } from "../kit/api/errors.js";
 import { withDocumentedPaths } from "../kit/api/openapi.js";
 import { locationOf, toValidationIssues } from "../kit/api/validation.js";
-import type { Clock } from "../kit/clock.js";
+import { type Clock, oneClock } from "../kit/clock.js";
 import { type Ctx, type EventSink, noEvents } from "../kit/context.js";
 import {
   checkUrl,
@@ -25,6 +25,7 @@ import {
 } from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
+import type { Mailer } from "../mail/mailer.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
@@ -77,6 +78,10 @@ export interface V1Deps {
    * account (a checkout by its client secret, a checkout link); undefined: no limit.
    */
   publicRateLimitPerMinute?: number | undefined;
+  /** Portal sign-in code requests and attempts a minute per client address; undefined: no limit. */
+  portalCodeRateLimit?: number | undefined;
+  /** Sends the portal's sign-in codes (absent: suites that build /v1 alone; no code is mailed). */
+  mailer?: Mailer | undefined;
   /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
   sandboxTokenRateLimit?: number | undefined;
   trustProxy?: boolean;
@@ -249,8 +254,28 @@ export function createV1Api(deps: V1Deps) {
   registerTaxRoutes(api);
   registerOrderRoutes(api);
   registerSubscriptionRoutes(api);
-  registerCustomerSessionRoutes(api, { baseURL: deps.baseURL });
-  registerCustomerPortalRoutes(api, { lifecycle: deps.lifecycle });
+  registerCustomerSessionRoutes(api, {
+    baseURL: deps.baseURL,
+    codes: deps.mailer
+      ? {
+          db: deps.db,
+          clocks: deps.testClocks ?? oneClock(deps.clock),
+          mailer: deps.mailer,
+          baseURL: deps.baseURL,
+        }
+      : undefined,
+    trustProxy: deps.trustProxy ?? false,
+    limiter:
+      deps.portalCodeRateLimit === undefined
+        ? undefined
+        : createRateLimiter({
+            db: deps.db,
+            clock: deps.clock,
+            max: deps.portalCodeRateLimit,
+            windowSeconds: 60,
+          }),
+  });
+  registerCustomerPortalRoutes(api, { db: deps.db, lifecycle: deps.lifecycle });
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
     registerPaymentLinkRoutes(api, deps.lifecycle);

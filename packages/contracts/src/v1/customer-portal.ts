@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AddressInput } from "./address.js";
 import { DateTime } from "./common.js";
 import { OrderItem } from "./orders.js";
 
@@ -141,3 +142,85 @@ export const CustomerPaymentMethodCreateResponse = z
     }),
   })
   .meta({ id: "CustomerPaymentMethodCreateResponse" });
+
+const optionalText = (max: number) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), z.string().max(max).nullish());
+
+/** `POST /v1/customer-portal/customer-session/request`: mail a sign-in code. */
+export const CustomerSessionCodeRequest = z
+  .object({
+    email: z
+      .string()
+      .trim()
+      .max(320)
+      .pipe(z.email({ error: "value is not a valid email address" })),
+    organization_id: z.string().min(1),
+    customer_id: z.string().nullish(),
+  })
+  .meta({ id: "CustomerSessionCodeRequest" });
+
+/** `POST /v1/customer-portal/customer-session/authenticate`: a mailed code for a session token. */
+export const CustomerSessionCodeAuthenticateRequest = z
+  .object({ code: z.string().trim().min(1).max(64) })
+  .meta({ id: "CustomerSessionCodeAuthenticateRequest" });
+
+export const CustomerSessionCodeAuthenticateResponse = z
+  .object({ token: z.string() })
+  .meta({ id: "CustomerSessionCodeAuthenticateResponse" });
+
+export const CustomerCustomerSession = z
+  .object({ expires_at: DateTime, return_url: z.string().nullable() })
+  .meta({ id: "CustomerCustomerSession" });
+
+export const PortalAuthenticatedUser = z
+  .object({
+    type: z.string(),
+    name: z.string().nullable(),
+    email: z.string(),
+    customer_id: z.string(),
+  })
+  .meta({ id: "PortalAuthenticatedUser" });
+
+/** `GET /v1/customer-portal/organizations/{slug}`: the seller and the products a customer may switch to. */
+export const CustomerOrganizationData = z
+  .object({ organization: Embedded, products: z.array(Embedded) })
+  .meta({ id: "CustomerOrganizationData" });
+
+/**
+ * `PATCH /v1/customer-portal/customers/me`. Kassa keeps one name per customer: `billing_name`
+ * (Polar's) and `name` both set it.
+ */
+export const CustomerPortalCustomerUpdate = z
+  .object({
+    name: optionalText(256),
+    billing_name: optionalText(256),
+    billing_address: AddressInput.nullish(),
+    tax_id: optionalText(64),
+  })
+  .meta({ id: "CustomerPortalCustomerUpdate" });
+
+/** Polar's `PaymentMethodCard`: a saved card of the customer. */
+export const CustomerPaymentMethod = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    processor: z.literal("stripe"),
+    customer_id: z.string(),
+    type: z.literal("card"),
+    method_metadata: z.object({
+      brand: z.string(),
+      last4: z.string(),
+      exp_month: z.number().int(),
+      exp_year: z.number().int(),
+    }),
+    default: z
+      .boolean()
+      .meta({ description: "Kassa: whether the customer's subscriptions are charged with it." }),
+  })
+  .meta({ id: "PaymentMethodCard" });
+
+/** `POST /v1/customer-portal/subscriptions/{id}/change-preview`. */
+export const CustomerSubscriptionChangePreviewRequest = z
+  .object({ product_id: z.string().min(1) })
+  .meta({ id: "CustomerSubscriptionChangePreviewRequest" });

@@ -27,6 +27,7 @@ import { migration as m0700_subscription_lifecycle } from "./0700_subscription_l
 import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 import { migration as m0720_trials } from "./0720_trials.js";
 import { migration as m0810_license_keys } from "./0810_license_keys.js";
+import { migration as m0830_portal } from "./0830_portal.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -53,4 +54,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0710_billing_entries": m0710_billing_entries,
   "0720_trials": m0720_trials,
   "0810_license_keys": m0810_license_keys,
+  "0830_portal": m0830_portal,
 };

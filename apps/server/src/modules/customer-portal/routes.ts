@@ -9,6 +9,7 @@ import { ApiError } from "../../kit/api/errors.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
+import type { Db } from "../../kit/context.js";
 import { findOrganization } from "../organizations/index.js";
 import {
   cancelAtPeriodEnd,
@@ -17,6 +18,7 @@ import {
   savePaymentMethod,
   uncancel,
 } from "../subscription-lifecycle/index.js";
+import { registerCustomerAccountRoutes } from "./account-routes.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
 
@@ -136,7 +138,7 @@ const addPaymentMethod = customerRoute({
 
 export function registerCustomerPortalRoutes(
   app: V1App,
-  deps: { lifecycle?: LifecycleDeps | undefined } = {},
+  deps: { db: Db; lifecycle?: LifecycleDeps | undefined },
 ) {
   app.openAPIRegistry.registerComponent("securitySchemes", "customer_session", {
     type: "http",
@@ -156,6 +158,7 @@ export function registerCustomerPortalRoutes(
   app.openapi(getSubscription, async (c) =>
     c.json(await service.getSubscription({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
+  registerCustomerAccountRoutes(app, deps.db, deps.lifecycle);
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
   // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.

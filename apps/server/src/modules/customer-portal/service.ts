@@ -1,24 +1,84 @@
-import { Unauthorized } from "../../kit/api/errors.js";
+import { ResourceNotFound, Unauthorized } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
-import type { Ctx } from "../../kit/context.js";
-import { findCustomer } from "../customers/index.js";
+import type { Ctx, Db } from "../../kit/context.js";
+import { type AddressInputValue, findCustomer, updateCustomer } from "../customers/index.js";
 import { findOrder } from "../orders/index.js";
+import { findOrganizationBySlug } from "../organizations/index.js";
+import { listProducts } from "../products/index.js";
 import { findSubscription } from "../subscriptions/index.js";
+import { callerOf } from "./caller.js";
 import { CustomerOrderNotFound, CustomerSubscriptionNotFound } from "./errors.js";
+import { defaultPaymentMethodId } from "./payment-methods.js";
 import * as repo from "./repository.js";
-import { customerOrdersWire, customerSubscriptionsWire, portalCustomerWire } from "./wire.js";
+import {
+  customerOrdersWire,
+  customerSubscriptionsWire,
+  organizationProductsWire,
+  organizationWire,
+  portalCustomerWire,
+} from "./wire.js";
 
-/** The customer of the session; every portal read is limited to their own rows. */
-export function callerOf(ctx: Ctx): repo.Caller {
-  if (ctx.actor.kind !== "customer") throw new Unauthorized();
-  return { organizationId: ctx.organizationId, customerId: ctx.actor.customerId };
-}
+export { callerOf };
 
 export async function getMe({ ctx }: { ctx: Ctx }) {
-  const row = await findCustomer(ctx.db, callerOf(ctx).organizationId, callerOf(ctx).customerId);
+  const caller = callerOf(ctx);
+  const row = await findCustomer(ctx.db, caller.organizationId, caller.customerId);
   // Authentication already refused sessions of deleted customers; a race lands here.
   if (!row) throw new Unauthorized();
-  return portalCustomerWire(row);
+  return portalCustomerWire(row, await defaultPaymentMethodId(ctx.db, caller));
+}
+
+/**
+ * `PATCH /v1/customer-portal/customers/me`: the customer's own name, billing address and tax
+ * ID, under the customers module's rules (the tax ID checked against the address's country,
+ * the address never reset to nothing) and with its `customer.updated` webhook.
+ */
+export async function updateMe({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: {
+    name?: string | null | undefined;
+    billing_name?: string | null | undefined;
+    billing_address?: AddressInputValue | null | undefined;
+    tax_id?: string | null | undefined;
+  };
+}) {
+  const caller = callerOf(ctx);
+  const name = input.billing_name !== undefined ? input.billing_name : input.name;
+  await updateCustomer({
+    ctx,
+    input: {
+      ref: { id: caller.customerId },
+      patch: {
+        ...(name !== undefined ? { name } : {}),
+        ...(input.billing_address !== undefined ? { billing_address: input.billing_address } : {}),
+        ...(input.tax_id !== undefined ? { tax_id: input.tax_id } : {}),
+      },
+    },
+  });
+  return getMe({ ctx });
+}
+
+/**
+ * `GET /v1/customer-portal/organizations/{slug}` (no authentication): the seller as its
+ * customers see it, and the recurring products on sale a subscriber may switch to.
+ */
+export async function getPortalOrganization(db: Db, slug: string) {
+  const organization = await findOrganizationBySlug(db, slug);
+  if (!organization) throw new ResourceNotFound("Organization not found.");
+  const { rows } = await listProducts(
+    db,
+    organization.id,
+    { isArchived: false, isRecurring: true, visibility: ["public"], metadata: {} },
+    { page: 1, limit: 100 },
+    [{ field: "created_at", direction: "asc" }],
+  );
+  return {
+    organization: organizationWire(organization),
+    products: await organizationProductsWire(db, organization, rows),
+  };
 }
 
 export async function listOrders({

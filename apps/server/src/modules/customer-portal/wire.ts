@@ -3,7 +3,7 @@ import type { Db } from "../../kit/context.js";
 import type { CustomerRow } from "../customers/index.js";
 import { orderItems } from "../orders/index.js";
 import { findOrganization, type OrganizationRow } from "../organizations/index.js";
-import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
+import { findProducts, type ProductRow, pricesToWire, productsToWire } from "../products/index.js";
 import { findSubscriptions, subscriptionFields } from "../subscriptions/index.js";
 import type * as repo from "./repository.js";
 
@@ -22,7 +22,7 @@ const address = (value: CustomerRow["billing_address"]) =>
     : null;
 
 /** Polar's `CustomerPortalCustomer`: what a customer sees of themself. */
-export function portalCustomerWire(row: CustomerRow) {
+export function portalCustomerWire(row: CustomerRow, defaultPaymentMethodId: string | null = null) {
   return {
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
@@ -30,18 +30,18 @@ export function portalCustomerWire(row: CustomerRow) {
     email: row.email,
     email_verified: row.email_verified,
     name: row.name,
-    // Kassa keeps the name on invoices per order (`billing_name`), none on the customer.
-    billing_name: null,
+    // Kassa keeps one name per customer: it is also the name invoices are made out to.
+    billing_name: row.name,
     billing_address: address(row.billing_address),
     tax_id: row.tax_id,
     oauth_accounts: {},
-    default_payment_method_id: null,
+    default_payment_method_id: defaultPaymentMethodId,
     type: "individual" as const,
   };
 }
 
 /** Polar's `CustomerOrganization`: the seller as its customers see it. */
-function organizationWire(row: OrganizationRow) {
+export function organizationWire(row: OrganizationRow) {
   return {
     created_at: iso(new Date(row.created_at)),
     modified_at: iso(row.modified_at ?? null),
@@ -96,6 +96,13 @@ function customerProductWire(product: ProductWire, organization: ReturnType<type
 }
 
 type CustomerProductWire = ReturnType<typeof customerProductWire>;
+
+/** The products of the portal's organization page (Polar's `CustomerOrganizationData.products`). */
+export async function organizationProductsWire(db: Db, organization: OrganizationRow, rows: ProductRow[]) {
+  const seller = organizationWire(organization);
+  const wires = await productsToWire(db, organization.id, rows);
+  return wires.map((p) => customerProductWire(p, seller));
+}
 
 async function productsById(db: Db, organizationId: string, ids: string[]) {
   const unique = [...new Set(ids)];

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { CustomerSessionTable } from "../../db/schema.js";
+import type { CustomerSessionCodeTable, CustomerSessionTable } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 
 export type CustomerSessionRow = Selectable<CustomerSessionTable>;
@@ -43,4 +43,57 @@ export async function organizationSlug(db: Db, organizationId: string): Promise<
     .where("id", "=", organizationId)
     .executeTakeFirstOrThrow();
   return row.slug;
+}
+
+export function findSession(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_customer_session")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** A new sign-in code; false when its hash is taken by a live code (the caller draws another). */
+export async function insertCode(db: Db, row: Insertable<CustomerSessionCodeTable>): Promise<boolean> {
+  const inserted = await db
+    .insertInto("kassa_customer_session_code")
+    .values(row)
+    .onConflict((oc) => oc.column("code_hash").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/**
+ * Takes the code with this hash: deletes it and returns it, so that of two requests presenting
+ * the same code only one gets it (single use, under concurrency too).
+ */
+export function takeCode(db: Db, codeHash: string) {
+  return db
+    .deleteFrom("kassa_customer_session_code")
+    .where("code_hash", "=", codeHash)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A customer's earlier codes go when a new one is mailed: only the latest works. */
+export async function deleteCodesOf(db: Db, organizationId: string, customerId: string) {
+  await db
+    .deleteFrom("kassa_customer_session_code")
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .execute();
+}
+
+/** Expired codes, a bounded batch at a time (they would otherwise hold their hash). */
+export async function deleteExpiredCodes(db: Db, before: Date, limit = 100) {
+  await db
+    .deleteFrom("kassa_customer_session_code")
+    .where(
+      "id",
+      "in",
+      db.selectFrom("kassa_customer_session_code").select("id").where("expires_at", "<", before).limit(limit),
+    )
+    .execute();
 }

@@ -1,7 +1,23 @@
-import type { V1App } from "../../kit/api/env.js";
-import { errorResponses, route } from "../../kit/api/openapi.js";
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  CustomerCustomerSession,
+  CustomerSessionCodeAuthenticateRequest,
+  CustomerSessionCodeAuthenticateResponse,
+  CustomerSessionCodeRequest,
+  PortalAuthenticatedUser,
+} from "@kassa/contracts/v1";
+import { createMiddleware } from "hono/factory";
+import { clientAddress, type V1App, type V1Env } from "../../kit/api/env.js";
+import { TooManyRequests } from "../../kit/api/errors.js";
+import { customerRoute, errorResponses, route } from "../../kit/api/openapi.js";
+import type { RateLimiter } from "../../kit/rate-limit.js";
+import { authenticateCode, authenticatedUser, type CodeDeps, introspect, requestCode } from "./codes.js";
 import { CustomerSession, CustomerSessionCreate } from "./schemas.js";
 import * as service from "./service.js";
+
+const TAG = "customer_portal";
+const json = (schema: z.ZodType) => ({ "application/json": { schema } });
+const ok = (schema: z.ZodType) => ({ description: "Successful Response", content: json(schema) });
 
 const create = route({
   method: "post",
@@ -21,7 +37,81 @@ const create = route({
   },
 });
 
-export function registerCustomerSessionRoutes(app: V1App, opts: { baseURL: string }) {
+const tooMany = {
+  429: {
+    description: "Too many attempts from this address (see `Retry-After`)",
+    content: json(z.object({ error: z.literal("TooManyRequests"), detail: z.string() })),
+  },
+};
+
+const requestCodeRoute = createRoute({
+  method: "post",
+  path: "/v1/customer-portal/customer-session/request",
+  tags: [TAG],
+  summary: "Mail a sign-in code to a customer",
+  description:
+    "No authentication. Mails a 6-character code, valid 30 minutes, to the organization's customer with this e-mail. Answers 202 whether or not such a customer exists. Limited per client address (`PORTAL_CODE_RATE_LIMIT`).",
+  request: {
+    body: { required: true, content: { "application/json": { schema: CustomerSessionCodeRequest } } },
+  },
+  responses: {
+    202: { description: "Accepted: a code is on its way if the customer exists." },
+    422: errorResponses()[422],
+    ...tooMany,
+  },
+});
+
+const authenticateRoute = createRoute({
+  method: "post",
+  path: "/v1/customer-portal/customer-session/authenticate",
+  tags: [TAG],
+  summary: "Exchange a mailed sign-in code for a customer session token",
+  description: "No authentication. A code works once. Limited per client address with the request.",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: CustomerSessionCodeAuthenticateRequest } },
+    },
+  },
+  responses: {
+    200: ok(CustomerSessionCodeAuthenticateResponse),
+    401: {
+      description: "The code is unknown, used or expired",
+      content: json(
+        z.object({ error: z.literal("CustomerSessionCodeInvalidOrExpired"), detail: z.string() }),
+      ),
+    },
+    422: errorResponses()[422],
+    ...tooMany,
+  },
+});
+
+const introspectRoute = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/customer-session/introspect",
+  tags: [TAG],
+  summary: "The customer session: when it expires, where the portal returns to",
+  responses: { 200: ok(CustomerCustomerSession), ...errorResponses() },
+});
+
+const userRoute = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/customer-session/user",
+  tags: [TAG],
+  summary: "Who the customer session is",
+  responses: { 200: ok(PortalAuthenticatedUser), ...errorResponses() },
+});
+
+export function registerCustomerSessionRoutes(
+  app: V1App,
+  opts: {
+    baseURL: string;
+    /** Absent: no mailer, the code endpoints are not served. */
+    codes?: CodeDeps | undefined;
+    limiter?: RateLimiter | undefined;
+    trustProxy?: boolean;
+  },
+) {
   app.openapi(create, async (c) => {
     const body = c.req.valid("json");
     return c.json(
@@ -29,4 +119,27 @@ export function registerCustomerSessionRoutes(app: V1App, opts: { baseURL: strin
       201,
     );
   });
+  app.openapi(introspectRoute, async (c) => c.json(await introspect({ ctx: c.var.ctx }), 200));
+  app.openapi(userRoute, async (c) => c.json(await authenticatedUser({ ctx: c.var.ctx }), 200));
+
+  const codes = opts.codes;
+  if (!codes) return;
+  // A code is 6 characters: guessing one must cost more than the address can spend.
+  const { limiter } = opts;
+  const limit = createMiddleware<V1Env>(async (c, next) => {
+    if (limiter) {
+      const verdict = await limiter(`portal:code:${clientAddress(c, opts.trustProxy ?? false)}`);
+      if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
+    }
+    await next();
+  });
+  app.use("/v1/customer-portal/customer-session/request", limit);
+  app.use("/v1/customer-portal/customer-session/authenticate", limit);
+  app.openapi(requestCodeRoute, async (c) => {
+    await requestCode(codes, c.req.valid("json"));
+    return c.body(null, 202);
+  });
+  app.openapi(authenticateRoute, async (c) =>
+    c.json(await authenticateCode(codes, c.req.valid("json")), 200),
+  );
 }

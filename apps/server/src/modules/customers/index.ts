@@ -9,10 +9,11 @@ export {
   findByEmail as findCustomerByEmail,
   findByExternalId as findCustomerByExternalId,
   findCustomersById,
+  markEmailVerified as markCustomerEmailVerified,
   setProcessorCustomer,
 } from "./repository.js";
 export { registerCustomerRoutes } from "./routes.js";
-export type { CustomerDeleting } from "./service.js";
+export { type CustomerDeleting, updateCustomer } from "./service.js";
 export { type CustomerStateWire, customerState } from "./state.js";
 export { validateTaxId } from "./tax-id.js";
 export { type CustomerRow, type CustomerWire, customerWire, defaultAvatarUrl } from "./wire.js";

@@ -161,3 +161,21 @@ export async function setProcessorCustomer(db: Db, customerId: string, processor
     .where("processor_customer_id", "is", null)
     .execute();
 }
+
+/** The customer proved they read mail at this address (a portal sign-in code): Polar marks it verified. */
+export async function markEmailVerified(
+  db: Db,
+  organizationId: string,
+  id: string,
+  email: string,
+  now: Date,
+) {
+  await db
+    .updateTable("kassa_customer")
+    .set({ email_verified: true, modified_at: now })
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .where(sql<boolean>`lower(email) = lower(${email})`)
+    .where("email_verified", "=", false)
+    .execute();
+}

@@ -74,6 +74,17 @@ const portalInvoice = customerRoute({
   responses: { 200: ok(CustomerOrderInvoice), ...errorResponses({ notFound: true }) },
 });
 
+const portalReceipt = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/orders/{id}/receipt",
+  tags: ["customer_portal"],
+  summary: "Get the receipt of one of my orders",
+  description:
+    "With a customer session: a signed URL of the receipt PDF of the customer's own paid order, valid for an hour.",
+  request: { params: IdParam },
+  responses: { 200: ok(OrderReceipt), ...errorResponses({ notFound: true }) },
+});
+
 export function registerInvoiceRoutes(app: V1App, env: service.InvoicesEnv) {
   app.openapi(generate, async (c) => {
     await service.generateInvoice({ ctx: c.var.ctx, input: c.req.valid("param") });
@@ -92,5 +103,8 @@ export function registerInvoiceRoutes(app: V1App, env: service.InvoicesEnv) {
   });
   app.openapi(portalInvoice, async (c) =>
     c.json(await service.getInvoice({ ctx: c.var.ctx, env, input: c.req.valid("param") }), 200),
+  );
+  app.openapi(portalReceipt, async (c) =>
+    c.json(await service.getReceipt({ ctx: c.var.ctx, env, input: c.req.valid("param") }), 200),
   );
 }

@@ -1,2 +1,7 @@
-export { findMemberRole, findOrganization, type OrganizationRow } from "./repository.js";
+export {
+  findMemberRole,
+  findOrganization,
+  findOrganizationBySlug,
+  type OrganizationRow,
+} from "./repository.js";
 export { registerOrganizationRoutes } from "./routes.js";

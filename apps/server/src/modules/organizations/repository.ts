@@ -32,6 +32,11 @@ export function findOrganization(db: Db, organizationId: string) {
   return selectOrganization(db).where("o.id", "=", organizationId).executeTakeFirst();
 }
 
+/** The organization a public page names by its slug (the customer portal's address). */
+export function findOrganizationBySlug(db: Db, slug: string) {
+  return selectOrganization(db).where("o.slug", "=", slug).executeTakeFirst();
+}
+
 /** A user's roles in an organization (comma-separated, as Better Auth stores them), if a member. */
 export async function findMemberRole(db: Db, organizationId: string, userId: string) {
   const row = await db

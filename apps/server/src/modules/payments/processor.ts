@@ -28,7 +28,19 @@ export interface PaymentProcessor {
    */
   savePaymentMethod(input: SavePaymentMethodInput): Promise<SetupResult>;
   /** The customer's saved payment methods, newest first. */
-  listPaymentMethods(input: { organizationId: string; customerId: string }): Promise<PaymentMethodSummary[]>;
+  listPaymentMethods(input: {
+    organizationId: string;
+    customerId: string;
+  }): Promise<(PaymentMethodSummary & { createdAt: Date })[]>;
+  /**
+   * Removes a saved payment method from the customer (it can no longer be charged); false when
+   * the customer has no such method.
+   */
+  detachPaymentMethod(input: {
+    organizationId: string;
+    customerId: string;
+    paymentMethodId: string;
+  }): Promise<boolean>;
 
   /** Charges now, with the customer present (a checkout), from a confirmation token or a saved method. */
   charge(input: ChargeInput): Promise<ChargeResult>;

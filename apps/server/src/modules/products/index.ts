@@ -2,6 +2,7 @@ export {
   activePrices,
   findPrices,
   findProducts,
+  listProducts,
   type PriceRow,
   type ProductRow,
   productOfPrice,

@@ -55,15 +55,7 @@ export async function savePaymentMethod(
     );
   const method = result.paymentMethod;
   const now = ctx.clock.now();
-  if (input.set_default)
-    await ctx.db.transaction().execute(async (trx) => {
-      for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customer.id)) {
-        await updateSubscription(trx, sub.id, { payment_method_id: method.id, modified_at: now });
-        for (const order of await pendingOrdersOf(trx, sub.id))
-          if (order.payment_attempt_started_at === null)
-            await updateOrderById(trx, order.id, { next_payment_attempt_at: now, modified_at: now });
-      }
-    });
+  if (input.set_default) await chargeSubscriptionsWith(ctx, customer.id, method.id);
   return {
     status: "succeeded" as const,
     payment_method: {
@@ -81,4 +73,42 @@ export async function savePaymentMethod(
       },
     },
   };
+}
+
+/**
+ * Every subscription of the customer that still bills is charged with this saved method from
+ * now on, and each unpaid renewal is tried again at once.
+ */
+async function chargeSubscriptionsWith(ctx: Ctx, customerId: string, paymentMethodId: string) {
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customerId)) {
+      await updateSubscription(trx, sub.id, { payment_method_id: paymentMethodId, modified_at: now });
+      for (const order of await pendingOrdersOf(trx, sub.id))
+        if (order.payment_attempt_started_at === null)
+          await updateOrderById(trx, order.id, { next_payment_attempt_at: now, modified_at: now });
+    }
+  });
+}
+
+/**
+ * The portal's "make this card the default": one of the customer's saved methods (the
+ * processor says which are theirs) pays their subscriptions from now on. False when it is not
+ * one of theirs.
+ */
+export async function setDefaultPaymentMethod(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<boolean> {
+  const customer = await findCustomer(ctx.db, ctx.organizationId, customerId);
+  if (!customer?.processor_customer_id) return false;
+  const methods = await deps.processor.listPaymentMethods({
+    organizationId: ctx.organizationId,
+    customerId: customer.processor_customer_id,
+  });
+  if (!methods.some((m) => m.id === paymentMethodId)) return false;
+  await chargeSubscriptionsWith(ctx, customer.id, paymentMethodId);
+  return true;
 }

@@ -170,7 +170,11 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async listPaymentMethods(input: { organizationId: string; customerId: string }) {
     const rows = await repo.listPaymentMethods(this.db, input.organizationId, input.customerId);
-    return rows.map(summary);
+    return rows.map((row) => ({ ...summary(row), createdAt: row.created_at }));
+  }
+
+  async detachPaymentMethod(input: { organizationId: string; customerId: string; paymentMethodId: string }) {
+    return repo.detachPaymentMethod(this.db, input.organizationId, input.customerId, input.paymentMethodId);
   }
 
   async charge(input: ChargeInput): Promise<ChargeResult> {

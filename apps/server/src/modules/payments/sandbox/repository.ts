@@ -209,3 +209,16 @@ export async function storeIdempotentResponse(
 }
 
 export type SandboxDb = Kysely<KassaDatabase>;
+
+/** Takes a saved method off its customer (Stripe's detach): it stays on the charges that used it. */
+export async function detachPaymentMethod(db: Db, organizationId: string, customerId: string, id: string) {
+  const row = await db
+    .updateTable("kassa_sandbox_payment_method")
+    .set({ customer_id: null })
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("id", "=", id)
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}

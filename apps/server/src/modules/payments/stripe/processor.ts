@@ -219,7 +219,25 @@ export class StripeProcessor implements PaymentProcessor {
       type: "card",
       limit: 100,
     });
-    return list.data.map(methodSummary).filter((m): m is PaymentMethodSummary => m !== null);
+    return list.data.flatMap((pm) => {
+      const summary = methodSummary(pm);
+      return summary ? [{ ...summary, createdAt: new Date(pm.created * 1000) }] : [];
+    });
+  }
+
+  async detachPaymentMethod(input: { organizationId: string; customerId: string; paymentMethodId: string }) {
+    const customer = await this.findCustomer(input);
+    if (!customer) return false;
+    try {
+      const pm = await this.stripe.paymentMethods.retrieve(input.paymentMethodId);
+      const owner = typeof pm.customer === "string" ? pm.customer : pm.customer?.id;
+      if (owner !== input.customerId) return false;
+      await this.stripe.paymentMethods.detach(input.paymentMethodId);
+      return true;
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return false;
+      throw error;
+    }
   }
 
   charge(input: ChargeInput): Promise<ChargeResult> {

@@ -1,0 +1,381 @@
+// Runs on PGlite and PostgreSQL: sign-in codes are taken in one statement (single use under concurrency).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/**
+ * The customer portal's own API: sign-in by a mailed code, the organization page, the
+ * customer's profile, cards, receipts and a plan change's preview; and one customer's session
+ * never reaching another's rows.
+ */
+
+const RATE_LIMIT = 40;
+let server: TestServer;
+let acme: Merchant;
+let token: string;
+let pro: string;
+let team: string;
+const GOOD = "4242424242424242";
+
+interface Buyer {
+  email: string;
+  customerId: string;
+  subscriptionId: string;
+  orderId: string;
+}
+let ada: Buyer;
+let bob: Buyer;
+
+async function cardToken(number = GOOD): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: number,
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+async function product(name: string, amount: number) {
+  const res = await call(server, token, "POST", "/v1/products/", {
+    name,
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: amount }],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function buy(email: string, productId: string): Promise<Buyer> {
+  const c = await call(server, token, "POST", "/v1/checkouts/", {
+    products: [productId],
+    customer_email: email,
+  });
+  expect(c.status, JSON.stringify(c.body)).toBe(201);
+  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
+    confirmation_token_id: await cardToken(),
+    customer_name: email.split("@")[0],
+    customer_billing_address: {
+      country: "FR",
+      city: "Paris",
+      line1: "1 rue de Rivoli",
+      postal_code: "75001",
+    },
+  });
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  const checkout = await call(server, token, "GET", `/v1/checkouts/${c.body.id}`);
+  const [order] = await server.sql<{ id: string }>(
+    "select id from kassa_order where checkout_id = $1",
+    c.body.id,
+  );
+  return {
+    email,
+    customerId: checkout.body.customer_id,
+    subscriptionId: checkout.body.subscription_id,
+    orderId: order?.id ?? "",
+  };
+}
+
+const mailbox = async (to: string) =>
+  (await call(server, undefined, "GET", `/api/dev/mailbox?to=${encodeURIComponent(to)}`)).body.items as {
+    subject: string;
+    text: string;
+    html: string;
+  }[];
+
+const codeIn = (text: string) => /\n([A-Z0-9]{6})\n/.exec(text)?.[1] ?? "";
+
+async function requestCode(email: string, organizationId = acme.organizationId) {
+  return call(server, undefined, "POST", "/v1/customer-portal/customer-session/request", {
+    email,
+    organization_id: organizationId,
+  });
+}
+
+/** Asks for a code and reads it from the development mailbox. */
+async function mailedCode(email: string): Promise<string> {
+  const before = (await mailbox(email)).length;
+  const res = await requestCode(email);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const mails = await mailbox(email);
+  expect(mails.length).toBe(before + 1);
+  const code = codeIn(mails[0]?.text ?? "");
+  expect(code).toMatch(/^[A-Z0-9]{6}$/);
+  return code;
+}
+
+async function signIn(email: string): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", {
+    code: await mailedCode(email),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.token;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({
+    inProcess: true,
+    env: { RATE_LIMIT: "on", PORTAL_CODE_RATE_LIMIT: String(RATE_LIMIT) },
+  });
+  acme = await createMerchant(server, "Acme Portal");
+  token = await createToken(acme, [
+    "products:write",
+    "checkouts:write",
+    "customers:write",
+    "subscriptions:write",
+    "orders:read",
+    "customer_sessions:write",
+  ]);
+  pro = await product("Pro", 1000);
+  team = await product("Team", 3000);
+  ada = await buy("ada@example.com", pro);
+  bob = await buy("bob@example.com", pro);
+});
+afterAll(() => server?.stop());
+
+describe("sign-in by a mailed code", () => {
+  it("a code by mail, then a session token that reads the customer", async () => {
+    const mailsBefore = (await mailbox(ada.email)).length;
+    const cst = await signIn(ada.email);
+    expect(cst).toMatch(/^polar_cst_/);
+    const [mail] = await mailbox(ada.email);
+    expect((await mailbox(ada.email)).length).toBe(mailsBefore + 1);
+    expect(mail?.subject).toContain("sign-in code");
+    expect(mail?.html).toContain(codeIn(mail?.text ?? ""));
+    expect(mail?.text).toContain(`/portal/`);
+
+    const polar = sdk(server, cst);
+    const me = await polar.customerPortal.customers.get({ customerSession: cst });
+    expect(me).toMatchObject({ id: ada.customerId, email: ada.email, emailVerified: true });
+    const user = await polar.customerPortal.customerSession.getAuthenticatedUser({ customerSession: cst });
+    expect(user).toEqual({ type: "customer", name: "ada", email: ada.email, customerId: ada.customerId });
+    const session = await polar.customerPortal.customerSession.introspect({ customerSession: cst });
+    expect(session.expiresAt.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(session.returnUrl).toBeNull();
+  });
+
+  it("an unknown e-mail or organization: 202 all the same, and no mail", async () => {
+    const unknown = await requestCode("nobody@example.com");
+    expect(unknown.status).toBe(202);
+    expect(unknown.body).toBeNull();
+    expect(await mailbox("nobody@example.com")).toEqual([]);
+    const noOrg = await requestCode(ada.email, "00000000-0000-4000-8000-000000000000");
+    expect(noOrg.status).toBe(202);
+    const invalid = await call(server, undefined, "POST", "/v1/customer-portal/customer-session/request", {
+      email: "not an e-mail",
+      organization_id: acme.organizationId,
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail[0].loc).toEqual(["body", "email"]);
+  });
+
+  it("a code works once; a wrong one is refused in Polar's words; only the latest code works", async () => {
+    const first = await mailedCode(bob.email);
+    const code = await mailedCode(bob.email);
+    const authenticate = (c: string) =>
+      call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", { code: c });
+    const stale = await authenticate(first);
+    expect(stale.status).toBe(401);
+    const [once, twice] = await Promise.all([authenticate(code.toLowerCase()), authenticate(code)]);
+    expect([once.status, twice.status].sort()).toEqual([200, 401]);
+    const refused = once.status === 401 ? once : twice;
+    expect(refused.body).toEqual({
+      error: "CustomerSessionCodeInvalidOrExpired",
+      detail: "This customer session code is invalid or has expired.",
+    });
+    const rows = await server.sql<{ code_hash: string }>(
+      "select code_hash from kassa_customer_session_code where customer_id = $1",
+      bob.customerId,
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it("a code expires after 30 minutes (the organization's test clock)", async () => {
+    const code = await mailedCode(ada.email);
+    const [stored] = await server.sql<{ code_hash: string }>(
+      "select code_hash from kassa_customer_session_code where customer_id = $1",
+      ada.customerId,
+    );
+    // Only a hash is kept, never the code.
+    expect(stored?.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored?.code_hash).not.toContain(code);
+    const moved = await call(server, token, "POST", "/v1/test-clock/advance", { by: "PT31M" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const late = await call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", {
+      code,
+    });
+    expect(late.status).toBe(401);
+  });
+});
+
+describe("the organization page", () => {
+  it("answers without a session: name, settings and the plans on sale", async () => {
+    const org = await sdk(server, "none").customerPortal.organizations.get({ slug: acme.slug });
+    expect(org.organization).toMatchObject({
+      id: acme.organizationId,
+      slug: acme.slug,
+      allowCustomerUpdates: true,
+    });
+    expect(org.products.map((p) => p.name).sort()).toEqual(["Pro", "Team"]);
+    const missing = await call(server, undefined, "GET", "/v1/customer-portal/organizations/no-such-shop");
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("the customer's own data", () => {
+  let adaCst: string;
+  let bobCst: string;
+  beforeAll(async () => {
+    const open = async (customerId: string) =>
+      (await call(server, token, "POST", "/v1/customer-sessions/", { customer_id: customerId })).body.token;
+    adaCst = await open(ada.customerId);
+    bobCst = await open(bob.customerId);
+  });
+
+  it("updates name, billing address and tax ID under the customers rules", async () => {
+    const polar = sdk(server, adaCst);
+    const updated = await polar.customerPortal.customers.update(
+      { customerSession: adaCst },
+      {
+        billingName: "Ada Lovelace",
+        billingAddress: { country: "DE", city: "Berlin" },
+        taxId: "DE123456788",
+      },
+    );
+    expect(updated).toMatchObject({
+      name: "Ada Lovelace",
+      billingName: "Ada Lovelace",
+      billingAddress: { country: "DE", city: "Berlin" },
+    });
+    expect(updated.taxId?.[0]).toBe("DE123456788");
+    const bad = await call(server, adaCst, "PATCH", "/v1/customer-portal/customers/me", {
+      tax_id: "nonsense",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(["body", "tax_id"]);
+    const reset = await call(server, adaCst, "PATCH", "/v1/customer-portal/customers/me", {
+      billing_address: null,
+    });
+    expect(reset.status).toBe(422);
+  });
+
+  it("lists, defaults and deletes cards; the card paying a subscription stays", async () => {
+    const polar = sdk(server, adaCst);
+    const first = await polar.customerPortal.customers.listPaymentMethods({ customerSession: adaCst }, {});
+    expect(first.result.items).toHaveLength(1);
+    const inUse = first.result.items[0]?.id ?? "";
+    const refused = await call(
+      server,
+      adaCst,
+      "DELETE",
+      `/v1/customer-portal/customers/me/payment-methods/${inUse}`,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("PaymentMethodInUseByActiveSubscription");
+
+    const added = await call(server, adaCst, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: await cardToken("5555555555554444"),
+      set_default: false,
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const second = added.body.payment_method.id as string;
+    const made = await call(
+      server,
+      adaCst,
+      "POST",
+      `/v1/customer-portal/customers/me/payment-methods/${second}/default`,
+    );
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body).toMatchObject({ id: second, default: true, method_metadata: { last4: "4444" } });
+    const me = await polar.customerPortal.customers.get({ customerSession: adaCst });
+    expect(me.defaultPaymentMethodId).toBe(second);
+
+    await polar.customerPortal.customers.deletePaymentMethod({ customerSession: adaCst }, { id: inUse });
+    const after = await polar.customerPortal.customers.listPaymentMethods({ customerSession: adaCst }, {});
+    expect(after.result.items.map((m) => m.id)).toEqual([second]);
+  });
+
+  it("receipt and invoice links of the customer's own orders", async () => {
+    const receipt = await call(server, adaCst, "GET", `/v1/customer-portal/orders/${ada.orderId}/receipt`);
+    expect(receipt.status, JSON.stringify(receipt.body)).toBe(200);
+    expect(receipt.body.url).toContain(ada.orderId);
+    const pdf = await fetch(receipt.body.url);
+    expect(pdf.status).toBe(200);
+    const polar = sdk(server, adaCst);
+    await polar.customerPortal.orders.generateInvoice({ customerSession: adaCst }, { id: ada.orderId });
+    const invoice = await polar.customerPortal.orders.invoice(
+      { customerSession: adaCst },
+      { id: ada.orderId },
+    );
+    expect(invoice.url).toContain(ada.orderId);
+  });
+
+  it("previews a plan change before making it", async () => {
+    const preview = await call(
+      server,
+      adaCst,
+      "POST",
+      `/v1/customer-portal/subscriptions/${ada.subscriptionId}/change-preview`,
+      { product_id: team },
+    );
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body.next_renewal.total_amount).toBeGreaterThanOrEqual(3000);
+    const sub = await call(server, adaCst, "GET", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`);
+    expect(sub.body.product_id).toBe(pro);
+  });
+
+  it("customer A's session never reads B's orders, subscriptions or cards (404)", async () => {
+    const paths = [
+      ["GET", `/v1/customer-portal/orders/${bob.orderId}`],
+      ["GET", `/v1/customer-portal/orders/${bob.orderId}/receipt`],
+      ["GET", `/v1/customer-portal/orders/${bob.orderId}/invoice`],
+      ["GET", `/v1/customer-portal/subscriptions/${bob.subscriptionId}`],
+      ["PATCH", `/v1/customer-portal/subscriptions/${bob.subscriptionId}`, { cancel_at_period_end: true }],
+      ["DELETE", `/v1/customer-portal/subscriptions/${bob.subscriptionId}`],
+      [
+        "POST",
+        `/v1/customer-portal/subscriptions/${bob.subscriptionId}/change-preview`,
+        { product_id: team },
+      ],
+    ] as const;
+    for (const [method, path, body] of paths) {
+      const res = await call(server, adaCst, method, path, body);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
+    }
+    const bobCards = await call(server, bobCst, "GET", "/v1/customer-portal/customers/me/payment-methods");
+    const bobCard = bobCards.body.items[0].id as string;
+    for (const [method, path] of [
+      ["DELETE", `/v1/customer-portal/customers/me/payment-methods/${bobCard}`],
+      ["POST", `/v1/customer-portal/customers/me/payment-methods/${bobCard}/default`],
+    ] as const) {
+      const res = await call(server, adaCst, method, path);
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    const lists = await Promise.all([
+      call(server, adaCst, "GET", "/v1/customer-portal/orders/"),
+      call(server, adaCst, "GET", "/v1/customer-portal/subscriptions/"),
+      call(server, adaCst, "GET", "/v1/customer-portal/customers/me/payment-methods"),
+    ]);
+    const seen = JSON.stringify(lists.map((l) => l.body));
+    for (const id of [bob.orderId, bob.subscriptionId, bob.customerId, bobCard])
+      expect(seen).not.toContain(id);
+    const bobSub = await call(server, token, "GET", `/v1/subscriptions/${bob.subscriptionId}`);
+    expect(bobSub.body.cancel_at_period_end).toBe(false);
+  });
+});
+
+describe("rate limit", () => {
+  it("code requests and attempts are limited per client address", async () => {
+    let limited: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < RATE_LIMIT + 1 && !limited; i++) {
+      const res = await call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", {
+        code: "ZZZZZZ",
+      });
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(401);
+    }
+    expect(limited?.status).toBe(429);
+    expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});

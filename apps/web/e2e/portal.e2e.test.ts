@@ -1,0 +1,165 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "../../server/test/support/client.js";
+import { startTestServer, type TestServer } from "../../server/test/support/server.js";
+import { call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import { field, launchBrowser, screenshots } from "./browser.js";
+
+/**
+ * The customer portal in Chromium, on a phone-sized window, against a real server: a buyer
+ * subscribes (through /v1), opens `/portal/{slug}`, signs in with the code from the mail (the
+ * development mailbox), sees the order with its receipt, cancels the subscription with a
+ * reason, reads "Cancels on <date>", and resumes it; each step checked through /v1 too.
+ */
+describe("customer portal", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let merchant: Merchant;
+  let token: string;
+  const email = "grace@example.com";
+  let subscriptionId = "";
+  let orderId = "";
+  const shots = screenshots("portal");
+
+  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
+    const res = await call(server, token, method, path, body);
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+    return res.body as Json;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } });
+    merchant = await createMerchant(server, "Orbit Notes");
+    token = await createToken(merchant, [
+      "checkouts:write",
+      "products:write",
+      "orders:read",
+      "subscriptions:read",
+      "customers:read",
+    ]);
+    const product = await v1("POST", "/v1/products/", {
+      name: "Orbit Pro",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1200 }],
+    });
+    const checkout = await v1("POST", "/v1/checkouts/", { products: [product.id], customer_email: email });
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_name: "Grace",
+        customer_billing_address: { country: "DE" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const confirmed = await v1("GET", `/v1/checkouts/${checkout.id}`);
+    subscriptionId = confirmed.subscription_id as string;
+    const orders = await v1("GET", "/v1/orders/?limit=10");
+    orderId = ((orders.items as Json[]).find((o) => o.checkout_id === checkout.id)?.id as string) ?? "";
+    browser = await launchBrowser();
+    context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    context.setDefaultTimeout(30_000);
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("signs in with the mailed code, sees the order, cancels with a reason and resumes", async () => {
+    await page.goto(`${server.url}/portal/${merchant.slug}`);
+    await page.getByRole("heading", { name: "Sign in to Orbit Notes" }).waitFor();
+    await field(page, "E-mail").fill(email);
+    await page.getByRole("button", { name: "Send me a code" }).click();
+    await field(page, "Code").waitFor();
+    await shots.take(page, "code");
+
+    const mails = await call(server, undefined, "GET", `/api/dev/mailbox?to=${encodeURIComponent(email)}`);
+    const mail = (mails.body.items as { subject: string; text: string }[]).find((m) =>
+      m.subject.includes("sign-in code"),
+    );
+    const code = /\n([A-Z0-9]{6})\n/.exec(mail?.text ?? "")?.[1];
+    expect(code).toMatch(/^[A-Z0-9]{6}$/);
+    await field(page, "Code").fill(code ?? "");
+    await page.getByRole("button", { name: "Sign in" }).click();
+
+    await page.getByRole("heading", { name: "Hello Grace" }).waitFor();
+    const order = page.locator(`[data-testid="order"][data-order-id="${orderId}"]`);
+    await order.waitFor();
+    expect(await order.textContent()).toContain("Orbit Pro");
+    expect(await order.getByRole("button", { name: "Receipt" }).isVisible()).toBe(true);
+    const sub = page.locator(`[data-testid="subscription"][data-subscription-id="${subscriptionId}"]`);
+    await sub.waitFor();
+    await shots.take(page, "overview");
+
+    await page.getByRole("tab", { name: "Subscriptions" }).click();
+    await page.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/subscriptions`);
+    await sub.getByRole("button", { name: "Cancel subscription" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("combobox", { name: "Why are you canceling?" }).click();
+    await page.getByRole("option", { name: "It is too expensive" }).click();
+    await dialog.getByLabel("Anything else the seller should know?").fill("Back next year");
+    await shots.take(page, "cancel");
+    await dialog.getByRole("button", { name: "Cancel subscription" }).click();
+
+    const period = sub.getByTestId("subscription-period");
+    await period.filter({ hasText: "Cancels on" }).waitFor();
+    const canceled = await v1("GET", `/v1/subscriptions/${subscriptionId}`);
+    expect(canceled).toMatchObject({
+      cancel_at_period_end: true,
+      customer_cancellation_reason: "too_expensive",
+      customer_cancellation_comment: "Back next year",
+    });
+    const endsOn = new Intl.DateTimeFormat("en-US", { dateStyle: "medium" }).format(
+      new Date(canceled.ends_at as string),
+    );
+    expect(await period.textContent()).toBe(`Cancels on ${endsOn}`);
+    await shots.take(page, "canceled");
+
+    await sub.getByRole("button", { name: "Resume subscription" }).click();
+    await period.filter({ hasText: "Renews on" }).waitFor();
+    expect((await v1("GET", `/v1/subscriptions/${subscriptionId}`)).cancel_at_period_end).toBe(false);
+
+    // A reload keeps the session (the tab's storage) and the section (the address).
+    await page.reload();
+    await page.getByRole("tab", { name: "Subscriptions", selected: true }).waitFor();
+    await sub.waitFor();
+  });
+
+  it("opens signed in from the merchant's pre-authenticated link, and takes the token out of the address", async () => {
+    const customers = await v1("GET", `/v1/customers/?email=${encodeURIComponent(email)}`);
+    const customerId = (customers.items as Json[])[0]?.id as string;
+    const sessionToken = await createToken(merchant, ["customer_sessions:write"]);
+    const session = await call(server, sessionToken, "POST", "/v1/customer-sessions/", {
+      customer_id: customerId,
+    });
+    expect(session.status).toBe(201);
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "dark" });
+    const other = await fresh.newPage();
+    try {
+      await other.goto(session.body.customer_portal_url as string);
+      await other.getByRole("heading", { name: "Hello Grace" }).waitFor({ timeout: 30_000 });
+      expect(new URL(other.url()).searchParams.has("customer_session_token")).toBe(false);
+      expect(await other.locator("html").getAttribute("data-mantine-color-scheme")).toBe("dark");
+      await shots.take(other, "dark-link");
+    } finally {
+      await fresh.close();
+    }
+  });
+});

@@ -1,0 +1,176 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { CustomerSubscription, PortalCustomer } from "../src/portal/api";
+import { parsePortalPath } from "../src/portal/app";
+import { BillingDetailsForm, billingBody } from "../src/portal/billing";
+import { SignIn } from "../src/portal/sign-in";
+import { CancelForm } from "../src/portal/subscriptions";
+import { routeFetchTo } from "./fetch";
+import { renderWithTheme } from "./render";
+
+interface Seen {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+function stub(answer: (req: Seen) => [number, unknown]) {
+  const seen: Seen[] = [];
+  routeFetchTo((async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const text = await request.text();
+    const req = {
+      method: request.method,
+      path: new URL(request.url, "http://localhost").pathname,
+      body: text ? JSON.parse(text) : undefined,
+    };
+    seen.push(req);
+    const [status, body] = answer(req);
+    return new Response(status === 202 ? null : JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json" },
+    });
+  }) as typeof fetch);
+  return seen;
+}
+
+afterEach(() => routeFetchTo(null));
+
+const organization = {
+  id: "org-1",
+  name: "Acme",
+  slug: "acme",
+  avatar_url: null,
+  allow_customer_updates: true,
+  customer_portal_settings: { subscription: { update_plan: true } },
+};
+
+describe("portal addresses", () => {
+  it("reads the slug and the section", () => {
+    expect(parsePortalPath("/portal/acme")).toEqual({ slug: "acme", section: "overview" });
+    expect(parsePortalPath("/portal/acme/billing/")).toEqual({ slug: "acme", section: "billing" });
+    expect(parsePortalPath("/portal/acme/nonsense")).toEqual({ slug: "acme", section: "overview" });
+    expect(parsePortalPath("/portal/")).toBeNull();
+  });
+});
+
+describe("sign-in by code", () => {
+  it("asks for a code, then exchanges the typed code (any case) for a token", async () => {
+    const seen = stub((req) =>
+      req.path.endsWith("/request") ? [202, null] : [200, { token: "polar_cst_abc" }],
+    );
+    const onSignedIn = vi.fn();
+    renderWithTheme(<SignIn organization={organization} onSignedIn={onSignedIn} />);
+    fireEvent.change(screen.getByLabelText(/E-mail/), { target: { value: "not an address" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send me a code" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("Enter the e-mail address");
+    expect(seen).toEqual([]);
+
+    fireEvent.change(screen.getByLabelText(/E-mail/), { target: { value: "ada@example.com" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send me a code" }));
+    const code = await screen.findByLabelText("Code");
+    expect(seen[0]).toMatchObject({ body: { email: "ada@example.com", organization_id: "org-1" } });
+    fireEvent.change(code, { target: { value: "ab c12 3" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(onSignedIn).toHaveBeenCalledWith("polar_cst_abc"));
+    expect(seen[1]).toMatchObject({
+      path: "/v1/customer-portal/customer-session/authenticate",
+      body: { code: "ABC123" },
+    });
+  });
+
+  it("a wrong or expired code says so in words", async () => {
+    stub(() => [
+      401,
+      {
+        error: "CustomerSessionCodeInvalidOrExpired",
+        detail: "This customer session code is invalid or has expired.",
+      },
+    ]);
+    renderWithTheme(
+      <SignIn organization={organization} initialEmail="ada@example.com" onSignedIn={() => {}} />,
+    );
+    fireEvent.change(screen.getByLabelText("Code"), { target: { value: "ZZZZZZ" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("wrong or has expired");
+  });
+});
+
+const customer: PortalCustomer = {
+  created_at: "2026-01-01T00:00:00Z",
+  modified_at: null,
+  id: "c-1",
+  email: "ada@example.com",
+  email_verified: true,
+  name: "Ada",
+  billing_name: "Ada",
+  billing_address: { country: "FR", line1: null, line2: null, postal_code: null, city: "Paris", state: null },
+  tax_id: null,
+  oauth_accounts: {},
+  default_payment_method_id: null,
+  type: "individual",
+};
+
+describe("billing details", () => {
+  it("sends the name, address and tax ID, and shows a refusal at its field", async () => {
+    expect(
+      billingBody({
+        name: " ",
+        country: "",
+        line1: "",
+        line2: "",
+        postal_code: "",
+        city: "",
+        state: "",
+        tax_id: "",
+      }),
+    ).toEqual({
+      name: null,
+      tax_id: null,
+    });
+    const onSave = vi.fn(async () => {
+      const { V1Error } = await import("../src/portal/api");
+      throw new V1Error(422, "RequestValidationError", "Invalid", [
+        { type: "value_error", loc: ["body", "tax_id"], msg: "Invalid tax ID.", input: "x" },
+      ]);
+    });
+    renderWithTheme(<BillingDetailsForm customer={customer} onSave={onSave} />);
+    fireEvent.change(screen.getByLabelText("Tax ID"), { target: { value: "x" } });
+    fireEvent.click(screen.getByRole("button", { name: "Save billing details" }));
+    expect(await screen.findByText("Invalid tax ID.")).toBeTruthy();
+    expect(onSave).toHaveBeenCalledWith({
+      name: "Ada",
+      tax_id: "x",
+      billing_address: {
+        country: "FR",
+        line1: null,
+        line2: null,
+        postal_code: null,
+        city: "Paris",
+        state: null,
+      },
+    });
+  });
+});
+
+describe("cancellation", () => {
+  it("sends the chosen reason and the comment", async () => {
+    const onCancel = vi.fn(async () => {});
+    const subscription = {
+      id: "s-1",
+      current_period_end: "2026-06-01T00:00:00Z",
+      product: { name: "Pro" },
+    } as unknown as CustomerSubscription;
+    const { user } = renderWithTheme(
+      <CancelForm subscription={subscription} onCancel={onCancel} onClose={() => {}} />,
+    );
+    expect(screen.getByText(/You keep Pro until/)).toBeTruthy();
+    await user.click(screen.getAllByLabelText("Why are you canceling?")[0]!);
+    await user.click(await screen.findByRole("option", { name: "I don't use it enough" }));
+    fireEvent.change(screen.getByLabelText("Anything else the seller should know?"), {
+      target: { value: "  Busy  " },
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Cancel subscription" }));
+    await waitFor(() => expect(onCancel).toHaveBeenCalledWith("unused", "Busy"));
+  });
+});
