@@ -14,14 +14,18 @@ function render(opts: {
   lines: string[];
   action: string;
   url: string;
+  /** Further links under the button (an invoice, the customer portal). */
+  links?: { label: string; url: string }[];
   footer: string;
 }): MailMessage {
+  const links = opts.links ?? [];
   const text = [
     opts.greeting,
     "",
     ...opts.lines,
     "",
     `${opts.action}: ${opts.url}`,
+    ...links.map((l) => `${l.label}: ${l.url}`),
     "",
     opts.footer,
     "",
@@ -32,6 +36,7 @@ function render(opts: {
 ${opts.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
 <p><a href="${escapeHtml(opts.url)}" style="display:inline-block;padding:10px 16px;background:#1f6feb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(opts.action)}</a></p>
 <p style="font-size:13px;color:#555">If the button does not work, open this link: <a href="${escapeHtml(opts.url)}">${escapeHtml(opts.url)}</a></p>
+${links.map((l) => `<p><a href="${escapeHtml(l.url)}">${escapeHtml(l.label)}</a></p>`).join("\n")}
 <p style="font-size:13px;color:#555">${escapeHtml(opts.footer)}</p>
 </body></html>`;
   return { kind: opts.kind, to: opts.to, subject: opts.subject, text, html };
@@ -121,6 +126,50 @@ export const mailTemplates = {
       action: "See the webhook endpoints",
       url: p.url,
       footer: "You receive this mail as an owner of the organization.",
+    }),
+  /**
+   * A checkout's order: the receipt, what the purchase grants (a note, a license key, files to
+   * download), when a subscription renews, and the customer portal.
+   */
+  orderConfirmation: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    productName: string;
+    amount: string;
+    invoiceNumber: string;
+    /** A subscription's next renewal (its first order); null for a one-time purchase. */
+    renewsOn: string | null;
+    benefits: { title: string; detail: string | null }[];
+    receiptUrl: string;
+    invoiceUrl: string;
+    portalUrl: string;
+  }) =>
+    render({
+      kind: "order-confirmation",
+      to: p.to,
+      subject: `Your receipt from ${p.organizationName}: ${p.productName}`,
+      greeting: hello(p.name),
+      lines: [
+        p.renewsOn
+          ? `Thank you for subscribing to ${p.productName} from ${p.organizationName}. You paid ${p.amount} (invoice ${p.invoiceNumber}).`
+          : `Thank you for buying ${p.productName} from ${p.organizationName}. You paid ${p.amount} (invoice ${p.invoiceNumber}).`,
+        ...(p.renewsOn ? [`Your subscription renews on ${p.renewsOn}.`] : []),
+        ...(p.benefits.length > 0
+          ? [
+              "What you get:",
+              ...p.benefits.map((b) => (b.detail ? `- ${b.title}: ${b.detail}` : `- ${b.title}`)),
+            ]
+          : []),
+        "Your orders, invoices, downloads and license keys are in your customer portal.",
+      ],
+      action: "See the receipt",
+      url: p.receiptUrl,
+      links: [
+        { label: "Invoice", url: p.invoiceUrl },
+        { label: "Customer portal", url: p.portalUrl },
+      ],
+      footer: `You receive this mail because you bought ${p.productName} from ${p.organizationName}.`,
     }),
   renewalReceipt: (p: {
     to: string;
