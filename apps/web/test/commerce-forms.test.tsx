@@ -1,0 +1,68 @@
+import { screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { answerWith, renderApp, stubServer } from "./app";
+import { dashboardAnswers, page, product, session } from "./commerce-fixtures";
+import { describedBy } from "./render";
+
+/**
+ * The commerce forms on react-hook-form with the request schemas of `@kassa/contracts/v1`
+ * (products, checkout links, customers, refunds, webhooks, billing settings): the contract's
+ * rule shown at its field before anything is sent, and a server's 422 landing at its field.
+ */
+const slow = { timeout: 8000 };
+
+const unprocessable = (loc: (string | number)[], msg: string) =>
+  answerWith(422, {
+    error: "RequestValidationError",
+    detail: [{ type: "value_error", loc, msg, input: null }],
+  });
+
+const posts = <R extends { method: string; path: string }>(requests: R[], path: string) =>
+  requests.filter((r) => r.method === "POST" && r.path === path);
+
+describe("product form", () => {
+  const answers = (post: (r: { body: unknown }) => unknown) => ({
+    ...dashboardAnswers("owner"),
+    "/v1/meters/": page([]),
+    "/v1/benefits/": page([]),
+    "/v1/custom-fields/": page([]),
+    "/v1/products/": (r: { method: string; body: unknown }) => (r.method === "POST" ? post(r) : page([])),
+  });
+
+  it("checks the name by the contract and refuses a negative price at its field, sending nothing", async () => {
+    const { requests } = stubServer(answers(() => product));
+    const { user } = renderApp("/dashboard/acme/products/new", { session });
+    const name = await screen.findByLabelText(/^Name/, {}, slow);
+    await user.type(name, "Ic");
+    const amount = screen.getByLabelText(/^Amount \(USD\)/);
+    await user.type(amount, "-5");
+    await user.click(screen.getByRole("button", { name: "Create product" }));
+    await waitFor(() => expect(describedBy(name)).toMatch(/3/));
+    expect(describedBy(amount)).toContain("The amount cannot be negative.");
+    expect(screen.getByTestId("price-preview-0").textContent).not.toContain("-$5.00");
+    expect(posts(requests, "/v1/products/")).toEqual([]);
+  });
+
+  it("sends cents, and a server 422 on a price lands at that price's field", async () => {
+    const { requests } = stubServer(
+      answers(() => unprocessable(["body", "prices", 0, "price_amount"], "Input should be a round amount.")),
+    );
+    const { user } = renderApp("/dashboard/acme/products/new", { session });
+    await user.type(await screen.findByLabelText(/^Name/, {}, slow), "Icon pack");
+    await user.click(screen.getByText("Monthly", { exact: true }));
+    const amount = screen.getByLabelText(/^Amount \(USD\)/);
+    await user.type(amount, "12.5");
+    await user.click(screen.getByRole("button", { name: "Create product" }));
+    await waitFor(() => expect(describedBy(amount)).toContain("Input should be a round amount."));
+    expect(posts(requests, "/v1/products/")[0]?.body).toEqual({
+      name: "Icon pack",
+      description: null,
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_currency: "usd", price_amount: 1250 }],
+      attached_custom_fields: [],
+      medias: [],
+      metadata: {},
+    });
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+});
