@@ -1,7 +1,7 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { answerWith, renderApp, stubServer } from "./app";
-import { dashboardAnswers, page, product, session } from "./commerce-fixtures";
+import { dashboardAnswers, order, page, product, refund, session } from "./commerce-fixtures";
 import { describedBy } from "./render";
 
 /**
@@ -64,5 +64,45 @@ describe("product form", () => {
       metadata: {},
     });
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+});
+
+describe("refund form", () => {
+  it("an emptied amount stays empty and is refused at its field; a 422 on the comment lands there", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/orders/ord-1": order,
+      "/v1/refunds/": (r: { method: string }) =>
+        r.method === "POST"
+          ? unprocessable(["body", "comment"], "Keep it under 2000 characters.")
+          : page([refund]),
+    });
+    const { user } = renderApp("/dashboard/acme/orders/ord-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Refund" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
+    await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Other" }));
+    await user.click(within(dialog).getByRole("checkbox", { name: /Refund the whole/ }));
+    const amount = within(dialog).getByLabelText(/^Amount \(EUR\)/) as HTMLInputElement;
+    expect(amount.value).toBe("20");
+    await user.clear(amount);
+    expect(amount.value).toBe("");
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    await waitFor(() => expect(describedBy(amount)).toContain("Enter the amount to refund."));
+    expect(amount.value).toBe("");
+    expect(posts(requests, "/v1/refunds/")).toEqual([]);
+
+    await user.type(amount, "5");
+    const comment = within(dialog).getByLabelText("Internal comment");
+    await user.type(comment, "Goodwill");
+    await user.click(within(dialog).getByRole("button", { name: "Refund" }));
+    await waitFor(() => expect(describedBy(comment)).toContain("Keep it under 2000 characters."));
+    expect(posts(requests, "/v1/refunds/")[0]?.body).toEqual({
+      order_id: "ord-1",
+      reason: "other",
+      amount: 500,
+      comment: "Goodwill",
+      revoke_benefits: false,
+    });
   });
 });
