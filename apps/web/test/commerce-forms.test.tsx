@@ -106,3 +106,37 @@ describe("refund form", () => {
     });
   });
 });
+
+describe("checkout link form", () => {
+  it("the contract's bound on the label shows at it; a 422 on one product lands at Products", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/products/": page([product]),
+      "/v1/discounts/": page([]),
+      "/v1/checkout-links/": (r: { method: string }) =>
+        r.method === "POST" ? unprocessable(["body", "products", 0], "Product is archived.") : page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/checkout-links", { session });
+    await user.click(await screen.findByRole("button", { name: "New checkout link" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New checkout link" });
+    const products = within(dialog).getAllByLabelText(/^Products/)[0]!;
+    await user.click(products);
+    await user.click(await screen.findByRole("option", { name: "Starter" }));
+    const label = within(dialog).getByLabelText(/^Label/);
+    await user.click(label);
+    await user.paste("x".repeat(257));
+    await user.click(within(dialog).getByRole("button", { name: "Create link" }));
+    await waitFor(() => expect(describedBy(label)).toMatch(/256/));
+    expect(posts(requests, "/v1/checkout-links/")).toEqual([]);
+
+    await user.clear(label);
+    await user.type(label, "Pricing page");
+    await user.click(within(dialog).getByRole("button", { name: "Create link" }));
+    await waitFor(() => expect(describedBy(products)).toContain("Product is archived."));
+    expect(posts(requests, "/v1/checkout-links/")[0]?.body).toMatchObject({
+      payment_processor: "stripe",
+      products: ["prod-1"],
+      label: "Pricing page",
+    });
+  });
+});
