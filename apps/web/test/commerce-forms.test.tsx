@@ -140,3 +140,49 @@ describe("checkout link form", () => {
     });
   });
 });
+
+describe("customer form", () => {
+  it("the contract's countries and US states are checked at their fields; a 422 on the name lands there", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/customers/": (r: { method: string }) =>
+        r.method === "POST" ? unprocessable(["body", "name"], "Too long for a name.") : page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/customers", { session });
+    await user.click(await screen.findByRole("button", { name: "New customer" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New customer" });
+    await user.type(within(dialog).getByLabelText(/^E-mail/), "ada@buyer.test");
+    const country = within(dialog).getByLabelText("Country");
+    await user.type(country, "ZZ");
+    await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
+    await waitFor(() => expect(describedBy(country)).toContain("A two-letter ISO 3166-1 country code"));
+
+    await user.clear(country);
+    await user.type(country, "us");
+    const state = within(dialog).getByLabelText("State or region");
+    await user.type(state, "Atlantis");
+    await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
+    await waitFor(() => expect(describedBy(state)).toContain("Invalid US state"));
+    expect(posts(requests, "/v1/customers/")).toEqual([]);
+
+    await user.clear(state);
+    await user.type(state, "NY");
+    const name = within(dialog).getByLabelText("Name");
+    await user.type(name, "Ada");
+    await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
+    await waitFor(() => expect(describedBy(name)).toContain("Too long for a name."));
+    expect(posts(requests, "/v1/customers/")[0]?.body).toEqual({
+      email: "ada@buyer.test",
+      name: "Ada",
+      billing_address: {
+        line1: null,
+        line2: null,
+        postal_code: null,
+        city: null,
+        state: "NY",
+        country: "US",
+      },
+      metadata: {},
+    });
+  });
+});
