@@ -186,3 +186,54 @@ describe("customer form", () => {
     });
   });
 });
+
+describe("billing settings form", () => {
+  const org = {
+    id: "org-1",
+    created_at: "2026-01-01T10:00:00Z",
+    modified_at: null,
+    name: "Acme",
+    slug: "acme",
+    email: "hello@acme.test",
+    website: null,
+    socials: [],
+    feature_settings: { issue_funding_enabled: false, usage_based_billing_enabled: false },
+    subscription_settings: {
+      allow_multiple_subscriptions: false,
+      allow_customer_updates: true,
+      proration_behavior: "prorate",
+      benefit_revocation_grace_period: 0,
+      prevent_trial_abuse: false,
+    },
+  };
+
+  it("the contract's address rule shows at Website; a 422 on a social link lands at that link", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("admin"),
+      "/v1/organizations/org-1": (r: { method: string }) =>
+        r.method === "PATCH"
+          ? unprocessable(["body", "socials", 0, "url"], "This host is not allowed.")
+          : org,
+    });
+    const { user } = renderApp("/dashboard/acme/settings/billing", { session });
+    const website = await screen.findByLabelText("Website", {}, slow);
+    await user.type(website, "acme dot test");
+    await user.click(screen.getByRole("button", { name: "Save billing settings" }));
+    await waitFor(() => expect(describedBy(website)).toMatch(/URL/i));
+    expect(requests.some((r) => r.method === "PATCH")).toBe(false);
+
+    await user.clear(website);
+    await user.type(website, "https://acme.test");
+    await user.click(screen.getByRole("button", { name: "Add a link" }));
+    const link = screen.getByLabelText("Link 1");
+    await user.type(link, "https://x.com/acme");
+    await user.click(screen.getByRole("button", { name: "Save billing settings" }));
+    await waitFor(() => expect(describedBy(link)).toContain("This host is not allowed."));
+    expect(requests.find((r) => r.method === "PATCH")?.body).toMatchObject({
+      email: "hello@acme.test",
+      website: "https://acme.test",
+      socials: [{ platform: "x", url: "https://x.com/acme" }],
+      subscription_settings: { proration_behavior: "prorate" },
+    });
+  });
+});
