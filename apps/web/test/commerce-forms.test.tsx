@@ -237,3 +237,77 @@ describe("billing settings form", () => {
     });
   });
 });
+
+describe("webhook endpoint form", () => {
+  it("checks the events and the name by the contract; a 422 on the URL lands at URL", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/webhooks/endpoints": (r: { method: string }) =>
+        r.method === "POST" ? unprocessable(["body", "url"], "This host does not resolve.") : page([]),
+      "/v1/webhooks/endpoints/": page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/settings/webhooks", { session });
+    await user.click(await screen.findByRole("button", { name: "Add endpoint" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "Add a webhook endpoint" });
+    const url = within(dialog).getByLabelText(/^URL/);
+    await user.type(url, "https://hooks.acme.test/kassa");
+    const name = within(dialog).getByLabelText("Name");
+    await user.click(name);
+    await user.paste("n".repeat(256));
+    await user.click(within(dialog).getByRole("button", { name: "Add endpoint" }));
+    await waitFor(() => expect(describedBy(name)).toMatch(/255/));
+    expect(within(dialog).getByText("Choose at least one event.")).toBeTruthy();
+    expect(posts(requests, "/v1/webhooks/endpoints")).toEqual([]);
+
+    await user.clear(name);
+    await user.type(name, "Receiver");
+    await user.click(within(dialog).getByRole("checkbox", { name: "order.paid" }));
+    await user.click(within(dialog).getByRole("button", { name: "Add endpoint" }));
+    await waitFor(() => expect(describedBy(url)).toContain("This host does not resolve."));
+    expect(posts(requests, "/v1/webhooks/endpoints")[0]?.body).toEqual({
+      url: "https://hooks.acme.test/kassa",
+      name: "Receiver",
+      format: "raw",
+      events: ["order.paid"],
+    });
+  });
+});
+
+describe("webhook replay form", () => {
+  it("a range that ends before it starts is refused at Until by the contract; a 422 lands at From", async () => {
+    const endpoint = {
+      id: "wh-1",
+      created_at: "2026-03-01T10:00:00Z",
+      modified_at: null,
+      url: "https://hooks.acme.test/kassa",
+      name: "Receiver",
+      format: "raw",
+      secret: "whsec_****",
+      organization_id: "org-1",
+      events: ["order.paid"],
+      enabled: true,
+    };
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/webhooks/endpoints/wh-1": endpoint,
+      "/v1/webhooks/deliveries/": page([]),
+      "/v1/webhooks/endpoints/wh-1/replay": unprocessable(["body", "start"], "Older than 30 days."),
+    });
+    const { user } = renderApp("/dashboard/acme/settings/webhooks/wh-1", { session });
+    const from = await screen.findByLabelText("From", {}, slow);
+    const until = screen.getByLabelText("Until");
+    await user.type(from, "2026-03-02T10:00");
+    await user.type(until, "2026-03-01T10:00");
+    await user.click(screen.getByRole("button", { name: "Replay" }));
+    await waitFor(() => expect(describedBy(until)).toContain("start must be before end"));
+    expect(posts(requests, "/v1/webhooks/endpoints/wh-1/replay")).toEqual([]);
+
+    await user.clear(until);
+    await user.type(until, "2026-03-03T10:00");
+    await user.click(screen.getByRole("button", { name: "Replay" }));
+    await waitFor(() => expect(describedBy(from)).toContain("Older than 30 days."));
+    expect(posts(requests, "/v1/webhooks/endpoints/wh-1/replay")[0]?.body).toMatchObject({
+      only_failed: false,
+    });
+  });
+});
