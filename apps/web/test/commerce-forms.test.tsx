@@ -311,3 +311,60 @@ describe("webhook replay form", () => {
     });
   });
 });
+
+describe("checkout form", () => {
+  const pwyw = {
+    ...product,
+    id: "prod-2",
+    name: "Tip jar",
+    recurring_interval: null,
+    is_recurring: false,
+    prices: [
+      {
+        ...product.prices[0]!,
+        id: "price-2",
+        product_id: "prod-2",
+        amount_type: "custom" as const,
+        minimum_amount: 100,
+        maximum_amount: null,
+        preset_amount: null,
+        type: "one_time" as const,
+        recurring_interval: null,
+      },
+    ],
+  };
+
+  it("a negative starting amount is refused at its field; a 422 on the discount lands at Discount", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/products/": page([pwyw]),
+      "/v1/discounts/": page([]),
+      "/v1/customers/": page([]),
+      "/v1/checkouts/": (r: { method: string }) =>
+        r.method === "POST" ? unprocessable(["body", "discount_id"], "Discount does not apply.") : page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/checkouts", { session });
+    await user.click(await screen.findByRole("button", { name: "New checkout" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New checkout" });
+    await user.click(within(dialog).getAllByLabelText(/^Product/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "Tip jar" }));
+    const amount = within(dialog).getByLabelText(/^Amount \(USD\)/);
+    await user.type(amount, "-3");
+    await user.click(within(dialog).getByRole("button", { name: "Create checkout" }));
+    await waitFor(() => expect(describedBy(amount)).toContain("The amount cannot be negative."));
+    expect(posts(requests, "/v1/checkouts/")).toEqual([]);
+
+    await user.clear(amount);
+    await user.type(amount, "7.5");
+    await user.click(within(dialog).getByRole("button", { name: "Create checkout" }));
+    const discount = within(dialog).getAllByLabelText(/^Discount/)[0]!;
+    await waitFor(() => expect(describedBy(discount)).toContain("Discount does not apply."));
+    expect(posts(requests, "/v1/checkouts/")[0]?.body).toEqual({
+      products: ["prod-2"],
+      customer_id: null,
+      discount_id: null,
+      success_url: null,
+      amount: 750,
+    });
+  });
+});
