@@ -9,11 +9,11 @@ import { z } from "zod";
 import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
 import { type Checkout, type Discount, listQuery, type Price, type Product } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
+import { amountProblem } from "../billing/amounts";
 import { CopyUrl } from "../billing/commerce";
 import { FormRefusal, NumberField, SelectField } from "../billing/form";
 import { formatDate, fractionDigits, toMinor } from "../billing/format";
 import { CustomerPicker, useProducts } from "../billing/pickers";
-import { amountProblem } from "../billing/price-editor";
 import { priceSummary } from "../products/price-summary";
 import { useCreateCheckout } from "./queries";
 
