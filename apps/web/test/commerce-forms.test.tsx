@@ -29,7 +29,7 @@ describe("product form", () => {
     "/v1/products/": (r: { method: string; body: unknown }) => (r.method === "POST" ? post(r) : page([])),
   });
 
-  it("checks the name by the contract and refuses a negative price at its field, sending nothing", async () => {
+  it("checks the name (in words, then by the contract) and refuses a negative price at its field, sending nothing", async () => {
     const { requests } = stubServer(answers(() => product));
     const { user } = renderApp("/dashboard/acme/products/new", { session });
     const name = await screen.findByLabelText(/^Name/, {}, slow);
@@ -37,9 +37,14 @@ describe("product form", () => {
     const amount = screen.getByLabelText(/^Amount \(USD\)/);
     await user.type(amount, "-5");
     await user.click(screen.getByRole("button", { name: "Create product" }));
-    await waitFor(() => expect(describedBy(name)).toMatch(/3/));
+    await waitFor(() => expect(describedBy(name)).toContain("A name of at least 3 characters."));
     expect(describedBy(amount)).toContain("The amount cannot be negative.");
     expect(screen.getByTestId("price-preview-0").textContent).not.toContain("-$5.00");
+    // The contract's own bound, where the form has no words of its own.
+    await user.clear(name);
+    await user.click(name);
+    await user.paste("n".repeat(257));
+    await waitFor(() => expect(describedBy(name)).toMatch(/256/));
     expect(posts(requests, "/v1/products/")).toEqual([]);
   });
 

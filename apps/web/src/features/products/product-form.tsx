@@ -61,7 +61,8 @@ const CURRENCIES = ["usd", "eur", "gbp", "cad", "aud", "chf", "sek", "jpy"];
  */
 const ProductFormShape = z
   .object({
-    name: z.string(),
+    // The contract's rule (3 to 256 characters), said for people before the contract says it.
+    name: z.string().refine((v) => v.trim().length >= 3, "A name of at least 3 characters."),
     description: z.string(),
     interval: z.custom<RecurringInterval | null>(),
     currency: z.string(),

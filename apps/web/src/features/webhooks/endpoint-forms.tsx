@@ -13,7 +13,7 @@ import { FormRefusal } from "../billing/form";
 import { useCreateEndpoint, useReplay, useUpdateEndpoint } from "./queries";
 
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-const Events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1, "Choose at least one event.");
+const Events = z.array(z.enum(WEBHOOK_EVENT_TYPES));
 
 /** The event types an endpoint receives, as checkboxes. */
 function EventPicker({
@@ -45,7 +45,8 @@ function EventPicker({
 const EndpointFormShape = z.object({
   url: z.string().regex(/^https?:\/\/.+/, "An http:// or https:// address."),
   name: z.string(),
-  events: Events,
+  // A new endpoint names its events; an existing one may be left with none (the contract allows it).
+  events: Events.min(1, "Choose at least one event."),
 });
 type EndpointFormValues = z.output<typeof EndpointFormShape>;
 
