@@ -8,8 +8,9 @@ import {
   type SelectProps,
 } from "@mantine/core";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import type { Control, FieldErrors, FieldPath, FieldValues } from "react-hook-form";
-import { useController } from "react-hook-form";
+import { get, useController, useFormState } from "react-hook-form";
 import { invalidate, v1 } from "../../lib/v1";
 
 /**
@@ -31,20 +32,30 @@ export function FormRefusal({ errors, title }: { errors: FieldErrors; title: str
 
 type Bound<T extends FieldValues> = { control: Control<T>; name: FieldPath<T> };
 
-/** A number field; empty is `undefined`. */
+/**
+ * A number field; empty is `undefined`. An emptied field shows empty: react-hook-form gives a
+ * field set to `undefined` its default value back, which would show a stored number the form
+ * no longer holds (and then append to it what is typed).
+ */
 export function NumberField<T extends FieldValues>({
   control,
   name,
   ...props
 }: Bound<T> & Omit<NumberInputProps, "value" | "onChange" | "name">) {
   const { field, fieldState } = useController({ control, name });
+  const { defaultValues } = useFormState({ control, name });
+  const [emptied, setEmptied] = useState(false);
+  const blank = emptied && Object.is(field.value, get(defaultValues, name));
   return (
     <NumberInput
       {...props}
       ref={field.ref}
       name={field.name}
-      value={field.value ?? ""}
-      onChange={(v) => field.onChange(v === "" ? undefined : Number(v))}
+      value={blank ? "" : (field.value ?? "")}
+      onChange={(v) => {
+        setEmptied(v === "");
+        field.onChange(v === "" ? undefined : Number(v));
+      }}
       onBlur={field.onBlur}
       error={fieldState.error?.message}
     />

@@ -1,6 +1,7 @@
 import { ActionIcon, Button, Group, NumberInput, Paper, Select, Stack, Text, TextInput } from "@mantine/core";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import type { Meter, Price, RecurringInterval } from "../../lib/v1";
+import { amountProblem } from "./amounts";
 import { formatMoney, formatUnitAmount, fractionDigits, toMajor, toMinor } from "./format";
 
 /**
@@ -77,21 +78,6 @@ export function unitAmountToMinor(major: string, currency: string): string | und
 }
 
 const isStatic = (p: PriceDraft) => p.amount_type !== "metered_unit";
-
-/**
- * The server's bounds of every amount in minor units (`Amount` in
- * apps/server/src/modules/products/schemas.ts: an integer from 0 to 99,999,999).
- */
-export const MAX_AMOUNT = 99_999_999;
-
-/** What is wrong with an amount typed in major units, by the server's bounds, or undefined. */
-export function amountProblem(value: number | undefined, currency: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (value < 0) return "The amount cannot be negative.";
-  const minor = toMinor(value, currency);
-  if (minor !== undefined && minor > MAX_AMOUNT) return `At most ${formatMoney(MAX_AMOUNT, currency)}.`;
-  return undefined;
-}
 
 /** The amounts of a price that are out of the server's bounds, by field. */
 function boundsProblems(p: PriceDraft, currency: string): Record<string, string> {

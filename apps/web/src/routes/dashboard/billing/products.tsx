@@ -4,23 +4,10 @@ import { IconPackage, IconPlus, IconSearch } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { AnchorLink, ButtonLink } from "../../../components/links";
 import { PageHeader } from "../../../components/states";
-import { formatDate, formatMoney, formatUnitAmount } from "../../../features/billing/format";
+import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
-import { listQuery, type Price, type Product } from "../../../lib/v1";
-
-export function priceSummary(p: Price): string {
-  const per = p.recurring_interval ? ` / ${p.recurring_interval}` : "";
-  switch (p.amount_type) {
-    case "free":
-      return "Free";
-    case "fixed":
-      return `${formatMoney(p.price_amount, p.price_currency)}${per}`;
-    case "custom":
-      return `Pay what you want (from ${formatMoney(p.minimum_amount, p.price_currency)})`;
-    case "metered_unit":
-      return `${formatUnitAmount(p.unit_amount, p.price_currency)} per unit of ${p.meter.name}`;
-  }
-}
+import { priceSummary } from "../../../features/products/price-summary";
+import { listQuery, type Product } from "../../../lib/v1";
 
 /** `/dashboard/{slug}/products`: the catalogue, filtered and sorted from the address. */
 export function ProductsPage() {

@@ -1,0 +1,286 @@
+import { Button, Group, Modal, SimpleGrid, Stack, Text } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { IconEdit, IconTrash } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import { useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
+import { ConfirmDialog } from "../../components/confirm-dialog";
+import { AnchorLink } from "../../components/links";
+import { ErrorState, LoadingState, PageHeader } from "../../components/states";
+import {
+  type Benefit,
+  type Customer,
+  listQuery,
+  type Meter,
+  type Order,
+  type Product,
+  type Subscription,
+  V1Error,
+} from "../../lib/v1";
+import { AddressBlock, Details, formatRecurring, Section } from "../billing/commerce";
+import { formatDate } from "../billing/format";
+import { ListView } from "../billing/list";
+import { orderColumns, subscriptionColumns } from "../billing/sales-columns";
+import { CustomerForm } from "./customer-form";
+import { customerStateQuery, useDeleteCustomer } from "./queries";
+
+/** One customer: details, state, orders and subscriptions; owners and admins edit or delete. */
+export function CustomerDetail({
+  customer: c,
+  organizationId,
+  canWrite,
+  slug,
+}: {
+  customer: Customer;
+  organizationId: string;
+  canWrite: boolean;
+  slug: string;
+}) {
+  const navigate = useNavigate();
+  const remove = useDeleteCustomer(organizationId);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+
+  return (
+    <Stack gap="lg" maw={1100}>
+      <AnchorLink to="/dashboard/$slug/customers" params={{ slug }} size="sm">
+        ← Customers
+      </AnchorLink>
+      <PageHeader
+        title={c.name || c.email}
+        description={c.name ? c.email : undefined}
+        actions={
+          canWrite && (
+            <Group gap="xs">
+              <Button variant="default" leftSection={<IconEdit size={16} />} onClick={() => setEditing(true)}>
+                Edit
+              </Button>
+              <Button
+                variant="light"
+                color="red"
+                leftSection={<IconTrash size={16} />}
+                onClick={() => setDeleting(true)}
+              >
+                Delete
+              </Button>
+            </Group>
+          )
+        }
+      />
+      <Details
+        label="Customer details"
+        rows={[
+          ["E-mail", `${c.email}${c.email_verified ? " (verified)" : ""}`],
+          ["Name", c.name || "—"],
+          ["External id", c.external_id ? <code key="x">{c.external_id}</code> : "—"],
+          ["Billing address", <AddressBlock key="a" address={c.billing_address} />],
+          ["Tax id", c.tax_id?.filter(Boolean).join(" ") || "—"],
+          ["Customer since", formatDate(c.created_at)],
+          [
+            "Metadata",
+            Object.keys(c.metadata).length ? (
+              <Text key="m" size="sm" component="div">
+                {Object.entries(c.metadata).map(([k, v]) => (
+                  <div key={k}>
+                    <code>{k}</code>: {String(v)}
+                  </div>
+                ))}
+              </Text>
+            ) : (
+              "—"
+            ),
+          ],
+        ]}
+      />
+      <CustomerStateSections organizationId={organizationId} customerId={c.id} />
+      <CustomerOrders organizationId={organizationId} customerId={c.id} slug={slug} />
+      <CustomerSubscriptions organizationId={organizationId} customerId={c.id} slug={slug} />
+      <Modal opened={editing} onClose={() => setEditing(false)} title="Edit customer" size="lg">
+        {editing && (
+          <CustomerForm customer={c} organizationId={organizationId} onDone={() => setEditing(false)} />
+        )}
+      </Modal>
+      <ConfirmDialog
+        opened={deleting}
+        onClose={() => setDeleting(false)}
+        title="Delete this customer?"
+        confirmLabel="Delete customer"
+        onConfirm={async () => {
+          try {
+            await remove.mutateAsync(c.id);
+            notifications.show({ color: "green", message: "Customer deleted." });
+            void navigate({ to: "/dashboard/$slug/customers", params: { slug } });
+            return null;
+          } catch (e) {
+            return e instanceof V1Error ? e : "The customer was not deleted.";
+          }
+        }}
+      >
+        {c.name || c.email}'s active subscriptions are canceled and their benefits revoked. Their orders stay
+        in your records.
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
+function CustomerStateSections({
+  organizationId,
+  customerId,
+}: {
+  organizationId: string;
+  customerId: string;
+}) {
+  const state = useQuery(customerStateQuery(organizationId, customerId));
+  const products = useQuery(listQuery<Product>(organizationId, "products", { limit: 100 }));
+  const benefits = useQuery(listQuery<Benefit>(organizationId, "benefits", { limit: 100 }));
+  const meters = useQuery(listQuery<Meter>(organizationId, "meters", { limit: 100 }));
+  const productName = (id: string) => products.data?.items.find((p) => p.id === id)?.name ?? "A product";
+  const benefitName = (id: string) => benefits.data?.items.find((b) => b.id === id)?.description;
+  const meterName = (id: string) => meters.data?.items.find((m) => m.id === id)?.name ?? "A meter";
+
+  if (state.isPending) return <LoadingState label="Loading the customer's state" />;
+  if (state.isError) return <ErrorState error={state.error} onRetry={() => void state.refetch()} />;
+  const s = state.data;
+  return (
+    <SimpleGrid cols={{ base: 1, md: 3 }}>
+      <Section title="Active subscriptions">
+        {s.active_subscriptions.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            None.
+          </Text>
+        ) : (
+          s.active_subscriptions.map((sub) => (
+            <Stack key={sub.id} gap={0}>
+              <Text size="sm" fw={500}>
+                {productName(sub.product_id)}
+              </Text>
+              <Text size="sm">{formatRecurring(sub.amount, sub.currency, sub.recurring_interval)}</Text>
+              <Text size="xs" c="dimmed">
+                {sub.cancel_at_period_end
+                  ? `Ends ${formatDate(sub.current_period_end)}`
+                  : `Renews ${formatDate(sub.current_period_end)}`}
+              </Text>
+            </Stack>
+          ))
+        )}
+      </Section>
+      <Section title="Benefits">
+        {s.granted_benefits.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            None granted.
+          </Text>
+        ) : (
+          // Grants and meter balances are open objects in the document (Kassa answers none yet):
+          // each field is read for what it is.
+          s.granted_benefits.map((g) => (
+            <Stack key={String(g.id)} gap={0}>
+              <Text size="sm" fw={500}>
+                {benefitName(String(g.benefit_id)) ?? String(g.benefit_type).replace(/_/g, " ")}
+              </Text>
+              <Text size="xs" c="dimmed">
+                Granted {formatDate(String(g.granted_at))}
+              </Text>
+            </Stack>
+          ))
+        )}
+      </Section>
+      <Section title="Meters">
+        {s.active_meters.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No usage.
+          </Text>
+        ) : (
+          s.active_meters.map((m) => (
+            <Stack key={String(m.id)} gap={0}>
+              <Text size="sm" fw={500}>
+                {meterName(String(m.meter_id))}
+              </Text>
+              <Text size="xs">
+                {Number(m.consumed_units).toLocaleString()} used, {Number(m.credited_units).toLocaleString()}{" "}
+                credited, balance {Number(m.balance).toLocaleString()}
+              </Text>
+            </Stack>
+          ))
+        )}
+      </Section>
+    </SimpleGrid>
+  );
+}
+
+function CustomerOrders({
+  organizationId,
+  customerId,
+  slug,
+}: {
+  organizationId: string;
+  customerId: string;
+  slug: string;
+}) {
+  const orders = useQuery(listQuery<Order>(organizationId, "orders", { customer_id: customerId, limit: 10 }));
+  return (
+    <Section
+      title="Orders"
+      actions={
+        (orders.data?.pagination.total_count ?? 0) > 10 && (
+          <AnchorLink
+            to="/dashboard/$slug/orders"
+            params={{ slug }}
+            search={{ customer_id: customerId }}
+            size="sm"
+          >
+            All {orders.data?.pagination.total_count} orders
+          </AnchorLink>
+        )
+      }
+    >
+      <ListView
+        inline
+        query={orders}
+        label="the customer's orders"
+        caption="The customer's orders"
+        empty={{ title: "No orders yet" }}
+        columns={orderColumns(slug, { customer: false })}
+      />
+    </Section>
+  );
+}
+
+function CustomerSubscriptions({
+  organizationId,
+  customerId,
+  slug,
+}: {
+  organizationId: string;
+  customerId: string;
+  slug: string;
+}) {
+  const subscriptions = useQuery(
+    listQuery<Subscription>(organizationId, "subscriptions", { customer_id: customerId, limit: 10 }),
+  );
+  return (
+    <Section
+      title="Subscriptions"
+      actions={
+        (subscriptions.data?.pagination.total_count ?? 0) > 10 && (
+          <AnchorLink
+            to="/dashboard/$slug/subscriptions"
+            params={{ slug }}
+            search={{ customer_id: customerId }}
+            size="sm"
+          >
+            All {subscriptions.data?.pagination.total_count} subscriptions
+          </AnchorLink>
+        )
+      }
+    >
+      <ListView
+        inline
+        query={subscriptions}
+        label="the customer's subscriptions"
+        caption="The customer's subscriptions"
+        empty={{ title: "No subscriptions" }}
+        columns={subscriptionColumns(slug, { customer: false })}
+      />
+    </Section>
+  );
+}
