@@ -25,6 +25,7 @@ import {
 } from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
+import { registerBenefitGrantRoutes, revokeDeletedBenefit } from "../modules/benefit-grants/index.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
@@ -240,7 +241,8 @@ export function createV1Api(deps: V1Deps) {
   registerOrganizationRoutes(api);
   registerMeterRoutes(api);
   registerCustomFieldRoutes(api);
-  registerBenefitRoutes(api);
+  registerBenefitRoutes(api, { deleted: revokeDeletedBenefit });
+  registerBenefitGrantRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
   registerCustomerRoutes(api, deps.lifecycle ? { deleting: revokeWithCustomer(deps.lifecycle) } : {});

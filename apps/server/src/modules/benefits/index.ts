@@ -1,3 +1,9 @@
+export { type BenefitRow, findBenefitsWithDeleted } from "./repository.js";
 export { registerBenefitRoutes } from "./routes.js";
 export { Benefit, type BenefitWire } from "./schemas.js";
-export { benefitsByProduct, setProductBenefits } from "./service.js";
+export {
+  type BenefitDeleted,
+  benefitsByProduct,
+  benefitToWire,
+  setProductBenefits,
+} from "./service.js";
