@@ -338,6 +338,45 @@ describe("a one-time purchase", () => {
   });
 });
 
+describe("a benefit edited", () => {
+  it("a file added reaches those who hold the downloadables (benefit_grant.updated); an archived one stays with them", async () => {
+    const s = await shop("Edited");
+    const [one, two] = [await uploadedFile(s, "one.zip"), await uploadedFile(s, "two.zip")];
+    const files = await benefit(s, {
+      type: "downloadables",
+      description: "Files",
+      properties: { files: [one] },
+    });
+    const bought = await buy(s, await product(s, [files]));
+    const [grant] = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items[0]?.is_granted).toBe(true),
+    );
+    expect(grant!.properties).toEqual({ files: [one] });
+
+    await ok(call(server, s.token, "PATCH", `/v1/benefits/${files}`, { properties: { files: [one, two] } }));
+    const [updated] = await waitHooks(s, "benefit_grant.updated", (d) => d.id === grant!.id, 1);
+    expect(updated).toMatchObject({
+      properties: { files: [one, two] },
+      previous_properties: { files: [one] },
+    });
+
+    // Archived: new buyers do not get it, those who have it keep it.
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${files}`, {
+        properties: { files: [one, two], archived: { [one]: true } },
+      }),
+    );
+    const later = await buy(s, (await ok(call(server, s.token, "GET", `/v1/products/?limit=1`))).items[0].id);
+    const [fresh] = await eventually(
+      () => grantsOf(s, later.customerId),
+      (items) => expect(items[0]?.is_granted).toBe(true),
+    );
+    expect(fresh!.properties).toEqual({ files: [two] });
+    expect((await grantsOf(s, bought.customerId))[0]!.properties).toEqual({ files: [one, two] });
+  });
+});
+
 describe("a subscription", () => {
   it("grants, cycles at renewal, and its revoke revokes", async () => {
     const s = await shop("Subscribed");

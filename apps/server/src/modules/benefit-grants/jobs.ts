@@ -11,6 +11,7 @@ const SyncPayload = z.object({
   customerId: z.string(),
   retryGrantId: z.string().optional(),
   cycle: z.object({ subscriptionId: z.string(), orderId: z.string() }).optional(),
+  editedBenefitId: z.string().optional(),
 });
 
 /**

@@ -43,7 +43,9 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
       type === "product.updated"
         ? await repo.customersOfProduct(trx, organizationId, id)
         : await repo.customersHoldingBenefit(trx, organizationId, id);
-    return customers.flatMap((customerId) => one(customerId));
+    return customers.flatMap((customerId) =>
+      one(customerId, type === "benefit.updated" ? { editedBenefitId: id } : {}),
+    );
   }
   return [];
 }
@@ -58,7 +60,7 @@ async function enqueueOnce(trx: Trx, syncs: SyncInput[]) {
     queued.set(trx, seen);
   }
   const fresh = syncs.filter((s) => {
-    const key = JSON.stringify([s.organizationId, s.customerId, s.cycle ?? null]);
+    const key = JSON.stringify([s.organizationId, s.customerId, s.cycle ?? null, s.editedBenefitId ?? null]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -26,12 +26,15 @@ export interface SyncInput {
   retryGrantId?: string | undefined;
   /** A paid renewal (`subscription_cycle` order): the subscription's grants are cycled once for it. */
   cycle?: { subscriptionId: string; orderId: string } | undefined;
+  /** A benefit the merchant edited: its granted grants are refreshed where its type asks for it. */
+  editedBenefitId?: string | undefined;
 }
 
 type Action =
   | { kind: "grant"; key: string; benefitId: string; scope: repo.GrantScope }
   | { kind: "revoke"; key: string; grant: repo.GrantRow }
-  | { kind: "cycle"; key: string; grant: repo.GrantRow; orderId: string };
+  | { kind: "cycle"; key: string; grant: repo.GrantRow; orderId: string }
+  | { kind: "refresh"; key: string; grant: repo.GrantRow };
 
 const scopeKey = (benefitId: string, s: repo.GrantScope) =>
   `${benefitId}:${s.subscriptionId ?? ""}:${s.orderId ?? ""}`;
@@ -83,6 +86,10 @@ async function nextAction(trx: Trx, input: SyncInput, done: Set<string>): Promis
         entitledKeys.has(grantKey(g))
       )
         actions.push({ kind: "cycle", key: `cycle:${grantKey(g)}`, grant: g, orderId: cycle.orderId });
+  if (input.editedBenefitId)
+    for (const g of grants)
+      if (g.benefit_id === input.editedBenefitId && g.granted_at !== null && entitledKeys.has(grantKey(g)))
+        actions.push({ kind: "refresh", key: `refresh:${grantKey(g)}`, grant: g });
   return actions.find((a) => !done.has(a.key));
 }
 
@@ -238,6 +245,29 @@ async function cycle(ctx: Ctx, trx: Trx, row: repo.GrantRow, orderId: string) {
   await emitGrant(ctx, trx, "cycled", updated, row.properties);
 }
 
+/** Grants again after an edit of the benefit; `benefit_grant.updated` if the properties moved. */
+async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
+  const now = ctx.clock.now();
+  const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
+  const strategy = STRATEGIES[benefit.type as BenefitType];
+  if (!strategy.refreshOnEdit) return;
+  const properties = await strategy.grant({
+    trx,
+    organizationId: ctx.organizationId,
+    customerId: row.customer_id,
+    benefit,
+    scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
+    properties: row.properties,
+    now,
+  });
+  if (JSON.stringify(properties) === JSON.stringify(row.properties)) return;
+  const updated = await repo.updateGrant(trx, row.id, {
+    properties: JSON.stringify(properties),
+    modified_at: now,
+  });
+  await emitGrant(ctx, trx, "updated", updated, row.properties);
+}
+
 /** Records a grant attempt that failed with an error a retry may fix (its step was rolled back). */
 async function recordFailure(
   ctx: Ctx,
@@ -291,7 +321,8 @@ export async function syncCustomerGrants(deps: GrantDeps, input: SyncInput): Pro
         done.add(picked.key);
         if (picked.kind === "grant") await grant(ctx, trx, input.customerId, picked.benefitId, picked.scope);
         else if (picked.kind === "revoke") await revoke(ctx, trx, picked.grant);
-        else await cycle(ctx, trx, picked.grant, picked.orderId);
+        else if (picked.kind === "cycle") await cycle(ctx, trx, picked.grant, picked.orderId);
+        else await refresh(ctx, trx, picked.grant);
       });
     } catch (error) {
       // Not a step's failure (the database): the job retries the whole sync.

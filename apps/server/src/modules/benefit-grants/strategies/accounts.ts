@@ -26,6 +26,7 @@ function accountStrategy(opts: {
   const accountOf = (input: StrategyInput) =>
     typeof input.properties.account_id === "string" ? input.properties.account_id : undefined;
   return {
+    refreshOnEdit: false,
     revokeIndividually: false,
     async grant(input) {
       const accountId = accountOf(input);

@@ -5,6 +5,7 @@ import type { BenefitStrategy } from "./strategy.js";
  * gets is the benefit's note (`properties.note`), shown to them in the portal.
  */
 export const customStrategy: BenefitStrategy = {
+  refreshOnEdit: false,
   revokeIndividually: false,
   grant: async () => ({}),
   revoke: async () => ({}),

@@ -12,6 +12,7 @@ import type { BenefitStrategy } from "./strategy.js";
  * Subscription-backed keys never expire (`expires` false); order-backed keys do.
  */
 export const licenseKeysStrategy: BenefitStrategy = {
+  refreshOnEdit: false,
   revokeIndividually: true,
   grant: async ({ properties }) => properties,
   revoke: async ({ properties }) => properties,

@@ -24,6 +24,7 @@ function credited(input: StrategyInput) {
  * last_credited_units, last_credited_at}`.
  */
 export const meterCreditStrategy: BenefitStrategy = {
+  refreshOnEdit: false,
   revokeIndividually: true,
   async grant(input) {
     const credit = credited(input);

@@ -26,6 +26,11 @@ export interface StrategyInput {
 export interface BenefitStrategy {
   /** Undo on every revoke (license keys), rather than only at the customer's last grant of the benefit. */
   revokeIndividually: boolean;
+  /**
+   * A merchant's edit of the benefit changes what its holders have (downloadables: the files):
+   * each granted grant is granted again and, if its properties moved, `benefit_grant.updated`.
+   */
+  refreshOnEdit: boolean;
   grant(input: StrategyInput): Promise<GrantProperties>;
   revoke(input: StrategyInput): Promise<GrantProperties>;
   /** At a renewal (a paid `subscription_cycle` order). */
