@@ -173,6 +173,8 @@ export interface GrantFilters {
   benefitTypes?: string[] | undefined;
   subscriptionIds?: string[] | undefined;
   orderIds?: string[] | undefined;
+  /** Grants caused by the orders or subscriptions these checkouts made. */
+  checkoutIds?: string[] | undefined;
   isGranted?: boolean | undefined;
 }
 
@@ -210,6 +212,32 @@ export async function listGrants(
   if (subscriptionIds)
     base = subscriptionIds.length ? base.where("g.subscription_id", "in", subscriptionIds) : base.where(none);
   if (orderIds) base = orderIds.length ? base.where("g.order_id", "in", orderIds) : base.where(none);
+  const checkoutIds = filters.checkoutIds;
+  if (checkoutIds)
+    base = checkoutIds.length
+      ? base.where((eb) =>
+          eb.or([
+            eb(
+              "g.order_id",
+              "in",
+              eb
+                .selectFrom("kassa_order")
+                .select("id")
+                .where("organization_id", "=", organizationId)
+                .where("checkout_id", "in", checkoutIds),
+            ),
+            eb(
+              "g.subscription_id",
+              "in",
+              eb
+                .selectFrom("kassa_subscription")
+                .select("id")
+                .where("organization_id", "=", organizationId)
+                .where("checkout_id", "in", checkoutIds),
+            ),
+          ]),
+        )
+      : base.where(none);
   if (filters.isGranted === true) base = base.where("g.granted_at", "is not", null);
   if (filters.isGranted === false) base = base.where("g.granted_at", "is", null);
   let query = base.selectAll("g");

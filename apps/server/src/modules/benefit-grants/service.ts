@@ -87,6 +87,7 @@ export async function listCustomerGrantRows(
     benefit_id?: string[] | undefined;
     order_id?: string[] | undefined;
     subscription_id?: string[] | undefined;
+    checkout_id?: string[] | undefined;
     sorting?: string[] | undefined;
   },
 ) {
@@ -99,6 +100,7 @@ export async function listCustomerGrantRows(
       benefitIds: uuids(input.benefit_id),
       orderIds: uuids(input.order_id),
       subscriptionIds: uuids(input.subscription_id),
+      checkoutIds: uuids(input.checkout_id),
     },
     input,
     parseSorting<repo.GrantSortField>(input.sorting),

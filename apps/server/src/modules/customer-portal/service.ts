@@ -123,6 +123,7 @@ export async function listBenefitGrants({
     benefit_id?: string[] | undefined;
     order_id?: string[] | undefined;
     subscription_id?: string[] | undefined;
+    checkout_id?: string[] | undefined;
     sorting?: string[] | undefined;
   };
 }) {
