@@ -54,13 +54,6 @@ export async function listBenefitGrants({
   return listResult(await grantsWire(ctx.db, ctx.organizationId, rows), total, input);
 }
 
-export async function getGrant({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
-  const row = isUuid(input.id) ? await repo.findGrant(ctx.db, ctx.organizationId, input.id) : undefined;
-  if (!row) throw new BenefitGrantNotFound();
-  const [wire] = await grantsWire(ctx.db, ctx.organizationId, [row]);
-  return wire!;
-}
-
 /**
  * Kassa's `POST /v1/benefit-grants/{id}/retry`: runs the customer's sync again now, trying this
  * grant even when its failure waits for the customer. Answers the grant as it is; the outcome
