@@ -261,6 +261,11 @@ describe("a one-time purchase", () => {
     // The portal: the customer's own grants, the custom benefit's note in its subscriber shape.
     const portal = await polar.customerPortal.benefitGrants.list({ customerSession: bought.portalToken }, {});
     expect(portal.result.items).toHaveLength(3);
+    const sorted = await polar.customerPortal.benefitGrants.list(
+      { customerSession: bought.portalToken },
+      { sorting: ["type"], query: "Albu" },
+    );
+    expect(sorted.result.items.map((g) => g.benefitId)).toEqual([files]);
     const note = portal.result.items.find((g) => g.benefitId === custom)!;
     expect(note.benefit.properties).toEqual({ note: "Write to help@acme.test" });
     const one = await call(
@@ -314,6 +319,12 @@ describe("a one-time purchase", () => {
     );
     expect(revokedHooks.find((d) => d.benefit_id === files)?.previous_properties).toEqual({ files: [file] });
     expect((await polar.customers.getState({ id: bought.customerId })).grantedBenefits).toEqual([]);
+    // The portal shows no revoked grant (Polar's).
+    const after = await call(server, bought.portalToken, "GET", "/v1/customer-portal/benefit-grants/");
+    expect(after.body.items).toEqual([]);
+    expect(
+      (await call(server, bought.portalToken, "GET", `/v1/customer-portal/benefit-grants/${note.id}`)).status,
+    ).toBe(404);
   });
 
   it("a refund without revoke_benefits keeps them", async () => {

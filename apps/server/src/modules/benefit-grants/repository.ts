@@ -1,11 +1,18 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
-import { pageWithTotal, totalOver } from "../../db/filters.js";
+import { containsText, pageWithTotal, totalOver } from "../../db/filters.js";
 import type { BenefitGrantTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
 export type GrantRow = Selectable<BenefitGrantTable>;
-export type GrantSortField = "created_at" | "granted_at" | "revoked_at";
+/** `type` (the benefit's), `organization` and `product_benefit` are the portal's (Polar's names). */
+export type GrantSortField =
+  | "created_at"
+  | "granted_at"
+  | "revoked_at"
+  | "type"
+  | "organization"
+  | "product_benefit";
 
 /** The cause of a grant: a subscription, or a one-time order. */
 export interface GrantScope {
@@ -176,6 +183,10 @@ export interface GrantFilters {
   /** Grants caused by the orders or subscriptions these checkouts made. */
   checkoutIds?: string[] | undefined;
   isGranted?: boolean | undefined;
+  /** The portal shows no revoked grant (Polar's). */
+  notRevoked?: boolean | undefined;
+  /** A substring of the benefit's description (the portal's `query`). */
+  query?: string | undefined;
 }
 
 /** A page of the organization's grants (optionally one customer's: the portal). */
@@ -238,13 +249,31 @@ export async function listGrants(
           ]),
         )
       : base.where(none);
+  if (filters.notRevoked) base = base.where("g.revoked_at", "is", null);
+  const text = filters.query;
+  if (text)
+    base = base.where("g.benefit_id", "in", (eb) =>
+      eb
+        .selectFrom("kassa_benefit")
+        .select("id")
+        .where("organization_id", "=", organizationId)
+        .where(containsText("description", text)),
+    );
   if (filters.isGranted === true) base = base.where("g.granted_at", "is not", null);
   if (filters.isGranted === false) base = base.where("g.granted_at", "is", null);
   let query = base.selectAll("g");
-  for (const s of sorting)
-    query = query.orderBy(
-      sql`${sql.ref(`g.${s.field}`)} ${sql.raw(s.direction === "asc" ? "asc nulls first" : "desc nulls last")}`,
-    );
+  for (const s of sorting) {
+    const direction = sql.raw(s.direction === "asc" ? "asc nulls first" : "desc nulls last");
+    // One organization per list: its order is the grants' own; a product's benefit order is
+    // per product, so the grants' creation order stands in for it.
+    const column =
+      s.field === "type"
+        ? sql`(select b.type from kassa_benefit b where b.id = g.benefit_id)`
+        : sql.ref(
+            `g.${s.field === "organization" || s.field === "product_benefit" ? "created_at" : s.field}`,
+          );
+    query = query.orderBy(sql`${column} ${direction}`);
+  }
   const rows = await query
     .select(totalOver)
     .orderBy("g.id")

@@ -81,6 +81,7 @@ export async function listCustomerGrantRows(
     order_id?: string[] | undefined;
     subscription_id?: string[] | undefined;
     checkout_id?: string[] | undefined;
+    query?: string | undefined;
     sorting?: string[] | undefined;
   },
 ) {
@@ -94,13 +95,15 @@ export async function listCustomerGrantRows(
       orderIds: uuids(input.order_id),
       subscriptionIds: uuids(input.subscription_id),
       checkoutIds: uuids(input.checkout_id),
+      notRevoked: true,
+      query: input.query,
     },
     input,
-    parseSorting<repo.GrantSortField>(input.sorting),
+    parseSorting<repo.GrantSortField>(input.sorting?.length ? input.sorting : ["-granted_at"]),
   );
 }
 
-/** One of the customer's grants, or undefined. */
+/** One of the customer's grants (not revoked: the portal shows none), or undefined. */
 export async function findCustomerGrantRow(
   ctx: Ctx,
   caller: { organizationId: string; customerId: string },
@@ -108,5 +111,5 @@ export async function findCustomerGrantRow(
 ) {
   if (!isUuid(id)) return undefined;
   const row = await repo.findGrant(ctx.db, caller.organizationId, id);
-  return row && row.customer_id === caller.customerId ? row : undefined;
+  return row && row.customer_id === caller.customerId && row.revoked_at === null ? row : undefined;
 }

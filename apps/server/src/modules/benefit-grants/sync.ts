@@ -142,7 +142,18 @@ async function grantRowOf(ctx: Ctx, trx: Trx, customerId: string, benefitId: str
   return { row, created: true };
 }
 
-async function grant(ctx: Ctx, trx: Trx, customerId: string, benefitId: string, scope: repo.GrantScope) {
+/**
+ * Grants a benefit for a cause. `cycleOrderId`: the renewal this sync runs for, if any; a grant
+ * of that subscription made now counts as cycled for it (its first credit is this period's).
+ */
+async function grant(
+  ctx: Ctx,
+  trx: Trx,
+  customerId: string,
+  benefitId: string,
+  scope: repo.GrantScope,
+  cycleOrderId: string | undefined,
+) {
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, benefitId);
   const { row } = await grantRowOf(ctx, trx, customerId, benefitId, scope);
@@ -164,6 +175,7 @@ async function grant(ctx: Ctx, trx: Trx, customerId: string, benefitId: string, 
       revoked_at: null,
       error: JSON.stringify(null),
       properties: JSON.stringify(properties),
+      ...(cycleOrderId ? { last_cycle_order_id: cycleOrderId } : {}),
       modified_at: now,
     });
   } catch (error) {
@@ -319,8 +331,12 @@ export async function syncCustomerGrants(deps: GrantDeps, input: SyncInput): Pro
         picked = await nextAction(trx, input, done);
         if (!picked) return;
         done.add(picked.key);
-        if (picked.kind === "grant") await grant(ctx, trx, input.customerId, picked.benefitId, picked.scope);
-        else if (picked.kind === "revoke") await revoke(ctx, trx, picked.grant);
+        if (picked.kind === "grant") {
+          const renewal = input.cycle;
+          const cycleOrderId =
+            renewal && picked.scope.subscriptionId === renewal.subscriptionId ? renewal.orderId : undefined;
+          await grant(ctx, trx, input.customerId, picked.benefitId, picked.scope, cycleOrderId);
+        } else if (picked.kind === "revoke") await revoke(ctx, trx, picked.grant);
         else if (picked.kind === "cycle") await cycle(ctx, trx, picked.grant, picked.orderId);
         else await refresh(ctx, trx, picked.grant);
       });

@@ -124,6 +124,7 @@ export async function listBenefitGrants({
     order_id?: string[] | undefined;
     subscription_id?: string[] | undefined;
     checkout_id?: string[] | undefined;
+    query?: string | undefined;
     sorting?: string[] | undefined;
   };
 }) {
