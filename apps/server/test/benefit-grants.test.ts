@@ -442,6 +442,41 @@ describe("a subscription", () => {
   });
 });
 
+describe("a plan change", () => {
+  it("revokes what the new product lacks, keeps what both have, grants what is new", async () => {
+    const s = await shop("PlanChange");
+    const [x, y, z] = [
+      await benefit(s, { type: "custom", description: "Only basic", properties: { note: null } }),
+      await benefit(s, { type: "custom", description: "Both plans", properties: { note: null } }),
+      await benefit(s, { type: "custom", description: "Only pro", properties: { note: null } }),
+    ];
+    const basic = await product(s, [x, y], true);
+    const pro = await product(s, [y, z], true);
+    const bought = await buy(s, basic);
+    const before = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+    );
+    await ok(
+      call(server, s.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { product_id: pro }),
+    );
+    const after = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => {
+        expect(byBenefit(items, x)?.is_revoked).toBe(true);
+        expect(byBenefit(items, z)?.is_granted).toBe(true);
+      },
+    );
+    // The benefit both plans have stays granted, untouched: the same grant, never revoked.
+    expect(byBenefit(after, y)).toMatchObject({
+      id: byBenefit(before, y)!.id,
+      is_granted: true,
+      granted_at: byBenefit(before, y)!.granted_at,
+    });
+    expect(hooks(s, "benefit_grant.revoked", (d) => d.benefit_id === y)).toEqual([]);
+  });
+});
+
 describe("what revokes a grant", () => {
   it("detaching a benefit from the product revokes it; the others stay", async () => {
     const s = await shop("Detach");
