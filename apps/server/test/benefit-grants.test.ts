@@ -503,6 +503,18 @@ describe("what revokes a grant", () => {
     );
     expect(byBenefit(back, drop)!.id).toBe(byBenefit(after, drop)!.id);
     expect(back).toHaveLength(2);
+
+    // A change that moves no benefit (a new name) syncs nobody.
+    const jobs = async () =>
+      (
+        await server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1",
+          bought.customerId,
+        )
+      )[0]!.n;
+    const queued = await jobs();
+    await ok(call(server, s.token, "PATCH", `/v1/products/${pack}`, { name: "Pack, renamed" }));
+    expect(await jobs()).toBe(queued);
   });
 
   it("deleting the benefit revokes its grants", async () => {

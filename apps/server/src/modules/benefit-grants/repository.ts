@@ -150,25 +150,49 @@ export async function customersHoldingBenefit(db: Db, organizationId: string, be
 }
 
 /**
- * Customers whose entitlements a change of the product's benefits may move: those with a
- * subscription to it that entitles, or a paid one-time order of it, and those holding a grant
- * caused by one of its subscriptions or orders.
+ * Customers whose grants no longer match the product's benefits, after a change of the product:
+ * those entitled through it (an entitling subscription, a paid one-time order not refunded
+ * with `revoke_benefits`) to a benefit they do not hold granted, and those holding a grant
+ * caused by it of a benefit no longer attached. A change that moved no benefit (a new name)
+ * finds nobody.
  */
 export async function customersOfProduct(db: Db, organizationId: string, productId: string) {
   const { rows } = await sql<{ customer_id: string }>`
     select s.customer_id from kassa_subscription s
+    join kassa_product_benefit pb on pb.product_id = s.product_id
+    join kassa_benefit b on b.id = pb.benefit_id and b.deleted_at is null
     where s.organization_id = ${organizationId} and s.product_id = ${productId}
       and s.status in (${sql.join(ENTITLING_SUBSCRIPTION_STATUSES)})
+      and not exists (
+        select 1 from kassa_benefit_grant g
+        where g.customer_id = s.customer_id and g.benefit_id = pb.benefit_id
+          and g.subscription_id = s.id and g.granted_at is not null
+      )
     union
     select o.customer_id from kassa_order o
+    join kassa_product_benefit pb on pb.product_id = o.product_id
+    join kassa_benefit b on b.id = pb.benefit_id and b.deleted_at is null
     where o.organization_id = ${organizationId} and o.product_id = ${productId}
-      and o.subscription_id is null and o.status in (${sql.join(PAID_ORDER_STATUSES)})
+      and o.subscription_id is null and o.billing_reason = 'purchase'
+      and o.status in (${sql.join(PAID_ORDER_STATUSES)})
+      and not exists (
+        select 1 from kassa_refund r
+        where r.order_id = o.id and r.status = 'succeeded' and r.revoke_benefits
+      )
+      and not exists (
+        select 1 from kassa_benefit_grant g
+        where g.customer_id = o.customer_id and g.benefit_id = pb.benefit_id
+          and g.order_id = o.id and g.granted_at is not null
+      )
     union
     select g.customer_id from kassa_benefit_grant g
     where g.organization_id = ${organizationId} and g.revoked_at is null
       and (
         g.subscription_id in (select id from kassa_subscription where product_id = ${productId})
         or g.order_id in (select id from kassa_order where product_id = ${productId})
+      )
+      and not exists (
+        select 1 from kassa_product_benefit pb where pb.product_id = ${productId} and pb.benefit_id = g.benefit_id
       )`.execute(db);
   return rows.map((r) => r.customer_id);
 }
