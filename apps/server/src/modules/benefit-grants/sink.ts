@@ -1,8 +1,10 @@
+import type { BenefitType } from "@kassa/contracts/v1";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx, EventSink } from "../../kit/context.js";
 import { enqueueGrantSyncs } from "./jobs.js";
 import * as repo from "./repository.js";
+import { STRATEGIES } from "./strategies/index.js";
 import type { SyncInput } from "./sync.js";
 
 type Trx = Transaction<KassaDatabase>;
@@ -39,6 +41,8 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
   if (type === "product.updated" || type === "benefit.updated") {
     const id = text(data.id);
     if (!id) return [];
+    // An edit changes what holders have only for the types that refresh on edit (downloadables).
+    if (type === "benefit.updated" && !STRATEGIES[data.type as BenefitType]?.refreshOnEdit) return [];
     const customers =
       type === "product.updated"
         ? await repo.customersOfProduct(trx, organizationId, id)
