@@ -8,6 +8,7 @@ import type { AuthHandler } from "./auth/handler.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
+import type { EventSink } from "./kit/context.js";
 import { checkUrl, internalErrorText, reportUnexpected } from "./kit/edge.js";
 import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
@@ -44,6 +45,8 @@ export interface AppDeps {
   testClocks?: TestClocks | undefined;
   /** Renewals, cancellations and dunning. */
   lifecycle?: LifecycleDeps | undefined;
+  /** The event outbox of every write (the composition root's, with the grant engine's seam); default the webhook sink alone. */
+  events?: EventSink | undefined;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -196,7 +199,7 @@ export function createApp(deps: AppDeps) {
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
     portalCodeRateLimit: config.rateLimit ? config.portalCodeRateLimit : undefined,
     mailer: deps.mailer,
-    events: webhookEventSink(deps.testClocks ?? deps.clock),
+    events: deps.events ?? webhookEventSink(deps.testClocks ?? deps.clock),
     payments: deps.payments,
     testClocks: deps.testClocks,
     lifecycle: deps.lifecycle,

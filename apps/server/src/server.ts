@@ -13,6 +13,7 @@ import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/i
 import { createLogger, type Logger } from "./kit/logger.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
@@ -165,7 +166,9 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ? await createTestClocks({ db: database.db, clock, logger, listen: database.listen })
       : undefined;
     const clocks = testClocks ?? oneClock(clock);
-    const events = webhookEventSink(clocks);
+    // Every write records its events here: the webhook outbox, and the grant engine's seam
+    // (a change that moves what a customer is entitled to queues their `benefits.sync`).
+    const events = benefitGrantsSink(webhookEventSink(clocks));
     const signer = createUrlSigner(secret);
     // Renewals, dunning and cancellations.
     const lifecycle: LifecycleDeps = {
@@ -191,8 +194,9 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
-      ...paymentJobs({ listeners: [refundPaymentListener, checkoutPaymentListener(purchaseDeps)] }),
-      ...refundJobs({ processor: payments.processor }),
+      ...paymentJobs({ listeners: [refundPaymentListener(events), checkoutPaymentListener(purchaseDeps)] }),
+      ...refundJobs({ processor: payments.processor, events }),
+      ...benefitGrantJobs({ clocks, events }),
       ...lifecycleJobs(lifecycle),
     ];
     jobs = config.jobs.worker
@@ -253,6 +257,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       tax,
       testClocks,
       lifecycle,
+      events,
       files: {
         storage: fileStorage,
         signer,

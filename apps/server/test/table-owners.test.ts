@@ -18,6 +18,7 @@ const SRC = path.resolve(import.meta.dirname, "../src");
 /** Each table and the code that owns it (a folder or file under src/). */
 const OWNERS: Record<string, string> = {
   kassa_benefit: "modules/benefits",
+  kassa_benefit_grant: "modules/benefit-grants",
   kassa_product_benefit: "modules/benefits",
   kassa_checkout: "modules/checkouts",
   kassa_checkout_link: "modules/checkout-links",
@@ -93,6 +94,20 @@ const FOREIGN_READS: Record<string, string> = {
     "authentication's token lookup: one indexed query on every portal request",
   "db/organization-time.ts kassa_test_clock":
     "an organization's time inside the scheduler's queries: one query for every organization's due work",
+  "modules/customers/repository.ts kassa_benefit_grant":
+    "the customer's state; benefit-grants imports customers, so calling it back would be a cycle",
+  "modules/customers/repository.ts kassa_benefit": "the customer's state names each granted benefit's type",
+  "modules/benefit-grants/repository.ts kassa_subscription":
+    "entitlements: one query over a customer's subscriptions, orders and refunds, under the grant lock",
+  "modules/benefit-grants/repository.ts kassa_order": "entitlements: a customer's paid one-time orders",
+  "modules/benefit-grants/repository.ts kassa_refund":
+    "entitlements: refunds that revoke an order's benefits",
+  "modules/benefit-grants/repository.ts kassa_product_benefit":
+    "entitlements: the benefits of those products",
+  "modules/benefit-grants/repository.ts kassa_benefit":
+    "entitlements skip deleted benefits; the grant lists filter on the benefit's type",
+  "modules/benefit-grants/repository.ts kassa_customer":
+    "entitlements skip deleted customers; the grant list filters on the external id",
   "modules/customers/repository.ts kassa_subscription":
     "the customer's state; subscriptions imports customers, so calling it back would be a cycle",
 };

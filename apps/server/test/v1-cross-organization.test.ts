@@ -53,6 +53,7 @@ interface BWorld extends World {
   event: string;
   taxRate: string;
   token: string;
+  grant: string;
 }
 let A: World & { customerSession: string; subscription: string };
 let B: BWorld;
@@ -189,6 +190,15 @@ async function makeB(): Promise<BWorld> {
   );
   const taxRate = await ok(tokenB, "POST", "/v1/tax-rates/", { country: "DE", rate: "19" });
   const tokens = await ok(tokenB, "GET", "/v1/organization-access-tokens/");
+  // A grant of B's (no job worker here to make one from the purchase).
+  const [grant] = await server.sql<{ id: string }>(
+    `insert into kassa_benefit_grant (id, organization_id, customer_id, benefit_id, order_id, granted_at, created_at)
+     values (gen_random_uuid()::text, $1, $2, $3, $4, now(), now()) returning id`,
+    b.organizationId,
+    w.customer,
+    w.filesBenefit,
+    order.orderId,
+  );
   return {
     ...w,
     order: order.orderId,
@@ -199,6 +209,7 @@ async function makeB(): Promise<BWorld> {
     event: event?.id ?? "",
     taxRate: taxRate.id,
     token: tokens.items[0].id,
+    grant: grant!.id,
   };
 }
 
@@ -315,6 +326,7 @@ const NOT_REFERENCES: Record<string, string> = {
   "body:confirmation_token_id":
     "a sandbox card token, made before any organization is known (the buyer's, not the merchant's)",
   "body:member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
+  "query:member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
   "body:external_member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
   "POST /v1/customers/ body:external_id":
     "the merchant's own id of its new customer, unique per organization: the same string in two organizations names two customers",
@@ -428,6 +440,35 @@ function cases(): Case[] {
       properties: { units: 1, rollover: false, meter_id: B.meter },
     }),
     c("GET /v1/benefits/{id}/grants", ["path:id"], `/v1/benefits/${B.filesBenefit}/grants`, 404),
+    c(
+      "GET /v1/benefits/{id}/grants",
+      ["query:customer_id"],
+      `/v1/benefits/${A.filesBenefit}/grants?customer_id=${B.customer}`,
+      "nothing of B",
+    ),
+    ...list("/v1/benefit-grants/", { customer_id: B.customer, external_customer_id: B.externalCustomerId }),
+    c("POST /v1/benefit-grants/{id}/retry", ["path:id"], `/v1/benefit-grants/${B.grant}/retry`, 404),
+    ...(
+      [
+        ["benefit_id", B.filesBenefit],
+        ["checkout_id", B.checkout],
+        ["order_id", B.order],
+        ["subscription_id", B.subscription],
+      ] as const
+    ).map(([name, id]) =>
+      portal(
+        "GET /v1/customer-portal/benefit-grants/",
+        [`query:${name}`],
+        `/v1/customer-portal/benefit-grants/?${name}=${id}`,
+        "nothing of B",
+      ),
+    ),
+    portal(
+      "GET /v1/customer-portal/benefit-grants/{id}",
+      ["path:id"],
+      `/v1/customer-portal/benefit-grants/${B.grant}`,
+      404,
+    ),
 
     // products
     ...list("/v1/products/", { id: B.product, benefit_id: B.filesBenefit }),

@@ -388,6 +388,72 @@ describe("billing pages by role", () => {
     expect(screen.queryByRole("button", { name: "New benefit" })).toBeNull();
   });
 
+  it("a benefit's grants: who has it, a failure in words, and a retry for owners", async () => {
+    const benefit = {
+      id: "ben-1",
+      created_at: "2026-01-01T10:00:00Z",
+      modified_at: null,
+      type: "github_repository",
+      description: "Repository",
+      selectable: true,
+      deletable: true,
+      is_deleted: false,
+      organization_id: "org-1",
+      metadata: {},
+      properties: { repository_owner: "acme", repository_name: "sdk", permission: "pull" },
+    };
+    const grant = (id: string, email: string, extra: Record<string, unknown>) => ({
+      id,
+      created_at: "2026-02-01T10:00:00Z",
+      modified_at: null,
+      granted_at: null,
+      is_granted: false,
+      revoked_at: null,
+      is_revoked: false,
+      subscription_id: null,
+      order_id: "order-1",
+      customer_id: `cus-${id}`,
+      member_id: null,
+      benefit_id: "ben-1",
+      error: null,
+      properties: {},
+      customer: { id: `cus-${id}`, email },
+      member: null,
+      benefit,
+      ...extra,
+    });
+    const failed = grant("g-1", "ada@example.com", {
+      error: {
+        message: "The customer needs to connect their GitHub account",
+        type: "BenefitActionRequiredError",
+        timestamp: "2026-02-01T10:00:00Z",
+      },
+    });
+    const ok = grant("g-2", "bob@example.com", { granted_at: "2026-02-01T10:00:00Z", is_granted: true });
+    const { requests } = stubServer({
+      ...answers("owner"),
+      "/v1/benefits/": { items: [benefit], pagination: { total_count: 1, max_page: 1 } },
+      "/v1/benefits/ben-1/grants": { items: [failed, ok], pagination: { total_count: 2, max_page: 1 } },
+      "POST /v1/benefit-grants/g-1/retry": failed,
+    });
+    const { user } = renderApp("/dashboard/acme/benefits", { session });
+    await user.click(await screen.findByRole("button", { name: "Grants of Repository" }, { timeout: 8000 }));
+    const table = await screen.findByRole("table", { name: "Grants" });
+    expect(within(table).getByText("ada@example.com")).toBeTruthy();
+    expect(within(table).getByText("The customer needs to connect their GitHub account")).toBeTruthy();
+    expect(within(table).getByText("Failed")).toBeTruthy();
+    expect(within(table).getByText("Granted")).toBeTruthy();
+    // Only the failed grant can be retried.
+    expect(within(table).queryByRole("button", { name: "Retry the grant to bob@example.com" })).toBeNull();
+    await user.click(within(table).getByRole("button", { name: "Retry the grant to ada@example.com" }));
+    await waitFor(() =>
+      expect(requests.some((r) => r.method === "POST" && r.path === "/v1/benefit-grants/g-1/retry")).toBe(
+        true,
+      ),
+    );
+    await screen.findByText(/The grant is being tried again/);
+  });
+
   it("billing settings are read-only for a member and editable for an admin", async () => {
     stubServer({ ...answers("member"), "/v1/organizations/org-1": billingOrg });
     const first = renderApp("/dashboard/acme/settings/billing", { session });

@@ -112,6 +112,7 @@ export const customerState: CustomerState = {
     {
       id: "grant-1",
       created_at: at,
+      modified_at: null,
       granted_at: at,
       benefit_id: "ben-1",
       benefit_type: "license_keys",

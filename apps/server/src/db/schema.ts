@@ -723,7 +723,32 @@ export interface IdempotencyKeyTable {
   created_at: Date;
 }
 
+/** A benefit granted to a customer for a cause: a subscription or a one-time order (migration 0800). */
+export interface BenefitGrantTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  benefit_id: string;
+  subscription_id: string | null;
+  order_id: string | null;
+  granted_at: Date | null;
+  revoked_at: Date | null;
+  properties: Json<Record<string, unknown>>;
+  error: Json<BenefitGrantErrorValue | null>;
+  last_cycle_order_id: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+/** Why the last attempt at a grant failed (Polar's `BenefitGrantError`). */
+export interface BenefitGrantErrorValue {
+  message: string;
+  type: string;
+  timestamp: string;
+}
+
 export interface KassaDatabase {
+  kassa_benefit_grant: BenefitGrantTable;
   kassa_idempotency_key: IdempotencyKeyTable;
   kassa_customer_session: CustomerSessionTable;
   kassa_customer_session_code: CustomerSessionCodeTable;

@@ -26,6 +26,7 @@ import {
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter } from "../kit/rate-limit.js";
 import type { Mailer } from "../mail/mailer.js";
+import { registerBenefitGrantRoutes, revokeDeletedBenefit } from "../modules/benefit-grants/index.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
@@ -246,7 +247,8 @@ export function createV1Api(deps: V1Deps) {
   registerOrganizationRoutes(api);
   registerMeterRoutes(api);
   registerCustomFieldRoutes(api);
-  registerBenefitRoutes(api);
+  registerBenefitRoutes(api, { deleted: revokeDeletedBenefit });
+  registerBenefitGrantRoutes(api);
   registerProductRoutes(api);
   registerDiscountRoutes(api);
   registerCustomerRoutes(api, deps.lifecycle ? { deleting: revokeWithCustomer(deps.lifecycle) } : {});

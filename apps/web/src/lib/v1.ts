@@ -162,6 +162,7 @@ export type FileUploadCompleted = z.input<typeof W.FileUploadCompleted>;
 
 export type BenefitType = W.BenefitType;
 export type Benefit = Out<typeof W.Benefit>;
+export type BenefitGrant = Out<typeof W.BenefitGrant>;
 
 export type FilterOperator = (typeof W.FILTER_OPERATORS)[number];
 export type FilterClause = W.FilterClauseValue;

@@ -147,6 +147,3 @@ export const Benefit = z
 export type BenefitWire = z.output<typeof Benefit>;
 export type BenefitCreateInput = z.output<typeof BenefitCreate>;
 export type BenefitUpdateInput = z.output<typeof BenefitUpdate>;
-
-/** A grant of a benefit to a customer, as `GET /v1/benefits/{id}/grants` lists them (none yet). */
-export const BenefitGrant = z.record(z.string(), z.unknown()).meta({ id: "BenefitGrant" });

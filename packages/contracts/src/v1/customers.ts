@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Address, AddressInput } from "./address.js";
+import { CustomerStateBenefitGrant } from "./benefit-grants.js";
 import { DateTime, MetadataInput, MetadataOutput } from "./common.js";
 
 /** An optional text where an empty string means no value (as Polar reads it). */
@@ -123,9 +124,7 @@ export const CustomerState = z
   .object({
     ...customerFields,
     active_subscriptions: z.array(CustomerStateSubscription),
-    granted_benefits: z
-      .array(z.record(z.string(), z.unknown()))
-      .meta({ description: "Always empty: Kassa has no benefit grants yet." }),
+    granted_benefits: z.array(CustomerStateBenefitGrant),
     active_meters: z
       .array(z.record(z.string(), z.unknown()))
       .meta({ description: "Always empty: Kassa keeps no per-customer meter balance yet." }),

@@ -3,6 +3,7 @@
  * schemas the server's routes validate and document with, and their types for the web app.
  */
 export * from "./address.js";
+export * from "./benefit-grants.js";
 export * from "./benefits.js";
 export * from "./checkout-links.js";
 export * from "./checkouts.js";

@@ -26,6 +26,7 @@ import { migration as m0610_checkout_reconcile } from "./0610_checkout_reconcile
 import { migration as m0700_subscription_lifecycle } from "./0700_subscription_lifecycle.js";
 import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 import { migration as m0720_trials } from "./0720_trials.js";
+import { migration as m0800_benefit_grants } from "./0800_benefit_grants.js";
 import { migration as m0810_license_keys } from "./0810_license_keys.js";
 import { migration as m0830_portal } from "./0830_portal.js";
 
@@ -55,4 +56,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0720_trials": m0720_trials,
   "0810_license_keys": m0810_license_keys,
   "0830_portal": m0830_portal,
+  "0800_benefit_grants": m0800_benefit_grants,
 };

@@ -1,4 +1,9 @@
-export { findBenefit } from "./repository.js";
+export { type BenefitRow, findBenefit, findBenefitsWithDeleted } from "./repository.js";
 export { registerBenefitRoutes } from "./routes.js";
 export { Benefit, type BenefitWire } from "./schemas.js";
-export { benefitsByProduct, setProductBenefits } from "./service.js";
+export {
+  type BenefitDeleted,
+  benefitsByProduct,
+  benefitToWire,
+  setProductBenefits,
+} from "./service.js";

@@ -93,3 +93,14 @@ export async function replaceProductBenefits(db: Db, productId: string, benefitI
 export async function detachFromProducts(db: Db, benefitId: string) {
   await db.deleteFrom("kassa_product_benefit").where("benefit_id", "=", benefitId).execute();
 }
+
+/** Benefits by id, deleted ones too (grants keep naming a deleted benefit). */
+export async function findBenefitsWithDeleted(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("kassa_benefit")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .execute();
+}

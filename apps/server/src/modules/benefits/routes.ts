@@ -3,7 +3,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import { BENEFIT_TYPES, Benefit, BenefitCreate, BenefitGrant, BenefitUpdate } from "./schemas.js";
+import { BENEFIT_TYPES, Benefit, BenefitCreate, BenefitUpdate } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "benefits";
@@ -76,20 +76,12 @@ const remove = route({
   responses: { 204: { description: "Deleted" }, ...errorResponses({ notFound: true }) },
 });
 
-const grants = route({
-  method: "get",
-  path: "/v1/benefits/{id}/grants",
-  tags: [TAG],
-  summary: "List the grants of a benefit",
-  scope: "benefits:read",
-  request: { params: IdParam, query: z.object({ ...pageParams }) },
-  responses: {
-    200: ok(listResource(BenefitGrant, "BenefitGrant")),
-    ...errorResponses({ notFound: true }),
-  },
-});
-
-export function registerBenefitRoutes(app: V1App) {
+/**
+ * `deleted` runs in a benefit deletion's transaction (the grants module revokes its grants
+ * there; the benefits module cannot call it: the grants module reads benefits). The benefit's
+ * grants are listed by the grants module (`GET /v1/benefits/{id}/grants`).
+ */
+export function registerBenefitRoutes(app: V1App, opts: { deleted?: service.BenefitDeleted } = {}) {
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listBenefits({ ctx: c.var.ctx, input }), 200);
@@ -108,11 +100,10 @@ export function registerBenefitRoutes(app: V1App) {
     );
   });
   app.openapi(remove, async (c) => {
-    await service.deleteBenefit({ ctx: c.var.ctx, input: c.req.valid("param") });
+    await service.deleteBenefit({
+      ctx: c.var.ctx,
+      input: { ...c.req.valid("param"), deleted: opts.deleted },
+    });
     return c.body(null, 204);
-  });
-  app.openapi(grants, async (c) => {
-    const input = { ...c.req.valid("query"), ...c.req.valid("param") };
-    return c.json(await service.listGrants({ ctx: c.var.ctx, input }), 200);
   });
 }

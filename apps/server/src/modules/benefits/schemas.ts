@@ -5,7 +5,6 @@ export {
   Benefit,
   BenefitCreate,
   type BenefitCreateInput,
-  BenefitGrant,
   type BenefitType,
   BenefitUpdate,
   type BenefitUpdateInput,

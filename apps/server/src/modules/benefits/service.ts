@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { checkReferences } from "../../kit/api/references.js";
@@ -154,8 +156,20 @@ export async function updateBenefit({
   });
 }
 
-/** Soft delete: the benefit disappears from the API and from its products; grants keep naming it. */
-export async function deleteBenefit({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+/** Called in a benefit deletion's transaction, once the benefit is deleted (another module's work). */
+export type BenefitDeleted = (ctx: Ctx, trx: Transaction<KassaDatabase>, benefitId: string) => Promise<void>;
+
+/**
+ * Soft delete: the benefit disappears from the API and from its products; grants keep naming it
+ * (`deleted` revokes them, after commit).
+ */
+export async function deleteBenefit({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; deleted?: BenefitDeleted | undefined };
+}) {
   if (!isUuid(input.id)) throw new BenefitNotFound();
   await inTransaction(ctx, async (trx) => {
     const now = ctx.clock.now();
@@ -165,13 +179,8 @@ export async function deleteBenefit({ ctx, input }: { ctx: Ctx; input: { id: str
     });
     if (!row) throw new BenefitNotFound();
     await repo.detachFromProducts(trx, row.id);
+    await input.deleted?.(ctx, trx, row.id);
   });
-}
-
-/** Grants arrive with the subscriptions issue; the list exists (always empty) so clients can call it. */
-export async function listGrants({ ctx, input }: { ctx: Ctx; input: Page & { id: string } }) {
-  await getBenefit({ ctx, input: { id: input.id } });
-  return listResult([], 0, input);
 }
 
 /** The benefits of each product, for product answers. */

@@ -6,6 +6,12 @@ export class CustomerOrderNotFound extends ResourceNotFound {
   }
 }
 
+export class CustomerBenefitGrantNotFound extends ResourceNotFound {
+  constructor() {
+    super("Benefit grant not found.");
+  }
+}
+
 export class CustomerSubscriptionNotFound extends ResourceNotFound {
   constructor() {
     super("Customer subscription was not found.");

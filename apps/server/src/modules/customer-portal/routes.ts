@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
+  BENEFIT_TYPES,
   CustomerPaymentMethodCreate,
   CustomerPaymentMethodCreateResponse,
   CustomerSubscriptionUpdate,
@@ -10,6 +11,7 @@ import { listResource, pageParams, repeatable, sortingParam } from "../../kit/ap
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { CustomerBenefitGrant } from "../benefit-grants/index.js";
 import { findOrganization } from "../organizations/index.js";
 import {
   cancelAtPeriodEnd,
@@ -117,6 +119,36 @@ const cancelSubscription = customerRoute({
   responses: { 200: ok(CustomerSubscription), ...errorResponses({ notFound: true }) },
 });
 
+const listBenefitGrants = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/benefit-grants/",
+  tags: ["customer_portal"],
+  summary: "List the authenticated customer's benefit grants",
+  request: {
+    query: z.object({
+      type: repeatable(z.enum(BENEFIT_TYPES)),
+      benefit_id: repeatable(z.string()),
+      checkout_id: repeatable(z.string()),
+      order_id: repeatable(z.string()),
+      subscription_id: repeatable(z.string()),
+      member_id: repeatable(z.string()),
+      ...pageParams,
+      query: z.string().optional(),
+      sorting: sortingParam(["granted_at", "type", "organization", "product_benefit"]),
+    }),
+  },
+  responses: { 200: ok(listResource(CustomerBenefitGrant, "CustomerBenefitGrant")), ...errorResponses() },
+});
+
+const getBenefitGrant = customerRoute({
+  method: "get",
+  path: "/v1/customer-portal/benefit-grants/{id}",
+  tags: ["customer_portal"],
+  summary: "Get one of the authenticated customer's benefit grants",
+  request: { params: IdParam },
+  responses: { 200: ok(CustomerBenefitGrant), ...errorResponses({ notFound: true }) },
+});
+
 const addPaymentMethod = customerRoute({
   method: "post",
   path: "/v1/customer-portal/customers/me/payment-methods",
@@ -159,6 +191,12 @@ export function registerCustomerPortalRoutes(
     c.json(await service.getSubscription({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
   registerCustomerAccountRoutes(app, deps.db, deps.lifecycle);
+  app.openapi(listBenefitGrants, async (c) =>
+    c.json(await service.listBenefitGrants({ ctx: c.var.ctx, input: c.req.valid("query") }), 200),
+  );
+  app.openapi(getBenefitGrant, async (c) =>
+    c.json(await service.getBenefitGrant({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+  );
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
   // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.

@@ -1,16 +1,22 @@
 import { ResourceNotFound, Unauthorized } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Ctx, Db } from "../../kit/context.js";
+import { findCustomerGrantRow, listCustomerGrantRows } from "../benefit-grants/index.js";
 import { type AddressInputValue, findCustomer, updateCustomer } from "../customers/index.js";
 import { findOrder } from "../orders/index.js";
 import { findOrganizationBySlug } from "../organizations/index.js";
 import { listProducts } from "../products/index.js";
 import { findSubscription } from "../subscriptions/index.js";
 import { callerOf } from "./caller.js";
-import { CustomerOrderNotFound, CustomerSubscriptionNotFound } from "./errors.js";
+import {
+  CustomerBenefitGrantNotFound,
+  CustomerOrderNotFound,
+  CustomerSubscriptionNotFound,
+} from "./errors.js";
 import { defaultPaymentMethodId } from "./payment-methods.js";
 import * as repo from "./repository.js";
 import {
+  customerGrantsWire,
   customerOrdersWire,
   customerSubscriptionsWire,
   organizationProductsWire,
@@ -153,4 +159,40 @@ export async function getSubscription({ ctx, input }: { ctx: Ctx; input: { id: s
   const [wire] = await customerSubscriptionsWire(ctx.db, caller, [row]);
   if (!wire) throw new CustomerSubscriptionNotFound();
   return wire;
+}
+
+async function me(ctx: Ctx) {
+  const caller = callerOf(ctx);
+  const row = await findCustomer(ctx.db, caller.organizationId, caller.customerId);
+  if (!row) throw new Unauthorized();
+  return { caller, row };
+}
+
+/** `GET /v1/customer-portal/benefit-grants/`: the customer's own grants, in every state. */
+export async function listBenefitGrants({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & {
+    type?: string[] | undefined;
+    benefit_id?: string[] | undefined;
+    order_id?: string[] | undefined;
+    subscription_id?: string[] | undefined;
+    checkout_id?: string[] | undefined;
+    query?: string | undefined;
+    sorting?: string[] | undefined;
+  };
+}) {
+  const { caller, row } = await me(ctx);
+  const { rows, total } = await listCustomerGrantRows(ctx, caller, input);
+  return listResult(await customerGrantsWire(ctx.db, caller, row, rows), total, input);
+}
+
+export async function getBenefitGrant({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  const { caller, row } = await me(ctx);
+  const grant = await findCustomerGrantRow(ctx, caller, input.id);
+  if (!grant) throw new CustomerBenefitGrantNotFound();
+  const [wire] = await customerGrantsWire(ctx.db, caller, row, [grant]);
+  return wire!;
 }

@@ -1,5 +1,7 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { benefitsOf, type GrantRow, grantFields } from "../benefit-grants/index.js";
+import type { BenefitRow } from "../benefits/index.js";
 import type { CustomerRow } from "../customers/index.js";
 import { orderItems } from "../orders/index.js";
 import { findOrganization, type OrganizationRow } from "../organizations/index.js";
@@ -229,3 +231,71 @@ export async function customerSubscriptionsWire(db: Db, caller: repo.Caller, row
 export type PortalCustomerWire = ReturnType<typeof portalCustomerWire>;
 export type CustomerOrderWire = Awaited<ReturnType<typeof customerOrdersWire>>[number];
 export type CustomerSubscriptionWire = Awaited<ReturnType<typeof customerSubscriptionsWire>>[number];
+
+/** What a subscriber sees of a benefit's properties (Polar's `Benefit*SubscriberProperties`). */
+function subscriberProperties(benefit: BenefitRow): Record<string, unknown> {
+  const p = benefit.properties;
+  switch (benefit.type) {
+    case "custom":
+      return { note: p.note ?? null };
+    case "downloadables": {
+      const archived = (p.archived as Record<string, boolean> | undefined) ?? {};
+      return { active_files: ((p.files as string[] | undefined) ?? []).filter((id) => !archived[id]) };
+    }
+    case "meter_credit":
+      return { units: p.units, rollover: p.rollover, meter_id: p.meter_id };
+    case "github_repository":
+      return { repository_owner: p.repository_owner, repository_name: p.repository_name };
+    case "discord":
+      return { guild_id: p.guild_id };
+    case "license_keys":
+      return {
+        prefix: p.prefix ?? null,
+        expires: p.expires ?? null,
+        activations: p.activations ?? null,
+        limit_usage: p.limit_usage ?? null,
+      };
+    default:
+      return {};
+  }
+}
+
+/** Grants in Polar's `CustomerBenefitGrant` shape: the customer as they see themself, the benefit as a subscriber sees it. */
+export async function customerGrantsWire(
+  db: Db,
+  caller: repo.Caller,
+  customer: CustomerRow,
+  rows: GrantRow[],
+) {
+  if (rows.length === 0) return [];
+  const [benefits, organization] = await Promise.all([
+    benefitsOf(db, caller.organizationId, rows),
+    findOrganization(db, caller.organizationId).then((o) => {
+      if (!o) throw new Error(`organization ${caller.organizationId} not found`);
+      return organizationWire(o);
+    }),
+  ]);
+  const me = portalCustomerWire(customer);
+  return rows.map((row) => {
+    const benefit = benefits.get(row.benefit_id);
+    if (!benefit) throw new Error(`grant ${row.id}: its benefit is missing`);
+    return {
+      ...grantFields(row),
+      customer: me,
+      benefit: {
+        id: benefit.id,
+        created_at: iso(benefit.created_at),
+        modified_at: iso(benefit.modified_at),
+        type: benefit.type,
+        description: benefit.description,
+        selectable: true,
+        deletable: true,
+        is_deleted: benefit.deleted_at !== null,
+        organization_id: benefit.organization_id,
+        metadata: benefit.metadata,
+        organization,
+        properties: subscriberProperties(benefit),
+      },
+    };
+  });
+}

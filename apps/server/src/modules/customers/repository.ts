@@ -138,6 +138,34 @@ export function activeSubscriptions(db: Db, organizationId: string, customerId: 
     .execute();
 }
 
+/**
+ * The customer's granted benefits (the customer state's `granted_benefits`), with each
+ * benefit's type and metadata. Reads `kassa_benefit_grant` (owned by benefit-grants) and
+ * `kassa_benefit` here: benefit-grants imports customers (its wire embeds the customer), so
+ * calling it back would be an import cycle.
+ */
+export function grantedBenefits(db: Db, organizationId: string, customerId: string) {
+  return db
+    .selectFrom("kassa_benefit_grant as g")
+    .innerJoin("kassa_benefit as b", "b.id", "g.benefit_id")
+    .select([
+      "g.id",
+      "g.created_at",
+      "g.modified_at",
+      "g.granted_at",
+      "g.benefit_id",
+      "g.properties",
+      "b.type as benefit_type",
+      "b.metadata as benefit_metadata",
+    ])
+    .where("g.organization_id", "=", organizationId)
+    .where("g.customer_id", "=", customerId)
+    .where("g.granted_at", "is not", null)
+    .orderBy("g.granted_at")
+    .orderBy("g.id")
+    .execute();
+}
+
 /** Customers by id, deleted ones included (an order or a subscription names its customer for ever). */
 export function findCustomersById(db: Db, organizationId: string, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([]);

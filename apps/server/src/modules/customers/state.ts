@@ -33,16 +33,30 @@ function subscriptionState(row: repo.SubscriptionRow) {
 
 /**
  * The customer with what it is entitled to, in Polar's `CustomerState` shape: its active
- * subscriptions (active or trialing). `granted_benefits` is always empty: Kassa has no benefit
- * grants yet (no grant table exists). `active_meters` likewise: no per-customer meter balance
+ * subscriptions (active or trialing) and its granted benefits (`granted_benefits`, written by
+ * the benefit-grants module). `active_meters` is always empty: no per-customer meter balance
  * is kept yet.
  */
 export async function customerState(db: Db, row: CustomerRow) {
-  const subscriptions = row.deleted_at ? [] : await repo.activeSubscriptions(db, row.organization_id, row.id);
+  const [subscriptions, grants] = row.deleted_at
+    ? [[], []]
+    : await Promise.all([
+        repo.activeSubscriptions(db, row.organization_id, row.id),
+        repo.grantedBenefits(db, row.organization_id, row.id),
+      ]);
   return {
     ...customerWire(row),
     active_subscriptions: subscriptions.map(subscriptionState),
-    granted_benefits: [] as never[],
+    granted_benefits: grants.map((g) => ({
+      id: g.id,
+      created_at: iso(g.created_at),
+      modified_at: iso(g.modified_at),
+      granted_at: iso(g.granted_at) as string,
+      benefit_id: g.benefit_id,
+      benefit_type: g.benefit_type,
+      benefit_metadata: g.benefit_metadata,
+      properties: g.properties,
+    })),
     active_meters: [] as never[],
   };
 }

@@ -1,4 +1,4 @@
-import { Badge } from "@mantine/core";
+import { Badge, Button, Group } from "@mantine/core";
 import { IconGift } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { Benefit, BenefitType } from "../../lib/v1";
@@ -23,12 +23,15 @@ export function BenefitsTable({
   type,
   onEdit,
   onDelete,
+  onGrants,
 }: {
   organizationId: string;
   canWrite: boolean;
   type: string | undefined;
   onEdit: (benefit: Benefit) => void;
   onDelete: (benefit: Benefit) => void;
+  /** Shows who has the benefit (its grants). */
+  onGrants: (benefit: Benefit) => void;
 }) {
   const { search, page, limit } = useListParams();
   const benefits = useQuery(
@@ -65,11 +68,21 @@ export function BenefitsTable({
         {
           label: "Actions",
           render: (b) => (
-            <RowDeleteButton
-              show={canWrite && b.deletable}
-              label={`Delete ${b.description}`}
-              onClick={() => onDelete(b)}
-            />
+            <Group gap="xs" wrap="nowrap">
+              <Button
+                size="xs"
+                variant="subtle"
+                onClick={() => onGrants(b)}
+                aria-label={`Grants of ${b.description}`}
+              >
+                Grants
+              </Button>
+              <RowDeleteButton
+                show={canWrite && b.deletable}
+                label={`Delete ${b.description}`}
+                onClick={() => onDelete(b)}
+              />
+            </Group>
           ),
         },
       ]}

@@ -170,8 +170,8 @@ function CustomerStateSections({
             None granted.
           </Text>
         ) : (
-          // Grants and meter balances are open objects in the document (Kassa answers none yet):
-          // each field is read for what it is.
+          // What the benefit gives (a grant's properties) depends on its type: shown in the
+          // portal; here, which benefit and since when.
           s.granted_benefits.map((g) => (
             <Stack key={String(g.id)} gap={0}>
               <Text size="sm" fw={500}>

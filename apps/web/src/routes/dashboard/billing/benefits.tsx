@@ -1,8 +1,9 @@
-import { Button, Select, Stack } from "@mantine/core";
+import { Button, Modal, Select, Stack } from "@mantine/core";
 import { IconPlus } from "@tabler/icons-react";
 import { useState } from "react";
 import { PageHeader } from "../../../components/states";
 import { BenefitForm } from "../../../features/benefits/benefit-form";
+import { BenefitGrants } from "../../../features/benefits/benefit-grants";
 import { BENEFIT_LABELS, BenefitsTable } from "../../../features/benefits/benefits-table";
 import { useBilling, useListParams } from "../../../features/billing/list";
 import { DeleteRowDialog, type Editing, EditorModal } from "../../../features/billing/row-actions";
@@ -15,6 +16,7 @@ export function BenefitsPage() {
   const type = typeof search.type === "string" ? search.type : undefined;
   const [editing, setEditing] = useState<Editing<Benefit>>(null);
   const [deleting, setDeleting] = useState<Benefit | null>(null);
+  const [viewing, setViewing] = useState<Benefit | null>(null);
 
   return (
     <Stack gap="lg" maw={1100}>
@@ -44,7 +46,18 @@ export function BenefitsPage() {
         type={type}
         onEdit={setEditing}
         onDelete={setDeleting}
+        onGrants={setViewing}
       />
+      <Modal
+        opened={viewing !== null}
+        onClose={() => setViewing(null)}
+        title={viewing ? `Grants of ${viewing.description}` : ""}
+        size="xl"
+      >
+        {viewing && (
+          <BenefitGrants organizationId={organizationId} benefitId={viewing.id} canWrite={canWrite} />
+        )}
+      </Modal>
       <EditorModal
         editing={editing}
         onClose={() => setEditing(null)}

@@ -1,0 +1,115 @@
+import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, inTransaction } from "../../kit/context.js";
+import { findBenefitsWithDeleted } from "../benefits/index.js";
+import { BenefitGrantNotFound, BenefitNotFound } from "./errors.js";
+import { enqueueGrantSyncs } from "./jobs.js";
+import * as repo from "./repository.js";
+import { grantsWire } from "./wire.js";
+
+const uuids = (ids: string[] | undefined) => (ids && ids.length > 0 ? ids.filter(isUuid) : undefined);
+
+export interface GrantListInput extends Page {
+  customer_id?: string[] | undefined;
+  external_customer_id?: string[] | undefined;
+  is_granted?: boolean | undefined;
+  sorting?: string[] | undefined;
+}
+
+/** `GET /v1/benefit-grants/`: the organization's grants. */
+export async function listGrants({ ctx, input }: { ctx: Ctx; input: GrantListInput }) {
+  const { rows, total } = await repo.listGrants(
+    ctx.db,
+    ctx.organizationId,
+    {
+      customerIds: uuids(input.customer_id),
+      externalCustomerIds: input.external_customer_id?.length ? input.external_customer_id : undefined,
+      isGranted: input.is_granted,
+    },
+    input,
+    parseSorting<repo.GrantSortField>(input.sorting),
+  );
+  return listResult(await grantsWire(ctx.db, ctx.organizationId, rows), total, input);
+}
+
+/** `GET /v1/benefits/{id}/grants`: a benefit's grants (404 for a benefit the organization does not have). */
+export async function listBenefitGrants({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: GrantListInput & { id: string };
+}) {
+  const [benefit] = isUuid(input.id)
+    ? await findBenefitsWithDeleted(ctx.db, ctx.organizationId, [input.id])
+    : [];
+  if (!benefit || benefit.deleted_at) throw new BenefitNotFound();
+  const { rows, total } = await repo.listGrants(
+    ctx.db,
+    ctx.organizationId,
+    { benefitIds: [benefit.id], customerIds: uuids(input.customer_id), isGranted: input.is_granted },
+    input,
+    parseSorting<repo.GrantSortField>(input.sorting),
+  );
+  return listResult(await grantsWire(ctx.db, ctx.organizationId, rows), total, input);
+}
+
+/**
+ * Kassa's `POST /v1/benefit-grants/{id}/retry`: runs the customer's sync again now, trying this
+ * grant even when its failure waits for the customer. Answers the grant as it is; the outcome
+ * arrives with `benefit_grant.created` (or `.updated`).
+ */
+export async function retryGrant({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  const row = isUuid(input.id) ? await repo.findGrant(ctx.db, ctx.organizationId, input.id) : undefined;
+  if (!row) throw new BenefitGrantNotFound();
+  await inTransaction(ctx, (trx) =>
+    enqueueGrantSyncs(trx, [
+      { organizationId: ctx.organizationId, customerId: row.customer_id, retryGrantId: row.id },
+    ]),
+  );
+  const [wire] = await grantsWire(ctx.db, ctx.organizationId, [row]);
+  return wire!;
+}
+
+/** A customer's own grants (the portal): rows, for the portal module to answer in its shapes. */
+export async function listCustomerGrantRows(
+  ctx: Ctx,
+  caller: { organizationId: string; customerId: string },
+  input: Page & {
+    type?: string[] | undefined;
+    benefit_id?: string[] | undefined;
+    order_id?: string[] | undefined;
+    subscription_id?: string[] | undefined;
+    checkout_id?: string[] | undefined;
+    query?: string | undefined;
+    sorting?: string[] | undefined;
+  },
+) {
+  return repo.listGrants(
+    ctx.db,
+    caller.organizationId,
+    {
+      customerIds: [caller.customerId],
+      benefitTypes: input.type?.length ? input.type : undefined,
+      benefitIds: uuids(input.benefit_id),
+      orderIds: uuids(input.order_id),
+      subscriptionIds: uuids(input.subscription_id),
+      checkoutIds: uuids(input.checkout_id),
+      notRevoked: true,
+      query: input.query,
+    },
+    input,
+    parseSorting<repo.GrantSortField>(input.sorting?.length ? input.sorting : ["-granted_at"]),
+  );
+}
+
+/** One of the customer's grants (not revoked: the portal shows none), or undefined. */
+export async function findCustomerGrantRow(
+  ctx: Ctx,
+  caller: { organizationId: string; customerId: string },
+  id: string,
+) {
+  if (!isUuid(id)) return undefined;
+  const row = await repo.findGrant(ctx.db, caller.organizationId, id);
+  return row && row.customer_id === caller.customerId && row.revoked_at === null ? row : undefined;
+}

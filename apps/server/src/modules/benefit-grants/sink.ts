@@ -1,0 +1,100 @@
+import type { BenefitType } from "@kassa/contracts/v1";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Ctx, EventSink } from "../../kit/context.js";
+import { enqueueGrantSyncs } from "./jobs.js";
+import * as repo from "./repository.js";
+import { STRATEGIES } from "./strategies/index.js";
+import type { SyncInput } from "./sync.js";
+
+type Trx = Transaction<KassaDatabase>;
+type Data = Record<string, unknown>;
+
+const SUBSCRIPTION_EVENTS = new Set([
+  "subscription.created",
+  "subscription.active",
+  "subscription.updated",
+  "subscription.canceled",
+  "subscription.uncanceled",
+  "subscription.past_due",
+  "subscription.revoked",
+]);
+
+const text = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+
+/** The grant syncs an event calls for: whose grants its change may move. */
+async function syncsFor(trx: Trx, organizationId: string, type: string, data: Data): Promise<SyncInput[]> {
+  const one = (customerId: string | undefined, extra: Partial<SyncInput> = {}) =>
+    customerId ? [{ organizationId, customerId, ...extra }] : [];
+  if (SUBSCRIPTION_EVENTS.has(type)) return one(text(data.customer_id));
+  if (type === "order.paid") {
+    const subscriptionId = text(data.subscription_id);
+    const orderId = text(data.id);
+    // A paid renewal cycles the subscription's grants (meter credits).
+    if (data.billing_reason === "subscription_cycle" && subscriptionId && orderId)
+      return one(text(data.customer_id), { cycle: { subscriptionId, orderId } });
+    return one(text(data.customer_id));
+  }
+  if (type === "refund.created" || type === "refund.updated")
+    return data.revoke_benefits === true && data.status === "succeeded" ? one(text(data.customer_id)) : [];
+  if (type === "customer.deleted") return one(text(data.id));
+  if (type === "product.updated" || type === "benefit.updated") {
+    const id = text(data.id);
+    if (!id) return [];
+    // An edit changes what holders have only for the types that refresh on edit (downloadables).
+    if (type === "benefit.updated" && !STRATEGIES[data.type as BenefitType]?.refreshOnEdit) return [];
+    const customers =
+      type === "product.updated"
+        ? await repo.customersOfProduct(trx, organizationId, id)
+        : await repo.customersHoldingBenefit(trx, organizationId, id);
+    return customers.flatMap((customerId) =>
+      one(customerId, type === "benefit.updated" ? { editedBenefitId: id } : {}),
+    );
+  }
+  return [];
+}
+
+/** Syncs already queued by a transaction: one per customer (and cause) is enough. */
+const queued = new WeakMap<Trx, Set<string>>();
+
+async function enqueueOnce(trx: Trx, syncs: SyncInput[]) {
+  let seen = queued.get(trx);
+  if (!seen) {
+    seen = new Set();
+    queued.set(trx, seen);
+  }
+  const fresh = syncs.filter((s) => {
+    const key = JSON.stringify([s.organizationId, s.customerId, s.cycle ?? null, s.editedBenefitId ?? null]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  await enqueueGrantSyncs(trx, fresh);
+}
+
+/**
+ * The grant engine's seam in the event outbox (built in the composition root around the
+ * webhook sink): when a change that moves what a customer is entitled to records its event
+ * (`order.paid`, `subscription.*`, a succeeded refund with `revoke_benefits`,
+ * `customer.deleted`, `product.updated`, `benefit.updated`), a `benefits.sync` job for the
+ * customers concerned is written in the same transaction.
+ */
+export function benefitGrantsSink(inner: EventSink): EventSink {
+  return {
+    async enqueue(trx, event) {
+      await inner.enqueue(trx, event);
+      const data = event.data && typeof event.data === "object" ? (event.data as Data) : {};
+      const syncs = await syncsFor(trx, event.organizationId, event.type, data);
+      if (syncs.length > 0) await enqueueOnce(trx, syncs);
+    },
+  };
+}
+
+/** A deleted benefit's grants are revoked: its holders' grants are synced after the deletion commits. */
+export async function revokeDeletedBenefit(ctx: Ctx, trx: Trx, benefitId: string): Promise<void> {
+  const customers = await repo.customersHoldingBenefit(trx, ctx.organizationId, benefitId);
+  await enqueueOnce(
+    trx,
+    customers.map((customerId) => ({ organizationId: ctx.organizationId, customerId })),
+  );
+}

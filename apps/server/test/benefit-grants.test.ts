@@ -1,0 +1,669 @@
+// Runs on both databases: the grant engine serializes a customer's syncs with an advisory lock and diffs in SQL.
+import { createHash } from "node:crypto";
+import { validateEvent } from "@polar-sh/sdk/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/**
+ * Benefit grants (issue 17): a purchase grants its product's benefits through the
+ * `benefits.sync` job, each type by its strategy; a refund with `revoke_benefits`, a revoked
+ * subscription, a deleted customer, a benefit detached or deleted revoke them; a renewal
+ * cycles them. Everything is read as a user sees it: the API through the SDK (which parses
+ * strictly), the customer state, the portal, and webhooks checked with `validateEvent`.
+ */
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([
+    startTestServer({ inProcess: true, env: { JOB_POLL_INTERVAL_MS: "100" } }),
+    startReceiver(),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+interface Shop {
+  merchant: Merchant;
+  token: string;
+  secret: string;
+  path: string;
+}
+
+async function shop(name: string): Promise<Shop> {
+  const merchant = await createMerchant(server, name);
+  const token = await createToken(merchant, [
+    "products:write",
+    "benefits:write",
+    "benefits:read",
+    "checkouts:write",
+    "subscriptions:write",
+    "orders:read",
+    "refunds:write",
+    "webhooks:write",
+    "customers:write",
+    "customer_sessions:write",
+    "files:write",
+    "meters:write",
+  ]);
+  const path = `/${name.toLowerCase()}`;
+  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+    url: `${receiver.url}${path}`,
+    format: "raw",
+    events: [
+      "benefit_grant.created",
+      "benefit_grant.updated",
+      "benefit_grant.revoked",
+      "benefit_grant.cycled",
+      "customer.state_changed",
+    ],
+  });
+  expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+  return { merchant, token, secret: ep.body.secret, path };
+}
+
+async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
+  const res = await promise;
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res.body;
+}
+
+async function uploadedFile(s: Shop, name: string): Promise<string> {
+  const bytes = Buffer.from(`the bytes of ${name}`);
+  const created = await ok(
+    call(server, s.token, "POST", "/v1/files/", {
+      name,
+      mime_type: "application/zip",
+      size: bytes.length,
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: bytes.length }] },
+      service: "downloadable",
+    }),
+    201,
+  );
+  const put = await fetch(created.upload.parts[0].url, { method: "PUT", body: new Uint8Array(bytes) });
+  expect(put.status).toBe(200);
+  expect(put.headers.get("etag")).toBe(`"${createHash("sha256").update(bytes).digest("hex")}"`);
+  await ok(
+    call(server, s.token, "POST", `/v1/files/${created.id}/uploaded`, {
+      id: created.upload.id,
+      path: created.upload.path,
+      parts: [{ number: 1, checksum_etag: put.headers.get("etag"), checksum_sha256_base64: null }],
+    }),
+  );
+  return created.id;
+}
+
+const benefit = async (s: Shop, body: Json): Promise<string> =>
+  (await ok(call(server, s.token, "POST", "/v1/benefits/", body), 201)).id;
+
+async function product(s: Shop, benefits: string[], recurring = false): Promise<string> {
+  const created = await ok(
+    call(server, s.token, "POST", "/v1/products/", {
+      name: recurring ? "Pro" : "Pack",
+      ...(recurring ? { recurring_interval: "month" } : {}),
+      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+    }),
+    201,
+  );
+  await ok(call(server, s.token, "POST", `/v1/products/${created.id}/benefits`, { benefits }));
+  return created.id;
+}
+
+async function cardToken(): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: "4242424242424242",
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+/** Buys the product through a checkout, as a buyer does. */
+async function buy(s: Shop, productId: string) {
+  const email = `buyer-${Math.random().toString(36).slice(2)}@example.com`;
+  const c = await ok(
+    call(server, s.token, "POST", "/v1/checkouts/", { products: [productId], customer_email: email }),
+    201,
+  );
+  const done = await ok(
+    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
+      confirmation_token_id: await cardToken(),
+      customer_billing_address: { country: "FR" },
+    }),
+  );
+  const checkout = await ok(call(server, s.token, "GET", `/v1/checkouts/${c.id}`));
+  const orders = await ok(call(server, s.token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
+  expect(orders.items).toHaveLength(1);
+  return {
+    orderId: orders.items[0].id as string,
+    subscriptionId: checkout.subscription_id as string | null,
+    customerId: checkout.customer_id as string,
+    portalToken: done.customer_session_token as string,
+  };
+}
+
+/** Polls until `check` passes (the grant engine runs after commit, in the job worker). */
+async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => void,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+const grantsOf = async (s: Shop, customerId: string) =>
+  (await ok(call(server, s.token, "GET", `/v1/benefit-grants/?customer_id=${customerId}&limit=100`)))
+    .items as Json[];
+
+const byBenefit = (grants: Json[], benefitId: string) => grants.find((g) => g.benefit_id === benefitId);
+
+/** The shop's webhooks of a type about a grant (or a customer), each checked with the SDK. */
+function hooks(s: Shop, type: string, about: (data: Json) => boolean) {
+  return receiver.received
+    .filter((h) => h.path === s.path)
+    .map((h) => ({ h, body: JSON.parse(h.body) as { type: string; data: Json } }))
+    .filter(({ body }) => body.type === type && about(body.data))
+    .map(({ h, body }) => {
+      expect(() => validateEvent(h.body, h.headers, s.secret)).not.toThrow();
+      return body.data;
+    });
+}
+
+async function waitHooks(s: Shop, type: string, about: (data: Json) => boolean, count: number) {
+  return eventually(
+    async () => hooks(s, type, about),
+    (got) => expect(got.length).toBeGreaterThanOrEqual(count),
+  );
+}
+
+describe("a one-time purchase", () => {
+  it("grants custom, downloadables and meter credit; a refund with revoke_benefits revokes them", async () => {
+    const s = await shop("OneTime");
+    const file = await uploadedFile(s, "album.zip");
+    const meter = await ok(
+      call(server, s.token, "POST", "/v1/meters/", {
+        name: "API calls",
+        filter: { conjunction: "and", clauses: [] },
+        aggregation: { func: "count" },
+      }),
+      201,
+    );
+    const custom = await benefit(s, {
+      type: "custom",
+      description: "Support",
+      properties: { note: "Write to help@acme.test" },
+    });
+    const files = await benefit(s, {
+      type: "downloadables",
+      description: "Album",
+      properties: { files: [file] },
+    });
+    const credit = await benefit(s, {
+      type: "meter_credit",
+      description: "Credits",
+      properties: { units: 500, rollover: false, meter_id: meter.id },
+    });
+    const pack = await product(s, [custom, files, credit]);
+    const bought = await buy(s, pack);
+
+    const polar = sdk(server, s.token);
+    const granted = await eventually(
+      async () => (await polar.benefitGrants.list({ customerId: bought.customerId })).result.items,
+      (items) => expect(items.filter((g) => g.isGranted)).toHaveLength(3),
+    );
+    for (const g of granted)
+      expect(g).toMatchObject({
+        isGranted: true,
+        isRevoked: false,
+        orderId: bought.orderId,
+        subscriptionId: null,
+        customerId: bought.customerId,
+        error: null,
+      });
+    const find = (id: string) => granted.find((g) => g.benefitId === id)!;
+    expect(find(custom).properties).toEqual({});
+    expect(find(files).properties).toEqual({ files: [file] });
+    // SDK 0.47.1's grant list has no meter-credit properties in its union: read them raw.
+    const raw = byBenefit(await grantsOf(s, bought.customerId), credit)!;
+    expect(raw.properties).toMatchObject({ last_credited_meter_id: meter.id, last_credited_units: 500 });
+    expect(Date.parse(raw.properties.last_credited_at)).not.toBeNaN();
+
+    const [row] = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_benefit_grant where customer_id = $1 and granted_at is not null",
+      bought.customerId,
+    );
+    expect(row!.n).toBe(3);
+
+    // The benefit's own list, and the customer state's granted benefits.
+    const ofFiles = await polar.benefits.grants({ id: files });
+    expect(ofFiles.result.items.map((g) => g.customerId)).toEqual([bought.customerId]);
+    const state = await polar.customers.getState({ id: bought.customerId });
+    expect(state.grantedBenefits.map((g) => g.benefitId).sort()).toEqual([custom, files, credit].sort());
+
+    // The portal: the customer's own grants, the custom benefit's note in its subscriber shape.
+    const portal = await polar.customerPortal.benefitGrants.list({ customerSession: bought.portalToken }, {});
+    expect(portal.result.items).toHaveLength(3);
+    const sorted = await polar.customerPortal.benefitGrants.list(
+      { customerSession: bought.portalToken },
+      { sorting: ["type"], query: "Albu" },
+    );
+    expect(sorted.result.items.map((g) => g.benefitId)).toEqual([files]);
+    const note = portal.result.items.find((g) => g.benefitId === custom)!;
+    expect(note.benefit.properties).toEqual({ note: "Write to help@acme.test" });
+    const one = await call(
+      server,
+      bought.portalToken,
+      "GET",
+      `/v1/customer-portal/benefit-grants/${note.id}`,
+    );
+    expect(one.status).toBe(200);
+    expect(one.body.benefit.organization.id).toBe(s.merchant.organizationId);
+
+    // Webhooks: created for each, then the state, parsed by the SDK.
+    const created = await waitHooks(
+      s,
+      "benefit_grant.created",
+      (d) => d.customer_id === bought.customerId,
+      3,
+    );
+    expect(created.map((d) => d.benefit_id).sort()).toEqual([custom, files, credit].sort());
+    for (const d of created) expect(d).toMatchObject({ is_granted: true, previous_properties: {} });
+    await waitHooks(
+      s,
+      "customer.state_changed",
+      (d) => d.id === bought.customerId && (d.granted_benefits as Json[]).length === 3,
+      1,
+    );
+
+    // A refund that revokes the benefits takes them all back.
+    const refund = await ok(
+      call(server, s.token, "POST", "/v1/refunds/", {
+        order_id: bought.orderId,
+        reason: "customer_request",
+        amount: 2000,
+        revoke_benefits: true,
+      }),
+      201,
+    );
+    expect(refund.status).toBe("succeeded");
+    const revoked = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(3),
+    );
+    expect(byBenefit(revoked, files)).toMatchObject({ is_granted: false, properties: {} });
+    // The same rows: a grant's identity is (customer, benefit, cause).
+    expect(revoked.map((g) => g.id).sort()).toEqual(granted.map((g) => g.id).sort());
+    const revokedHooks = await waitHooks(
+      s,
+      "benefit_grant.revoked",
+      (d) => d.customer_id === bought.customerId,
+      3,
+    );
+    expect(revokedHooks.find((d) => d.benefit_id === files)?.previous_properties).toEqual({ files: [file] });
+    expect((await polar.customers.getState({ id: bought.customerId })).grantedBenefits).toEqual([]);
+    // The portal shows no revoked grant (Polar's).
+    const after = await call(server, bought.portalToken, "GET", "/v1/customer-portal/benefit-grants/");
+    expect(after.body.items).toEqual([]);
+    expect(
+      (await call(server, bought.portalToken, "GET", `/v1/customer-portal/benefit-grants/${note.id}`)).status,
+    ).toBe(404);
+  });
+
+  it("a refund without revoke_benefits keeps them", async () => {
+    const s = await shop("KeepRefund");
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [custom]));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    await ok(
+      call(server, s.token, "POST", "/v1/refunds/", {
+        order_id: bought.orderId,
+        reason: "customer_request",
+        amount: 2000,
+      }),
+      201,
+    );
+    // The refund's own sync would have run by the time the order's next event lands: wait a beat.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await grantsOf(s, bought.customerId))[0]).toMatchObject({ is_granted: true });
+  });
+});
+
+describe("a benefit edited", () => {
+  it("a file added reaches those who hold the downloadables (benefit_grant.updated); an archived one stays with them", async () => {
+    const s = await shop("Edited");
+    const [one, two] = [await uploadedFile(s, "one.zip"), await uploadedFile(s, "two.zip")];
+    const files = await benefit(s, {
+      type: "downloadables",
+      description: "Files",
+      properties: { files: [one] },
+    });
+    const bought = await buy(s, await product(s, [files]));
+    const [grant] = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items[0]?.is_granted).toBe(true),
+    );
+    expect(grant!.properties).toEqual({ files: [one] });
+
+    await ok(call(server, s.token, "PATCH", `/v1/benefits/${files}`, { properties: { files: [one, two] } }));
+    const [updated] = await waitHooks(s, "benefit_grant.updated", (d) => d.id === grant!.id, 1);
+    expect(updated).toMatchObject({
+      properties: { files: [one, two] },
+      previous_properties: { files: [one] },
+    });
+
+    // Archived: new buyers do not get it, those who have it keep it.
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${files}`, {
+        properties: { files: [one, two], archived: { [one]: true } },
+      }),
+    );
+    const later = await buy(s, (await ok(call(server, s.token, "GET", `/v1/products/?limit=1`))).items[0].id);
+    const [fresh] = await eventually(
+      () => grantsOf(s, later.customerId),
+      (items) => expect(items[0]?.is_granted).toBe(true),
+    );
+    expect(fresh!.properties).toEqual({ files: [two] });
+    expect((await grantsOf(s, bought.customerId))[0]!.properties).toEqual({ files: [one, two] });
+  });
+});
+
+describe("a subscription", () => {
+  it("grants, cycles at renewal, and its revoke revokes", async () => {
+    const s = await shop("Subscribed");
+    const meter = await ok(
+      call(server, s.token, "POST", "/v1/meters/", {
+        name: "Tokens",
+        filter: { conjunction: "and", clauses: [] },
+        aggregation: { func: "count" },
+      }),
+      201,
+    );
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: "Hi" } });
+    const credit = await benefit(s, {
+      type: "meter_credit",
+      description: "Monthly tokens",
+      properties: { units: 100, rollover: true, meter_id: meter.id },
+    });
+    const bought = await buy(s, await product(s, [custom, credit], true));
+    expect(bought.subscriptionId).toBeTruthy();
+    const granted = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+    );
+    for (const g of granted)
+      expect(g).toMatchObject({ subscription_id: bought.subscriptionId, order_id: null });
+    const firstCredit = byBenefit(granted, credit)!.properties.last_credited_at as string;
+
+    // A month later the renewal is paid: each grant is cycled, the credit given again.
+    const advanced = await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    expect(advanced.ran).toMatchObject({ renewals: 1, paid: 1 });
+    const cycled = await waitHooks(s, "benefit_grant.cycled", (d) => d.customer_id === bought.customerId, 2);
+    const creditCycle = cycled.find((d) => d.benefit_id === credit)!;
+    expect(creditCycle.previous_properties).toMatchObject({ last_credited_at: firstCredit });
+    expect(new Date(creditCycle.properties.last_credited_at).getTime()).toBeGreaterThan(
+      new Date(firstCredit).getTime(),
+    );
+    // Cycled once per renewal, whatever reruns the sync.
+    await ok(
+      call(server, s.token, "POST", `/v1/benefit-grants/${byBenefit(granted, credit)!.id}/retry`),
+      202,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hooks(s, "benefit_grant.cycled", (d) => d.customer_id === bought.customerId)).toHaveLength(2);
+
+    // The merchant revokes the subscription: its grants go.
+    await ok(call(server, s.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { revoke: true }));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(2),
+    );
+    await waitHooks(s, "benefit_grant.revoked", (d) => d.customer_id === bought.customerId, 2);
+  });
+});
+
+describe("a plan change", () => {
+  it("revokes what the new product lacks, keeps what both have, grants what is new", async () => {
+    const s = await shop("PlanChange");
+    const [x, y, z] = [
+      await benefit(s, { type: "custom", description: "Only basic", properties: { note: null } }),
+      await benefit(s, { type: "custom", description: "Both plans", properties: { note: null } }),
+      await benefit(s, { type: "custom", description: "Only pro", properties: { note: null } }),
+    ];
+    const basic = await product(s, [x, y], true);
+    const pro = await product(s, [y, z], true);
+    const bought = await buy(s, basic);
+    const before = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+    );
+    await ok(
+      call(server, s.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { product_id: pro }),
+    );
+    const after = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => {
+        expect(byBenefit(items, x)?.is_revoked).toBe(true);
+        expect(byBenefit(items, z)?.is_granted).toBe(true);
+      },
+    );
+    // The benefit both plans have stays granted, untouched: the same grant, never revoked.
+    expect(byBenefit(after, y)).toMatchObject({
+      id: byBenefit(before, y)!.id,
+      is_granted: true,
+      granted_at: byBenefit(before, y)!.granted_at,
+    });
+    expect(hooks(s, "benefit_grant.revoked", (d) => d.benefit_id === y)).toEqual([]);
+  });
+});
+
+describe("what revokes a grant", () => {
+  it("detaching a benefit from the product revokes it; the others stay", async () => {
+    const s = await shop("Detach");
+    const keep = await benefit(s, { type: "custom", description: "Keep me", properties: { note: null } });
+    const drop = await benefit(s, { type: "custom", description: "Drop me", properties: { note: null } });
+    const pack = await product(s, [keep, drop]);
+    const bought = await buy(s, pack);
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+    );
+    await ok(call(server, s.token, "POST", `/v1/products/${pack}/benefits`, { benefits: [keep] }));
+    const after = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(byBenefit(items, drop)?.is_revoked).toBe(true),
+    );
+    expect(byBenefit(after, keep)).toMatchObject({ is_granted: true, is_revoked: false });
+
+    // Attached again: the same grant comes back (a re-grant reuses its row and id).
+    await ok(call(server, s.token, "POST", `/v1/products/${pack}/benefits`, { benefits: [keep, drop] }));
+    const back = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(byBenefit(items, drop)?.is_granted).toBe(true),
+    );
+    expect(byBenefit(back, drop)!.id).toBe(byBenefit(after, drop)!.id);
+    expect(back).toHaveLength(2);
+
+    // A change that moves no benefit (a new name) syncs nobody.
+    const jobs = async () =>
+      (
+        await server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1",
+          bought.customerId,
+        )
+      )[0]!.n;
+    const queued = await jobs();
+    await ok(call(server, s.token, "PATCH", `/v1/products/${pack}`, { name: "Pack, renamed" }));
+    expect(await jobs()).toBe(queued);
+  });
+
+  it("deleting the benefit revokes its grants", async () => {
+    const s = await shop("DeleteBenefit");
+    const gone = await benefit(s, { type: "custom", description: "Gone soon", properties: { note: null } });
+    const bought = await buy(s, await product(s, [gone]));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    const del = await call(server, s.token, "DELETE", `/v1/benefits/${gone}`);
+    expect(del.status).toBe(204);
+    const after = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items[0]?.is_revoked).toBe(true),
+    );
+    expect(after[0]!.benefit).toMatchObject({ id: gone, is_deleted: true });
+  });
+
+  it("deleting the customer revokes their grants", async () => {
+    const s = await shop("DeleteCustomer");
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [custom], true));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    expect((await call(server, s.token, "DELETE", `/v1/customers/${bought.customerId}`)).status).toBe(204);
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items[0]?.is_revoked).toBe(true),
+    );
+    await waitHooks(s, "benefit_grant.revoked", (d) => d.customer_id === bought.customerId, 1);
+  });
+});
+
+describe("failures", () => {
+  it("a GitHub benefit without an account records Polar's error; the order is untouched; a retry tries again", async () => {
+    const s = await shop("GitHub");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Repository",
+      properties: { repository_owner: "acme", repository_name: "sdk", permission: "pull" },
+    });
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [repo, custom]));
+    const grants = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => {
+        expect(byBenefit(items, custom)?.is_granted).toBe(true);
+        expect(byBenefit(items, repo)?.error).toBeTruthy();
+      },
+    );
+    const failed = byBenefit(grants, repo)!;
+    expect(failed).toMatchObject({
+      is_granted: false,
+      is_revoked: false,
+      granted_at: null,
+      revoked_at: null,
+    });
+    expect(failed.error).toMatchObject({
+      message: "The customer needs to connect their GitHub account",
+      type: "BenefitActionRequiredError",
+    });
+    const order = await ok(call(server, s.token, "GET", `/v1/orders/${bought.orderId}`));
+    expect(order.status).toBe("paid");
+    const [created] = await waitHooks(s, "benefit_grant.created", (d) => d.id === failed.id, 1);
+    expect(created).toMatchObject({ is_granted: false, error: { message: failed.error.message } });
+
+    // Not retried on its own (it waits for the customer); the merchant's retry tries it again.
+    const [job] = await server.sql<{ status: string }>(
+      "select status from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1 order by created_at limit 1",
+      bought.customerId,
+    );
+    expect(job?.status).not.toBe("dead");
+    const retried = await call(server, s.token, "POST", `/v1/benefit-grants/${failed.id}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body.id).toBe(failed.id);
+    await waitHooks(s, "benefit_grant.created", (d) => d.id === failed.id, 2);
+    const missing = await call(server, s.token, "POST", `/v1/benefit-grants/${crypto.randomUUID()}/retry`);
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("concurrency and scope", () => {
+  it("syncs of one customer running in parallel make one grant and one webhook", async () => {
+    const s = await shop("Parallel");
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [custom]));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    // Start over from nothing granted, then queue eight syncs at once.
+    await server.sql("delete from kassa_benefit_grant where customer_id = $1", bought.customerId);
+    const payload = JSON.stringify({
+      organizationId: s.merchant.organizationId,
+      customerId: bought.customerId,
+    });
+    await server.sql(
+      "insert into kassa_job (name, payload) select 'benefits.sync', $1::jsonb from generate_series(1, 8)",
+      payload,
+    );
+    await server.sql("select pg_notify('kassa_jobs', '')");
+    await eventually(
+      () =>
+        server.sql<{ status: string }>(
+          "select status from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1",
+          bought.customerId,
+        ),
+      (jobs) => expect(jobs.every((j) => j.status === "completed")).toBe(true),
+    );
+    const rows = await server.sql<{ id: string }>(
+      "select id from kassa_benefit_grant where customer_id = $1",
+      bought.customerId,
+    );
+    expect(rows).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hooks(s, "benefit_grant.created", (d) => d.id === rows[0]!.id)).toHaveLength(1);
+  });
+
+  it("grants are the organization's own, and the portal shows only the customer's own", async () => {
+    const a = await shop("ScopeA");
+    const b = await shop("ScopeB");
+    const custom = await benefit(a, { type: "custom", description: "Support", properties: { note: null } });
+    const pack = await product(a, [custom]);
+    const [first, second] = [await buy(a, pack), await buy(a, pack)];
+    const grants = await eventually(
+      () => grantsOf(a, first.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    const other = await ok(
+      call(server, b.token, "GET", `/v1/benefit-grants/?customer_id=${first.customerId}`),
+    );
+    expect(other.items).toEqual([]);
+    expect((await call(server, b.token, "GET", `/v1/benefits/${custom}/grants`)).status).toBe(404);
+    expect((await call(server, b.token, "POST", `/v1/benefit-grants/${grants[0]!.id}/retry`)).status).toBe(
+      404,
+    );
+    const foreign = await call(
+      server,
+      second.portalToken,
+      "GET",
+      `/v1/customer-portal/benefit-grants/${grants[0]!.id}`,
+    );
+    expect(foreign.status).toBe(404);
+    const own = await ok(call(server, first.portalToken, "GET", "/v1/customer-portal/benefit-grants/"));
+    expect(own.items.map((g: Json) => g.id)).toEqual([grants[0]!.id]);
+    const filtered = await ok(call(server, a.token, "GET", `/v1/benefit-grants/?is_granted=false`));
+    expect(filtered.items).toEqual([]);
+  });
+});
