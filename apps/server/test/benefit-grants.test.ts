@@ -39,6 +39,7 @@ interface Shop {
 async function shop(name: string): Promise<Shop> {
   const merchant = await createMerchant(server, name);
   const token = await createToken(merchant, [
+    "organizations:write",
     "products:write",
     "benefits:write",
     "benefits:read",
@@ -115,9 +116,9 @@ async function product(s: Shop, benefits: string[], recurring = false): Promise<
   return created.id;
 }
 
-async function cardToken(): Promise<string> {
+async function cardToken(card = "4242424242424242"): Promise<string> {
   const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
+    card_number: card,
     exp_month: 12,
     exp_year: 2040,
     cvc: "123",
@@ -439,6 +440,120 @@ describe("a subscription", () => {
       (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(2),
     );
     await waitHooks(s, "benefit_grant.revoked", (d) => d.customer_id === bought.customerId, 2);
+  });
+});
+
+describe("a past-due subscription", () => {
+  /** A card that saves, then declines every charge (sandbox 0341). */
+  const DECLINES = "4000000000000341";
+  /** The customer's card on file becomes one that declines (through the portal). */
+  const saveCard = async (portalToken: string, card: string) =>
+    ok(
+      call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await cardToken(card),
+      }),
+      201,
+    );
+
+  it("loses its benefits at the first failed renewal by default (grace 0), and gets them back when paid", async () => {
+    const s = await shop("Nograce");
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [custom], true));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    // A month paid with the card of the purchase, then the card on file declines.
+    expect(
+      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }))).ran,
+    ).toMatchObject({
+      paid: 1,
+    });
+    await saveCard(bought.portalToken, DECLINES);
+    const renewal = await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    expect(renewal.ran, JSON.stringify(renewal)).toMatchObject({ renewals: 1, failed: 1 });
+    const [revoked] = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
+    );
+    // A new card pays the renewal at once: the subscription is active again, the grant back (same id).
+    await saveCard(bought.portalToken, "4242424242424242");
+    expect(
+      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "PT1M" }))).ran,
+    ).toMatchObject({
+      charges: 1,
+      paid: 1,
+    });
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted).map((g) => g.id)).toEqual([revoked!.id]),
+    );
+  });
+
+  it("keeps them through the organization's grace period, then revokes them", async () => {
+    const s = await shop("Grace");
+    const settings = await ok(
+      call(server, s.token, "PATCH", `/v1/organizations/${s.merchant.organizationId}`, {
+        subscription_settings: { benefit_revocation_grace_period: 3 },
+      }),
+    );
+    expect(settings.subscription_settings.benefit_revocation_grace_period).toBe(3);
+    const refused = await call(server, s.token, "PATCH", `/v1/organizations/${s.merchant.organizationId}`, {
+      subscription_settings: { benefit_revocation_grace_period: -1 },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual([
+      "body",
+      "subscription_settings",
+      "benefit_revocation_grace_period",
+    ]);
+
+    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
+    const bought = await buy(s, await product(s, [custom], true));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    // A month paid with the card of the purchase, then the card on file declines.
+    expect(
+      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }))).ran,
+    ).toMatchObject({
+      paid: 1,
+    });
+    await saveCard(bought.portalToken, DECLINES);
+    // The renewal fails: past due, but within the grace period the grant stays.
+    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    const sub = await ok(call(server, s.token, "GET", `/v1/subscriptions/${bought.subscriptionId}`));
+    expect(sub.status).toBe("past_due");
+    // The sync that past_due queued has run (it finds nothing to do) once the queue is empty.
+    await eventually(
+      () =>
+        server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+          s.merchant.organizationId,
+        ),
+      (rows) => expect(rows[0]!.n).toBe(0),
+    );
+    expect((await grantsOf(s, bought.customerId)).filter((g) => g.is_granted)).toHaveLength(1);
+    // Two days on (the first retry fails too): still within three days.
+    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P2D" }));
+    await new Promise((r) => setTimeout(r, 300));
+    await eventually(
+      () =>
+        server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+          s.merchant.organizationId,
+        ),
+      (rows) => expect(rows[0]!.n).toBe(0),
+    );
+    expect((await grantsOf(s, bought.customerId)).filter((g) => g.is_granted)).toHaveLength(1);
+    // Past the third day the grace period is over: the grant is revoked.
+    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P2D" }));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
+    );
+    await waitHooks(s, "benefit_grant.revoked", (d) => d.customer_id === bought.customerId, 1);
   });
 });
 

@@ -57,6 +57,7 @@ export interface OrganizationSettingsTable {
   allow_multiple_subscriptions: Generated<boolean>;
   allow_customer_updates: Generated<boolean>;
   proration_behavior: Generated<string>;
+  benefit_revocation_grace_period: Generated<number>;
   modified_at: Date | null;
 }
 

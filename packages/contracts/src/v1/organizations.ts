@@ -66,7 +66,12 @@ export const OrganizationUpdate = z
     socials: z.array(SocialLink).max(10).nullish(),
     details_submitted_at: DateTimeInput.nullish(),
     feature_settings: FeatureSettings.partial().nullish(),
-    subscription_settings: SubscriptionSettings.partial().nullish(),
+    // A grace period is whole days, not negative (Polar stores any integer).
+    subscription_settings: SubscriptionSettings.extend({
+      benefit_revocation_grace_period: z.number().int().min(0).max(3650),
+    })
+      .partial()
+      .nullish(),
   })
   .meta({ id: "OrganizationUpdate" });
 

@@ -29,6 +29,7 @@ import { migration as m0720_trials } from "./0720_trials.js";
 import { migration as m0800_benefit_grants } from "./0800_benefit_grants.js";
 import { migration as m0810_license_keys } from "./0810_license_keys.js";
 import { migration as m0830_portal } from "./0830_portal.js";
+import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -57,4 +58,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0810_license_keys": m0810_license_keys,
   "0830_portal": m0830_portal,
   "0800_benefit_grants": m0800_benefit_grants,
+  "0840_benefit_grace": m0840_benefit_grace,
 };

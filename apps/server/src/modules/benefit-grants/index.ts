@@ -4,6 +4,6 @@ export type { GrantRow } from "./repository.js";
 export { registerBenefitGrantRoutes } from "./routes.js";
 export { BenefitGrant, CustomerBenefitGrant } from "./schemas.js";
 export { findCustomerGrantRow, listCustomerGrantRows } from "./service.js";
-export { benefitGrantsSink, revokeDeletedBenefit } from "./sink.js";
+export { benefitGrantsSink, revokeDeletedBenefit, syncEndedGracePeriods } from "./sink.js";
 export { type GrantDeps, type SyncInput, syncCustomerGrants } from "./sync.js";
 export { benefitsOf, grantFields } from "./wire.js";

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, pageWithTotal, totalOver } from "../../db/filters.js";
+import { organizationNow } from "../../db/organization-time.js";
 import type { BenefitGrantTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -25,8 +26,34 @@ export interface Entitlement extends GrantScope {
   benefitId: string;
 }
 
-/** Subscriptions whose benefits the customer holds (Polar keeps them during dunning). */
-export const ENTITLING_SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due"] as const;
+/**
+ * A subscription (`s`) whose benefits its customer holds at `now`: active or trialing, or past
+ * due for fewer days than the organization's `benefit_revocation_grace_period` (Polar's rule:
+ * with the default 0, benefits go at the first failed renewal).
+ */
+function entitlingSubscription(now: Date) {
+  return sql<boolean>`(s.status in ('active', 'trialing') or (s.status = 'past_due'
+    and s.past_due_at + make_interval(days => ${graceDays}) > ${organizationNow(now, "s.organization_id")}))`;
+}
+
+/** The organization's grace period in days (0 without settings). */
+const graceDays = sql<number>`coalesce((select st.benefit_revocation_grace_period
+  from kassa_organization_settings st where st.organization_id = s.organization_id), 0)`;
+
+/**
+ * Customers holding grants of a past-due subscription whose grace period has ended by each
+ * organization's time (one organization's with `organizationId`): their grants are to be revoked.
+ */
+export async function customersPastGrace(db: Db, now: Date, organizationId?: string) {
+  const { rows } = await sql<{ organization_id: string; customer_id: string }>`
+    select distinct s.organization_id, s.customer_id from kassa_subscription s
+    join kassa_benefit_grant g on g.subscription_id = s.id and g.granted_at is not null
+    where s.status = 'past_due' ${organizationId ? sql`and s.organization_id = ${organizationId}` : sql``}
+      and s.past_due_at + make_interval(days => ${graceDays}) <= ${organizationNow(now, "s.organization_id")}`.execute(
+    db,
+  );
+  return rows;
+}
 const PAID_ORDER_STATUSES = ["paid", "partially_refunded", "refunded"] as const;
 
 /**
@@ -47,6 +74,7 @@ export async function entitlements(
   db: Db,
   organizationId: string,
   customerId: string,
+  now: Date,
 ): Promise<Entitlement[]> {
   const { rows } = await sql<{ benefit_id: string; subscription_id: string | null; order_id: string | null }>`
     select pb.benefit_id, s.id as subscription_id, null as order_id
@@ -55,7 +83,7 @@ export async function entitlements(
     join kassa_product_benefit pb on pb.product_id = s.product_id
     join kassa_benefit b on b.id = pb.benefit_id and b.deleted_at is null
     where s.organization_id = ${organizationId} and s.customer_id = ${customerId}
-      and s.status in (${sql.join(ENTITLING_SUBSCRIPTION_STATUSES)})
+      and ${entitlingSubscription(now)}
     union
     select pb.benefit_id, null as subscription_id, o.id as order_id
     from kassa_order o
@@ -156,13 +184,13 @@ export async function customersHoldingBenefit(db: Db, organizationId: string, be
  * caused by it of a benefit no longer attached. A change that moved no benefit (a new name)
  * finds nobody.
  */
-export async function customersOfProduct(db: Db, organizationId: string, productId: string) {
+export async function customersOfProduct(db: Db, organizationId: string, productId: string, now: Date) {
   const { rows } = await sql<{ customer_id: string }>`
     select s.customer_id from kassa_subscription s
     join kassa_product_benefit pb on pb.product_id = s.product_id
     join kassa_benefit b on b.id = pb.benefit_id and b.deleted_at is null
     where s.organization_id = ${organizationId} and s.product_id = ${productId}
-      and s.status in (${sql.join(ENTITLING_SUBSCRIPTION_STATUSES)})
+      and ${entitlingSubscription(now)}
       and not exists (
         select 1 from kassa_benefit_grant g
         where g.customer_id = s.customer_id and g.benefit_id = pb.benefit_id

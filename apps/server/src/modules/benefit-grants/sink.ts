@@ -45,7 +45,8 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
     if (type === "benefit.updated" && !STRATEGIES[data.type as BenefitType]?.refreshOnEdit) return [];
     const customers =
       type === "product.updated"
-        ? await repo.customersOfProduct(trx, organizationId, id)
+        ? // The real time: an organization on a test clock is read at its clock's time in SQL.
+          await repo.customersOfProduct(trx, organizationId, id, new Date())
         : await repo.customersHoldingBenefit(trx, organizationId, id);
     return customers.flatMap((customerId) =>
       one(customerId, type === "benefit.updated" ? { editedBenefitId: id } : {}),
@@ -97,4 +98,18 @@ export async function revokeDeletedBenefit(ctx: Ctx, trx: Trx, benefitId: string
     trx,
     customers.map((customerId) => ({ organizationId: ctx.organizationId, customerId })),
   );
+}
+
+/**
+ * Past-due subscriptions whose benefits' grace period has ended (each organization's time; one
+ * organization's with `organizationId`): their customers' grants are synced, which revokes
+ * them. The renewal scheduler calls it on each run, and so at each step of a test clock.
+ */
+export async function syncEndedGracePeriods(trx: Trx, now: Date, organizationId?: string): Promise<number> {
+  const rows = await repo.customersPastGrace(trx, now, organizationId);
+  await enqueueGrantSyncs(
+    trx,
+    rows.map((r) => ({ organizationId: r.organization_id, customerId: r.customer_id })),
+  );
+  return rows.length;
 }

@@ -50,9 +50,14 @@ const waitsForCustomer = (g: repo.GrantRow) => g.error?.type === new BenefitActi
  * (new, re-grants of revoked ones, retries of failed ones), then a renewal's cycles. Anything
  * done (or tried) in this run is in `done` and not picked again.
  */
-async function nextAction(trx: Trx, input: SyncInput, done: Set<string>): Promise<Action | undefined> {
+async function nextAction(
+  trx: Trx,
+  input: SyncInput,
+  done: Set<string>,
+  now: Date,
+): Promise<Action | undefined> {
   const [entitled, grants] = await Promise.all([
-    repo.entitlements(trx, input.organizationId, input.customerId),
+    repo.entitlements(trx, input.organizationId, input.customerId, now),
     repo.grantsOfCustomer(trx, input.organizationId, input.customerId),
   ]);
   const entitledKeys = new Set(entitled.map((e) => scopeKey(e.benefitId, e)));
@@ -328,7 +333,7 @@ export async function syncCustomerGrants(deps: GrantDeps, input: SyncInput): Pro
     try {
       await ctx.db.transaction().execute(async (trx) => {
         await repo.lockCustomerGrants(trx, input.customerId);
-        picked = await nextAction(trx, input, done);
+        picked = await nextAction(trx, input, done, ctx.clock.now());
         if (!picked) return;
         done.add(picked.key);
         if (picked.kind === "grant") {

@@ -22,6 +22,7 @@ function selectOrganization(db: Db) {
       "s.allow_multiple_subscriptions",
       "s.allow_customer_updates",
       "s.proration_behavior",
+      "s.benefit_revocation_grace_period",
       "s.modified_at",
     ]);
 }

@@ -34,7 +34,7 @@ function toWire(row: repo.OrganizationRow): OrganizationWire {
       allow_multiple_subscriptions: row.allow_multiple_subscriptions ?? false,
       allow_customer_updates: allowCustomerUpdates,
       proration_behavior: proration,
-      benefit_revocation_grace_period: 0,
+      benefit_revocation_grace_period: row.benefit_revocation_grace_period ?? 0,
       prevent_trial_abuse: false,
     },
     notification_settings: { new_order: true, new_subscription: true },
@@ -132,6 +132,9 @@ export async function updateOrganization({
         ? { allow_customer_updates: ss.allow_customer_updates }
         : {}),
       ...(ss.proration_behavior !== undefined ? { proration_behavior: ss.proration_behavior } : {}),
+      ...(ss.benefit_revocation_grace_period !== undefined
+        ? { benefit_revocation_grace_period: ss.benefit_revocation_grace_period }
+        : {}),
       modified_at: ctx.clock.now(),
     });
     const updated = await repo.findOrganization(trx, ctx.organizationId);

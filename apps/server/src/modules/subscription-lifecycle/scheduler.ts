@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
 import { defineJob, enqueue } from "../../kit/jobs/index.js";
 import { runPeriodically } from "../../kit/periodic.js";
+import { syncEndedGracePeriods } from "../benefit-grants/index.js";
 import { claimDueRetries, nextPaymentAttempt } from "../orders/index.js";
 import {
   dueSubscriptionIds,
@@ -122,6 +123,10 @@ export async function runDue(
     });
     if (sent) counts.trial_reminders++;
   }
+  // Past-due subscriptions whose benefits' grace period ended: their grants go (a sync job).
+  await deps.db
+    .transaction()
+    .execute((trx) => syncEndedGracePeriods(trx, deps.clock.now(), opts.organizationId));
   return counts;
 }
 
