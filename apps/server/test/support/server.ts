@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PurchaseInput } from "../../src/modules/orders/index.js";
 import { createTestDatabase, TEST_NODE_FLAGS, type TestDatabase } from "./database.js";
+import type { MeterAction, MeterActionInput } from "./host-ops.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -42,6 +43,8 @@ export interface TestServer {
    * a confirmed checkout does, optionally at a given time; answers the new ids.
    */
   purchase(input: PurchaseInput, now?: Date): Promise<{ orderId: string; subscriptionId: string | null }>;
+  /** Credits a customer's meter or closes its period in the server process (customer-meters' exports). */
+  meter<T = unknown>(action: MeterAction, input: MeterActionInput): Promise<T>;
   /** Graceful stop (SIGTERM) and database cleanup. */
   stop(): Promise<void>;
 }
@@ -207,6 +210,7 @@ async function startProcessServer(
     api: (name, args = {}) => call({ op: "api", name, args }),
     payments: (target, method, args) => call({ op: "payments", target, method, args }),
     purchase: (input, now) => call({ op: "purchase", input, ...(now ? { now: now.toISOString() } : {}) }),
+    meter: (action, input) => call({ op: "meter", action, input }),
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

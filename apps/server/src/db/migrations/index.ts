@@ -26,6 +26,7 @@ import { migration as m0610_checkout_reconcile } from "./0610_checkout_reconcile
 import { migration as m0700_subscription_lifecycle } from "./0700_subscription_lifecycle.js";
 import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 import { migration as m0720_trials } from "./0720_trials.js";
+import { migration as m0820_events } from "./0820_events.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -51,4 +52,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0700_subscription_lifecycle": m0700_subscription_lifecycle,
   "0710_billing_entries": m0710_billing_entries,
   "0720_trials": m0720_trials,
+  "0820_events": m0820_events,
 };

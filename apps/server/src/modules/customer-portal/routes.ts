@@ -17,6 +17,7 @@ import {
   savePaymentMethod,
   uncancel,
 } from "../subscription-lifecycle/index.js";
+import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
 
@@ -156,6 +157,7 @@ export function registerCustomerPortalRoutes(
   app.openapi(getSubscription, async (c) =>
     c.json(await service.getSubscription({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
+  registerPortalMeterRoutes(app);
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
   // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.

@@ -1,5 +1,6 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { activeMeters } from "../customer-meters/index.js";
 import * as repo from "./repository.js";
 import { type CustomerRow, customerWire } from "./wire.js";
 
@@ -34,16 +35,16 @@ function subscriptionState(row: repo.SubscriptionRow) {
 /**
  * The customer with what it is entitled to, in Polar's `CustomerState` shape: its active
  * subscriptions (active or trialing). `granted_benefits` is always empty: Kassa has no benefit
- * grants yet (no grant table exists). `active_meters` likewise: no per-customer meter balance
- * is kept yet.
+ * grants yet (no grant table exists). `active_meters`: the customer's meters with their running totals (customer-meters).
  */
 export async function customerState(db: Db, row: CustomerRow) {
   const subscriptions = row.deleted_at ? [] : await repo.activeSubscriptions(db, row.organization_id, row.id);
+  const meters = row.deleted_at ? [] : await activeMeters(db, row.organization_id, row.id);
   return {
     ...customerWire(row),
     active_subscriptions: subscriptions.map(subscriptionState),
     granted_benefits: [] as never[],
-    active_meters: [] as never[],
+    active_meters: meters,
   };
 }
 

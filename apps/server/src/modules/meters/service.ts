@@ -4,6 +4,7 @@ import type { Metadata } from "../../kit/api/metadata.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
 import { MeterNotFound } from "./errors.js";
+import type { MeterHooks } from "./hooks.js";
 import * as repo from "./repository.js";
 import type { MeterCreateInput, MeterUpdateInput, MeterWire } from "./schemas.js";
 
@@ -75,9 +76,11 @@ export async function createMeter({ ctx, input }: { ctx: Ctx; input: MeterCreate
 export async function updateMeter({
   ctx,
   input,
+  hooks,
 }: {
   ctx: Ctx;
   input: { id: string; patch: MeterUpdateInput };
+  hooks?: MeterHooks | undefined;
 }) {
   if (!isUuid(input.id)) throw new MeterNotFound();
   const p = input.patch;
@@ -98,6 +101,11 @@ export async function updateMeter({
       modified_at: now,
     });
     if (!row) throw new MeterNotFound();
+    const counting =
+      (p.filter && JSON.stringify(p.filter) !== JSON.stringify(current.filter)) ||
+      (p.aggregation && JSON.stringify(p.aggregation) !== JSON.stringify(current.aggregation)) ||
+      (p.is_archived === false && current.archived_at !== null);
+    if (counting && !row.archived_at) await hooks?.countingChanged?.(trx, ctx, row);
     return meterToWire(row);
   });
 }

@@ -1,0 +1,13 @@
+export { CustomerMeterNotFound } from "./errors.js";
+export { registerCustomerMeterRoutes } from "./routes.js";
+export {
+  activeMeters,
+  applyIngestedEvents,
+  type CreditInput,
+  type CustomerToWire,
+  creditMeter,
+  customerMeterLedger,
+  customerPortalMeters,
+  recomputeMeterTotals,
+  resetMeterPeriod,
+} from "./service.js";
