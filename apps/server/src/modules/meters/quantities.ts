@@ -50,8 +50,8 @@ function dayNumber(date: Date, timeZone: string): number {
 
 /**
  * `GET /v1/meters/{id}/quantities`: the meter's quantity per interval of the range, in the
- * time zone, and the total (a sum of the buckets for count and sum, their max or min for max
- * and min, the aggregate over the whole range for avg and unique).
+ * time zone, and the total (a sum of the buckets for count and sum, the aggregate over the whole
+ * range otherwise).
  */
 export async function meterQuantities({
   ctx,
@@ -98,17 +98,9 @@ export async function meterQuantities({
     timestamp: b.timestamp.toISOString(),
     quantity: Number(b.quantity),
   }));
-  const values = quantities.map((q) => q.quantity);
+  // count and sum add up over the buckets; max, min, avg and unique come from the whole range.
   const func = input.customer_aggregation_function ?? aggregation.func;
   const total =
-    func === "count" || func === "sum"
-      ? values.reduce((a, b) => a + b, 0)
-      : func === "max"
-        ? Math.max(0, ...values)
-        : func === "min"
-          ? values.length > 0
-            ? Math.min(...values)
-            : 0
-          : Number(whole ?? 0);
+    func === "count" || func === "sum" ? quantities.reduce((a, q) => a + q.quantity, 0) : Number(whole ?? 0);
   return { quantities, total };
 }
