@@ -80,7 +80,7 @@ describe("POST /v1/events/ingest", () => {
     const page = await polar.events.list({ customerId: c.id, name });
     const items = "items" in page ? page.items : [];
     expect(items).toHaveLength(2);
-    const first = items.find((e) => e.metadata.model === "m1");
+    const first = items.find((e) => (e.metadata as Record<string, unknown>).model === "m1");
     expect(first).toMatchObject({ name, source: "user", customerId: c.id, label: name });
     expect(first?.timestamp.toISOString()).toBe(at.toISOString());
     expect(first && "customer" in first ? first.customer?.id : undefined).toBe(c.id);
