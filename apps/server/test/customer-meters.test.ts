@@ -356,3 +356,113 @@ describe("the portal's meters", () => {
     expect(sum(l.body.items.map((e: { units: number }) => e.units))).toBe(9);
   });
 });
+
+describe("metered prices at renewal", () => {
+  it("bills unit_amount × (consumed − credited) to the cent, capped, and starts a new meter period", async () => {
+    const shop = await createMerchant(server, "Metered");
+    const t = await createToken(shop, [
+      "products:write",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "meters:write",
+      "events:write",
+      "customer_meters:read",
+    ]);
+    const m = await call(server, t, "POST", "/v1/meters/", {
+      name: "Tokens",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
+      aggregation: { func: "sum", property: "units" },
+    });
+    const product = await call(server, t, "POST", "/v1/products/", {
+      name: "Pro",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 1000 },
+        { amount_type: "metered_unit", meter_id: m.body.id, unit_amount: "0.5", cap_amount: 3000 },
+      ],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const checkout = await call(server, t, "POST", "/v1/checkouts/", {
+      products: [product.body.id],
+      customer_email: `${unique("buyer")}@example.com`,
+    });
+    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_billing_address: { country: "FR" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const subscriptionId = (await call(server, t, "GET", `/v1/checkouts/${checkout.body.id}`)).body
+      .subscription_id;
+    const sub = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`);
+    const customerId = sub.body.customer_id as string;
+    const use = (units: number) =>
+      call(server, t, "POST", "/v1/events/ingest", {
+        events: [{ name: "tokens", customer_id: customerId, metadata: { units } }],
+      });
+    const renew = async () => {
+      const res = await call(server, t, "POST", "/v1/test-clock/advance", { by: "P1M" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.ran).toMatchObject({ renewals: 1 });
+    };
+
+    // Period 1: 1,233 units × 0.5¢ = 616.5¢, rounded half away from zero: 617.
+    await use(1000);
+    await use(233);
+    await renew();
+    // Period 2: 10,000 units × 0.5¢ = 5,000¢, capped at 3,000.
+    await use(10_000);
+    await renew();
+    // Period 3: 300 used, 200 credited (a meter_credit grant): 100 × 0.5¢ = 50.
+    await server.meter("credit", {
+      organizationId: shop.organizationId,
+      customerId,
+      meterId: m.body.id,
+      units: 200,
+      rollover: false,
+      reason: "monthly credits",
+    });
+    await use(300);
+    await renew();
+    const orders = await server.sql<{ billing_reason: string; subtotal_amount: number }>(
+      "select billing_reason, subtotal_amount from kassa_order where subscription_id = $1 order by created_at, invoice_number",
+      subscriptionId,
+    );
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 1000],
+      ["subscription_cycle", 1617],
+      ["subscription_cycle", 4000],
+      ["subscription_cycle", 1050],
+    ]);
+    const items = await server.sql<{ amount: number; label: string }>(
+      `select i.amount, i.label from kassa_order_item i join kassa_order o on o.id = i.order_id
+       where o.subscription_id = $1 and i.label like '(%' order by o.created_at`,
+      subscriptionId,
+    );
+    expect(items.map((i) => i.amount)).toEqual([617, 3000, 50]);
+    // The subscription's amount is its fixed price; each renewal started a new meter period.
+    expect((await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`)).body.amount).toBe(1000);
+    const cm = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`);
+    expect(cm.body.items[0]).toMatchObject({ consumed_units: 0, credited_units: 0, balance: 0 });
+    const l = await call(server, t, "GET", `/v1/customer-meters/${cm.body.items[0].id}/ledger`);
+    expect(sum(l.body.items.map((e: { units: number }) => e.units))).toBe(0);
+    expect(
+      l.body.items
+        .filter((e: { kind: string }) => e.kind === "settlement")
+        .map((e: { units: number }) => e.units),
+    ).toEqual([1233, 10_000, 100]);
+  });
+});

@@ -8,6 +8,7 @@ export {
   creditMeter,
   customerMeterLedger,
   customerPortalMeters,
+  meterUsage,
   recomputeMeterTotals,
   resetMeterPeriod,
 } from "./service.js";

@@ -409,3 +409,15 @@ async function findCustomer(
   if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
   return row.id;
 }
+
+/** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */
+export async function meterUsage(db: Db, organizationId: string, customerId: string, meterId: string) {
+  const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
+  return {
+    id: n?.id ?? null,
+    consumed: n?.consumed ?? 0,
+    credited: n?.credited ?? 0,
+    createdAt: n?.created_at ?? null,
+    modifiedAt: n?.modified_at ?? null,
+  };
+}
