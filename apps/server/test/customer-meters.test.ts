@@ -368,6 +368,7 @@ describe("metered prices at renewal", () => {
       "meters:write",
       "events:write",
       "customer_meters:read",
+      "customers:read",
     ]);
     const m = await call(server, t, "POST", "/v1/meters/", {
       name: "Tokens",
@@ -422,6 +423,16 @@ describe("metered prices at renewal", () => {
     // Period 1: 1,233 units × 0.5¢ = 616.5¢, rounded half away from zero: 617.
     await use(1000);
     await use(233);
+    // The subscription shows the period's usage and what it costs so far (through the SDK).
+    const polar = sdk(server, t);
+    const live = await polar.subscriptions.get({ id: subscriptionId });
+    expect(live.meters).toEqual([
+      expect.objectContaining({ meterId: m.body.id, consumedUnits: 1233, creditedUnits: 0, amount: 617 }),
+    ]);
+    const state = await call(server, t, "GET", `/v1/customers/${customerId}/state`);
+    expect(state.body.active_subscriptions[0].meters).toEqual([
+      expect.objectContaining({ meter_id: m.body.id, consumed_units: 1233, amount: 617 }),
+    ]);
     await renew();
     // Period 2: 10,000 units × 0.5¢ = 5,000¢, capped at 3,000.
     await use(10_000);

@@ -1,10 +1,13 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { activeMeters } from "../customer-meters/index.js";
+import { activeMeters, stateSubscriptionMeters } from "../customer-meters/index.js";
 import * as repo from "./repository.js";
 import { type CustomerRow, customerWire } from "./wire.js";
 
-function subscriptionState(row: repo.SubscriptionRow) {
+function subscriptionState(
+  row: repo.SubscriptionRow,
+  meters: Awaited<ReturnType<typeof stateSubscriptionMeters>>,
+) {
   return {
     id: row.id,
     created_at: iso(row.created_at),
@@ -27,8 +30,8 @@ function subscriptionState(row: repo.SubscriptionRow) {
     discount_id: row.discount_id,
     // Deprecated on Polar, still sent: the subscription's first price.
     ...(row.price_ids[0] ? { price_id: row.price_ids[0] } : {}),
-    // No metered prices on subscriptions yet: nothing consumed to report.
-    meters: [] as never[],
+    // Its metered prices: the customer's current period on each meter and what it costs now.
+    meters,
   };
 }
 
@@ -42,7 +45,11 @@ export async function customerState(db: Db, row: CustomerRow) {
   const meters = row.deleted_at ? [] : await activeMeters(db, row.organization_id, row.id);
   return {
     ...customerWire(row),
-    active_subscriptions: subscriptions.map(subscriptionState),
+    active_subscriptions: await Promise.all(
+      subscriptions.map(async (s) =>
+        subscriptionState(s, await stateSubscriptionMeters(db, row.organization_id, row.id, s.price_ids)),
+      ),
+    ),
     granted_benefits: [] as never[],
     active_meters: meters,
   };

@@ -4,7 +4,7 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
-import { meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
+import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import { firstOrderOf, latestOrderOf } from "../orders/index.js";
 import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -147,33 +147,12 @@ export function periodLine(
   };
 }
 
-/**
- * A metered price's charge for the period that ends: `unit_amount × max(0, consumed − credited)`
- * in exact decimals, rounded once to the cent half away from zero (Polar's `polar_round`),
- * capped at `cap_amount`.
- */
-export function meteredAmount(
-  price: Pick<PriceRow, "unit_amount" | "cap_amount">,
-  consumed: number,
-  credited: number,
-) {
-  const units = Decimal.max(0, new Decimal(consumed).minus(credited));
-  const amount = new Decimal(price.unit_amount ?? 0)
-    .times(units)
-    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
-    .toNumber();
-  return {
-    units: units.toNumber(),
-    amount: price.cap_amount !== null ? Math.min(amount, price.cap_amount) : amount,
-  };
-}
-
 async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
   const usage = price.meter_id
     ? await meterUsage(db, sub.organization_id, sub.customer_id, price.meter_id)
     : { consumed: 0, credited: 0 };
-  const { units, amount } = meteredAmount(price, usage.consumed, usage.credited);
-  const capped = price.cap_amount !== null && amount === price.cap_amount && units > 0;
+  // unit_amount × max(0, consumed − credited), rounded half away from zero, capped.
+  const { units, amount, capped } = meteredCharge(price, usage.consumed, usage.credited);
   return {
     label: `(${units} consumed units) × ${price.unit_amount ?? "0"}¢${capped ? " — capped" : ""}`,
     amount,
