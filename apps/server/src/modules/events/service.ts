@@ -41,6 +41,14 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
         msg: "Value error, Timestamp must be in the past.",
         input: event.timestamp,
       });
+    // An organization token ingests for its own organization only (Polar's rule).
+    if (event.organization_id && event.organization_id !== ctx.organizationId)
+      issues.push({
+        type: "value_error",
+        loc: ["body", "events", i, "organization_id"],
+        msg: "Organization not found.",
+        input: event.organization_id,
+      });
     if (event.customer_id !== undefined && !live.has(event.customer_id))
       issues.push({
         type: "value_error",
