@@ -301,6 +301,30 @@ describe("POST /v1/customer-meters/check", () => {
     expect(notSummable.body.detail[0].loc).toEqual(["body", "record"]);
   });
 
+  it("a meter's hard cap lets customers go that many units beyond their credits in a period", async () => {
+    const name = unique("cap");
+    const c = await customer();
+    const id = await meter(name);
+    const patched = await call(server, token, "PATCH", `/v1/meters/${id}`, { hard_cap_units: 3 });
+    expect(patched.body.hard_cap_units).toBe(3);
+    const take = async (units: number) =>
+      (
+        await call(server, token, "POST", "/v1/customer-meters/check", {
+          customer_id: c,
+          meter_id: id,
+          units,
+          record: true,
+        })
+      ).body;
+    expect(await take(2)).toMatchObject({ allowed: true, balance: -2 });
+    expect(await take(2)).toMatchObject({ allowed: false, balance: -2 });
+    expect(await take(1)).toMatchObject({ allowed: true, balance: -3 });
+    await credit(c, id, 2);
+    expect(await take(2)).toMatchObject({ allowed: true, balance: -3 });
+    await call(server, token, "PATCH", `/v1/meters/${id}`, { hard_cap_units: null });
+    expect(await take(1)).toMatchObject({ allowed: false });
+  });
+
   it("100 parallel check-and-records of the last 10 units grant exactly 10", async () => {
     const name = unique("last");
     const c = await customer();

@@ -94,6 +94,8 @@ export interface MeterTable {
   created_at: Date;
   modified_at: Date | null;
   archived_at: Date | null;
+  /** numeric (Kassa's own): units a customer may use beyond its credits in a period. */
+  hard_cap_units: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 export interface EventTable {

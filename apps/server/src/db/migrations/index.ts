@@ -27,6 +27,7 @@ import { migration as m0700_subscription_lifecycle } from "./0700_subscription_l
 import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 import { migration as m0720_trials } from "./0720_trials.js";
 import { migration as m0820_events } from "./0820_events.js";
+import { migration as m0821_meter_hard_cap } from "./0821_meter_hard_cap.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -53,4 +54,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0710_billing_entries": m0710_billing_entries,
   "0720_trials": m0720_trials,
   "0820_events": m0820_events,
+  "0821_meter_hard_cap": m0821_meter_hard_cap,
 };

@@ -325,7 +325,8 @@ export async function resetMeterPeriod(
 
 /**
  * Check before use (Kassa's own): may the customer consume `units` more of the meter now, i.e.
- * is its balance (credits minus consumption) at least `units`? With `record`, the units are
+ * does `consumed + units` stay within its credits plus the meter's `hard_cap_units` (the units
+ * it may use beyond its credits in a period; none when unset)? With `record`, the units are
  * recorded as usage in the same transaction, under the row's lock, so parallel callers never
  * take the same units twice. Costs one indexed read (plus the lock and one update to record).
  */
@@ -356,7 +357,9 @@ export async function checkUsage({
     const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
     const consumed = n?.consumed ?? 0;
     const credited = n?.credited ?? 0;
-    const allowed = credited - consumed >= input.units;
+    // The credits, plus the meter's hard cap of units beyond them (none by default).
+    const cap = meter.hard_cap_units === null ? 0 : Number(meter.hard_cap_units);
+    const allowed = consumed + input.units <= credited + cap;
     const record = allowed && input.record && n !== undefined;
     if (record) {
       await repo.addRecorded(trx, n.id, input.units, now);

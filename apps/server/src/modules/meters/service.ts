@@ -22,6 +22,7 @@ export function meterToWire(row: repo.MeterRow): MeterWire {
     aggregation: row.aggregation as MeterWire["aggregation"],
     organization_id: row.organization_id,
     archived_at: iso(row.archived_at),
+    hard_cap_units: row.hard_cap_units === null ? null : Number(row.hard_cap_units),
   };
 }
 
@@ -68,6 +69,7 @@ export async function createMeter({ ctx, input }: { ctx: Ctx; input: MeterCreate
       created_at: ctx.clock.now(),
       modified_at: null,
       archived_at: null,
+      hard_cap_units: input.hard_cap_units ?? null,
     }),
   );
   return meterToWire(row);
@@ -98,6 +100,7 @@ export async function updateMeter({
       ...(p.metadata !== undefined ? { metadata: JSON.stringify(p.metadata) } : {}),
       ...(p.is_archived === true && !current.archived_at ? { archived_at: now } : {}),
       ...(p.is_archived === false ? { archived_at: null } : {}),
+      ...(p.hard_cap_units !== undefined ? { hard_cap_units: p.hard_cap_units } : {}),
       modified_at: now,
     });
     if (!row) throw new MeterNotFound();
