@@ -9,17 +9,19 @@ import {
 } from "../meters/index.js";
 
 /**
- * Running totals: folds a set of events into the customers' rows of one meter with one
- * statement (two for `unique`), never by reading the events back into JavaScript.
+ * Running totals: folds a set of events into the customers' rows of the organization's meters
+ * in one statement (two when a meter is `unique`), never by reading the events back into
+ * JavaScript.
  *
  * `source` is a subquery yielding events with the columns of `kassa_event` and the customer
  * they count for as `customer_id` (resolved: ingested for a customer, or claimed through an
- * external id). `inPeriod` keeps only events ingested since the row's period started (needed
- * when folding old events: claims and recomputes; an ingest's new events are always in it).
+ * external id); it is read once (a materialized CTE) for all the meters. `inPeriod` keeps only
+ * events ingested since the row's period started (needed when folding old events: claims and
+ * recomputes; an ingest's new events are always in it).
  */
 export interface ApplyInput {
   organizationId: string;
-  meter: MeterRow;
+  meters: MeterRow[];
   source: RawBuilder<unknown>;
   inPeriod: boolean;
   now: Date;
@@ -54,52 +56,39 @@ function combine(func: AggregationValue["func"], old: RawBuilder<unknown>, add: 
   }
 }
 
-/** The matching events with the value the aggregation reads, per customer. */
-function matching(input: ApplyInput) {
-  const agg = aggregationSql("e", input.meter.aggregation as AggregationValue);
-  const filter = filterSql("e", input.meter.filter as FilterValue);
+/** The meter's matching events (from the `src` CTE) with the value its aggregation reads. */
+function matching(input: ApplyInput, meter: MeterRow) {
+  const agg = aggregationSql("e", meter.aggregation as AggregationValue);
+  const filter = filterSql("e", meter.filter as FilterValue);
   const period = input.inPeriod
     ? sql`and e.ingested_at >= coalesce((select cm.period_start from kassa_customer_meter cm
         where cm.organization_id = ${input.organizationId} and cm.customer_id = e.customer_id
-          and cm.meter_id = ${input.meter.id}), '-infinity'::timestamptz)`
+          and cm.meter_id = ${meter.id}), '-infinity'::timestamptz)`
     : sql``;
   return {
     agg,
-    rows: sql`select e.customer_id, ${agg.value} as v from (${input.source}) e
+    rows: sql`select e.customer_id, ${agg.value} as v from src e
       where e.customer_id is not null and ${filter} and ${agg.where} ${period}`,
   };
 }
 
-export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
-  const { agg, rows } = matching(input);
+/** count / sum / max / min / avg: one upsert adding the events' aggregate to each customer's row. */
+function upsert(input: ApplyInput, meter: MeterRow) {
+  const { agg, rows } = matching(input, meter);
   const { organizationId: org, now } = input;
-  const meterId = input.meter.id;
-  if (agg.func === "unique") {
-    await sql`insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, created_at, modified_at)
-      select gen_random_uuid()::text, ${org}, m.customer_id, ${meterId}, ${now}, ${now}
+  if (agg.func === "unique")
+    // The rows must exist before the values can name them (the second statement).
+    return sql`insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, created_at, modified_at)
+      select gen_random_uuid()::text, ${org}, m.customer_id, ${meter.id}, ${now}, ${now}
       from (select distinct customer_id from (${rows}) r) m order by m.customer_id
-      on conflict (organization_id, customer_id, meter_id) do nothing`.execute(db);
-    await sql`with fresh as (
-        insert into kassa_customer_meter_value (customer_meter_id, value)
-        select distinct cm.id, r.v from (${rows}) r
-        join kassa_customer_meter cm on cm.organization_id = ${org} and cm.customer_id = r.customer_id
-          and cm.meter_id = ${meterId}
-        on conflict do nothing
-        returning customer_meter_id
-      ), added as (select customer_meter_id, count(*) as n from fresh group by customer_meter_id)
-      update kassa_customer_meter m set agg_count = m.agg_count + added.n,
-        consumed = m.agg_count + added.n + m.recorded, modified_at = ${now}
-      from added where m.id = added.customer_meter_id`.execute(db);
-    return;
-  }
+      on conflict (organization_id, customer_id, meter_id) do nothing`;
   const value =
     agg.func === "count" ? sql`null::numeric` : sql`${sql.raw(agg.func === "avg" ? "sum" : agg.func)}(r.v)`;
-  const count = sql.ref("excluded.agg_count");
-  const total = sql`(${ROW}.agg_count + ${count})`;
+  const total = sql`(${ROW}.agg_count + excluded.agg_count)`;
   const combined = combine(agg.func, sql`${ROW}.agg_value`, sql.ref("excluded.agg_value"));
-  await sql`insert into kassa_customer_meter
+  return sql`insert into kassa_customer_meter
       (id, organization_id, customer_id, meter_id, agg_value, agg_count, consumed, created_at, modified_at)
-    select gen_random_uuid()::text, ${org}, s.customer_id, ${meterId}, s.val, s.n,
+    select gen_random_uuid()::text, ${org}, s.customer_id, ${meter.id}, s.val, s.n,
       ${consumedOf(agg.func, sql`s.n`, sql`s.val`)}, ${now}, ${now}
     from (select r.customer_id, count(*) as n, ${value} as val from (${rows}) r
       group by r.customer_id) s
@@ -108,7 +97,38 @@ export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
       agg_count = ${total},
       agg_value = ${combined},
       consumed = ${consumedOf(agg.func, total, combined)} + ${ROW}.recorded,
-      modified_at = excluded.modified_at`.execute(db);
+      modified_at = excluded.modified_at`;
+}
+
+export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
+  if (input.meters.length === 0) return;
+  const source = sql`src as materialized (${input.source})`;
+  // Each meter's upsert touches its own rows, so they can share one statement.
+  const upserts = input.meters.map((meter, i) => sql`${sql.raw(`m${i}`)} as (${upsert(input, meter)})`);
+  await sql`with ${sql.join([source, ...upserts])} select 1`.execute(db);
+  const uniques = input.meters.filter((m) => (m.aggregation as AggregationValue).func === "unique");
+  if (uniques.length === 0) return;
+  // unique: the values new to each row are inserted, and each row's count grows by them.
+  const steps = uniques.flatMap((meter, i) => {
+    const { rows } = matching(input, meter);
+    return [
+      sql`${sql.raw(`f${i}`)} as (insert into kassa_customer_meter_value (customer_meter_id, value)
+        select distinct cm.id, r.v from (${rows}) r
+        join kassa_customer_meter cm on cm.organization_id = ${input.organizationId}
+          and cm.customer_id = r.customer_id and cm.meter_id = ${meter.id}
+        on conflict do nothing
+        returning customer_meter_id)`,
+    ];
+  });
+  const fresh = sql.join(
+    uniques.map((_, i) => sql`select customer_meter_id from ${sql.raw(`f${i}`)}`),
+    sql` union all `,
+  );
+  await sql`with ${sql.join([source, ...steps])},
+      added as (select customer_meter_id, count(*) as n from (${fresh}) x group by customer_meter_id)
+    update kassa_customer_meter m set agg_count = m.agg_count + added.n,
+      consumed = m.agg_count + added.n + m.recorded, modified_at = ${input.now}
+    from added where m.id = added.customer_meter_id`.execute(db);
 }
 
 /** Events just ingested (by id): they carry their customer when it was known at ingest. */

@@ -52,14 +52,13 @@ export async function claimOrphanEvents(db: Db, organizationId: string, now: Dat
   if (claimed.rows.length === 0) return;
   const meters = await listAllMeters(db, organizationId);
   for (const c of claimed.rows)
-    for (const meter of meters)
-      await applyEvents(db, {
-        organizationId,
-        meter,
-        source: orphanEvents(organizationId, c.customer_id, c.external_id),
-        inPeriod: true,
-        now,
-      });
+    await applyEvents(db, {
+      organizationId,
+      meters,
+      source: orphanEvents(organizationId, c.customer_id, c.external_id),
+      inPeriod: true,
+      now,
+    });
 }
 
 /** A meter now counts differently: its totals are recomputed from the events of each row's period. */
@@ -74,7 +73,13 @@ export async function recomputeMeter(db: Db, organizationId: string, meter: Mete
     .where("organization_id", "=", organizationId)
     .where("meter_id", "=", meter.id)
     .execute();
-  await applyEvents(db, { organizationId, meter, source: allEvents(organizationId), inPeriod: true, now });
+  await applyEvents(db, {
+    organizationId,
+    meters: [meter],
+    source: allEvents(organizationId),
+    inPeriod: true,
+    now,
+  });
 }
 
 export function findNumbers(db: Db, organizationId: string, id: string) {

@@ -209,7 +209,8 @@ export async function customerMeterLedger(
 
 /**
  * Folds an ingest's new events into the running totals, in the ingest's transaction: first
- * the customers it touches claim their older orphan events, then one statement per meter.
+ * the customers it touches claim their older orphan events, then one statement for every meter
+ * (two with `unique` meters).
  */
 export async function applyIngestedEvents(
   trx: Trx,
@@ -218,15 +219,13 @@ export async function applyIngestedEvents(
   if (input.eventIds.length === 0) return;
   await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
   if (input.customerIds.length === 0) return;
-  const source = ingestedEvents(input.organizationId, input.eventIds);
-  for (const meter of await listAllMeters(trx, input.organizationId))
-    await applyEvents(trx, {
-      organizationId: input.organizationId,
-      meter,
-      source,
-      inPeriod: false,
-      now: input.now,
-    });
+  await applyEvents(trx, {
+    organizationId: input.organizationId,
+    meters: await listAllMeters(trx, input.organizationId),
+    source: ingestedEvents(input.organizationId, input.eventIds),
+    inPeriod: false,
+    now: input.now,
+  });
 }
 
 /** The meter hook: its filter or aggregation changed, its totals are recomputed from the events. */
