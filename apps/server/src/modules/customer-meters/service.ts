@@ -243,6 +243,7 @@ export interface CreditInput {
   rollover: boolean;
   reason: string;
   grantId?: string | undefined;
+  /** When it happens: pass the organization's clock (`ctx.clock.now()`); the real time if absent. */
   at?: Date | undefined;
 }
 
