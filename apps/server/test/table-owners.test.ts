@@ -33,6 +33,11 @@ const OWNERS: Record<string, string> = {
   kassa_file: "modules/files",
   kassa_product_media: "modules/files",
   kassa_meter: "modules/meters",
+  kassa_event: "modules/events",
+  kassa_customer_meter: "modules/customer-meters",
+  kassa_customer_meter_value: "modules/customer-meters",
+  kassa_customer_meter_claim: "modules/customer-meters",
+  kassa_meter_ledger: "modules/customer-meters",
   kassa_order: "modules/orders",
   kassa_order_item: "modules/orders",
   kassa_invoice_counter: "modules/orders",
@@ -106,8 +111,24 @@ const FOREIGN_READS: Record<string, string> = {
     "entitlements: the benefits of those products",
   "modules/benefit-grants/repository.ts kassa_benefit":
     "entitlements skip deleted benefits; the grant lists filter on the benefit's type",
+  "modules/benefit-grants/repository.ts kassa_organization_settings":
+    "entitlements: the organization's grace period for past-due subscriptions, inside the one query",
   "modules/benefit-grants/repository.ts kassa_customer":
     "entitlements skip deleted customers; the grant list filters on the external id",
+  "modules/events/repository.ts kassa_customer":
+    "ingest checks the batch's customers and resolves external ids in one query; the list resolves them in a join",
+  "modules/meters/repository.ts kassa_event": "a meter's quantities aggregate the events in SQL",
+  "modules/meters/repository.ts kassa_customer": "quantities filter on customers' external ids",
+  "modules/customer-meters/apply.ts kassa_event":
+    "running totals fold the events into a balance in one statement",
+  "modules/customer-meters/repository.ts kassa_event":
+    "claims look for events of an external id before its customer",
+  "modules/customer-meters/repository.ts kassa_customer":
+    "claims and the list's external-id filter; customers imports this module (the state's meters): a cycle",
+  "modules/customer-meters/service.ts kassa_customer":
+    "the customer rows for the wire and the check's lookup; customers imports this module: a cycle",
+  "modules/customer-meters/charge.ts kassa_product_price":
+    "the customer state's subscription meters; products imports customers, which imports this module: a cycle",
   "modules/customers/repository.ts kassa_subscription":
     "the customer's state; subscriptions imports customers, so calling it back would be a cycle",
 };

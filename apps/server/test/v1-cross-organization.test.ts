@@ -54,6 +54,8 @@ interface BWorld extends World {
   taxRate: string;
   token: string;
   grant: string;
+  usageEvent: string;
+  customerMeter: string;
 }
 let A: World & { customerSession: string; subscription: string };
 let B: BWorld;
@@ -199,6 +201,18 @@ async function makeB(): Promise<BWorld> {
     w.filesBenefit,
     order.orderId,
   );
+  // Usage: an event of B's customer, and its balance on B's meter (a credit makes the row).
+  await ok(tokenB, "POST", "/v1/events/ingest", { events: [{ name: "b.call", customer_id: w.customer }] });
+  const usageEvent = await ok(tokenB, "GET", `/v1/events/?customer_id=${w.customer}`);
+  await server.meter("credit", {
+    organizationId: b.organizationId,
+    customerId: w.customer,
+    meterId: w.meter,
+    units: 5,
+    rollover: false,
+    reason: "b",
+  });
+  const customerMeter = await ok(tokenB, "GET", `/v1/customer-meters/?customer_id=${w.customer}`);
   return {
     ...w,
     order: order.orderId,
@@ -210,6 +224,8 @@ async function makeB(): Promise<BWorld> {
     taxRate: taxRate.id,
     token: tokens.items[0].id,
     grant: grant!.id,
+    usageEvent: usageEvent.items[0].id,
+    customerMeter: customerMeter.items[0].id,
   };
 }
 
@@ -334,6 +350,12 @@ const NOT_REFERENCES: Record<string, string> = {
   "POST /v1/checkouts/ body:external_customer_id":
     "the merchant's own id: an unknown one makes a new customer of the caller at confirmation (covered below: B's customer is never reached)",
   "POST /v1/webhooks/endpoints/{id}/replay body:start": "not an id",
+  "POST /v1/events/ingest body:events[].external_customer_id":
+    "the merchant's own id: an unknown one is kept for the caller's customer who gets it later (Polar's), never B's",
+  "POST /v1/events/ingest body:events[].external_id":
+    "the merchant's own deduplication key, per organization",
+  "GET /v1/events/ query:parent_id":
+    "accepted for Polar compatibility and unused (Kassa's events have no children)",
   "POST /v1/subscription-payment-links/session body:subscription_id":
     "the subject of a signed link: the signature made for that id is the credential (a forged one is 403, tested in subscriptions-lifecycle)",
 };
@@ -802,6 +824,83 @@ function cases(): Case[] {
       discount_id: B.discount,
     }),
 
+    // usage billing
+    ...list("/v1/events/", {
+      customer_id: B.customer,
+      external_customer_id: B.externalCustomerId,
+    }),
+    c("GET /v1/events/", ["query:meter_id"], `/v1/events/?meter_id=${B.meter}`, 404),
+    ...list("/v1/events/names", { customer_id: B.customer, external_customer_id: B.externalCustomerId }),
+    ...byId("/v1/events", B.usageEvent, ["GET"]),
+    c("POST /v1/events/ingest", ["body:events[].customer_id"], "/v1/events/ingest", 422, {
+      events: [{ name: "a.call", customer_id: B.customer }],
+    }),
+    c("POST /v1/events/ingest", ["body:events[].organization_id"], "/v1/events/ingest", 422, {
+      events: [{ name: "a.call", customer_id: A.customer, organization_id: b.organizationId }],
+    }),
+    c(
+      "GET /v1/meters/{id}/quantities",
+      ["path:id"],
+      `/v1/meters/${B.meter}/quantities?start_timestamp=2026-01-01T00:00:00Z&end_timestamp=2026-01-02T00:00:00Z&interval=day`,
+      404,
+    ),
+    ...["customer_id", "external_customer_id"].map((name) =>
+      c(
+        "GET /v1/meters/{id}/quantities",
+        [`query:${name}`],
+        `/v1/meters/${A.meter}/quantities?start_timestamp=2026-01-01T00:00:00Z&end_timestamp=2026-01-02T00:00:00Z&interval=day&${name}=${name === "customer_id" ? B.customer : B.externalCustomerId}`,
+        "nothing of B",
+      ),
+    ),
+    ...list("/v1/customer-meters/", {
+      customer_id: B.customer,
+      external_customer_id: B.externalCustomerId,
+      meter_id: B.meter,
+    }),
+    ...byId("/v1/customer-meters", B.customerMeter, ["GET"]),
+    c(
+      "GET /v1/customer-meters/{id}/ledger",
+      ["path:id"],
+      `/v1/customer-meters/${B.customerMeter}/ledger`,
+      404,
+    ),
+    c("POST /v1/customer-meters/check", ["body:customer_id"], "/v1/customer-meters/check", 422, {
+      customer_id: B.customer,
+      meter_id: A.meter,
+      units: 1,
+      record: true,
+    }),
+    c("POST /v1/customer-meters/check", ["body:external_customer_id"], "/v1/customer-meters/check", 422, {
+      external_customer_id: B.externalCustomerId,
+      meter_id: A.meter,
+      units: 1,
+      record: true,
+    }),
+    c("POST /v1/customer-meters/check", ["body:meter_id"], "/v1/customer-meters/check", 422, {
+      customer_id: A.customer,
+      meter_id: B.meter,
+      units: 1,
+      record: true,
+    }),
+    portal(
+      "GET /v1/customer-portal/meters/",
+      ["query:meter_id"],
+      `/v1/customer-portal/meters/?meter_id=${B.meter}`,
+      "nothing of B",
+    ),
+    portal(
+      "GET /v1/customer-portal/meters/{id}",
+      ["path:id"],
+      `/v1/customer-portal/meters/${B.customerMeter}`,
+      404,
+    ),
+    portal(
+      "GET /v1/customer-portal/meters/{id}/ledger",
+      ["path:id"],
+      `/v1/customer-portal/meters/${B.customerMeter}/ledger`,
+      404,
+    ),
+
     // refunds
     ...list("/v1/refunds/", {
       id: B.refund,
@@ -851,7 +950,16 @@ const ownIds = () =>
     B.subscription,
     B.link,
     B.checkout,
-  ].concat([B.meterBenefit, B.filesBenefit, B.recurringProduct, B.refund, B.endpoint, B.taxRate]);
+  ].concat([
+    B.meterBenefit,
+    B.filesBenefit,
+    B.recurringProduct,
+    B.refund,
+    B.endpoint,
+    B.taxRate,
+    B.usageEvent,
+    B.customerMeter,
+  ]);
 
 describe("references across organizations", () => {
   it("every operation with an id in its path, query or body is covered (read from the OpenAPI document)", () => {

@@ -124,6 +124,7 @@ export const customerState: CustomerState = {
     {
       id: "cm-1",
       created_at: at,
+      modified_at: null,
       meter_id: "meter-1",
       consumed_units: 1500,
       credited_units: 1000,

@@ -95,6 +95,64 @@ export interface MeterTable {
   created_at: Date;
   modified_at: Date | null;
   archived_at: Date | null;
+  /** numeric (Kassa's own): units a customer may use beyond its credits in a period. */
+  hard_cap_units: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+}
+
+export interface EventTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  source: ColumnType<string, string | undefined, string>;
+  timestamp: Date;
+  ingested_at: Date;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  external_id: string | null;
+  metadata: Json<Record<string, string | number | boolean>>;
+}
+
+export interface CustomerMeterTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  meter_id: string;
+  period: ColumnType<number, number | undefined, number>;
+  period_start: Date | null;
+  /** numeric: read as text by the drivers; cast in SQL where a number is needed. */
+  agg_value: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  agg_count: ColumnType<string, string | number | undefined, string | number>;
+  recorded: ColumnType<string, string | number | undefined, string | number>;
+  consumed: ColumnType<string, string | number | undefined, string | number>;
+  credited: ColumnType<string, string | number | undefined, string | number>;
+  rollover_credited: ColumnType<string, string | number | undefined, string | number>;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
+export interface CustomerMeterValueTable {
+  customer_meter_id: string;
+  value: Json<unknown>;
+}
+
+export interface CustomerMeterClaimTable {
+  organization_id: string;
+  customer_id: string;
+  external_id: string;
+  claimed_at: Date;
+}
+
+export interface MeterLedgerTable {
+  id: string;
+  organization_id: string;
+  customer_meter_id: string;
+  period: number;
+  kind: string;
+  units: ColumnType<string, string | number, string | number>;
+  reason: string | null;
+  grant_id: string | null;
+  created_at: Date;
+  seq: Generated<string>;
 }
 
 export interface CustomFieldTable {
@@ -773,6 +831,11 @@ export interface KassaDatabase {
   organization: BetterAuthOrganizationTable;
   member: BetterAuthMemberTable;
   kassa_meter: MeterTable;
+  kassa_event: EventTable;
+  kassa_customer_meter: CustomerMeterTable;
+  kassa_customer_meter_value: CustomerMeterValueTable;
+  kassa_customer_meter_claim: CustomerMeterClaimTable;
+  kassa_meter_ledger: MeterLedgerTable;
   kassa_custom_field: CustomFieldTable;
   kassa_product: ProductTable;
   kassa_product_price: ProductPriceTable;

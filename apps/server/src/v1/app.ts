@@ -31,10 +31,12 @@ import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
+import { recomputeMeterTotals, registerCustomerMeterRoutes } from "../modules/customer-meters/index.js";
 import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
 import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
-import { registerCustomerRoutes } from "../modules/customers/index.js";
+import { customerWire, registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
+import { registerEventRoutes } from "../modules/events/index.js";
 import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerInvoiceRoutes } from "../modules/invoices/index.js";
 import { PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "../modules/license-keys/index.js";
@@ -245,7 +247,9 @@ export function createV1Api(deps: V1Deps) {
 
   registerOrganizationAccessTokenRoutes(api);
   registerOrganizationRoutes(api);
-  registerMeterRoutes(api);
+  registerMeterRoutes(api, { countingChanged: recomputeMeterTotals });
+  registerEventRoutes(api);
+  registerCustomerMeterRoutes(api, { customerWire });
   registerCustomFieldRoutes(api);
   registerBenefitRoutes(api, { deleted: revokeDeletedBenefit });
   registerBenefitGrantRoutes(api);

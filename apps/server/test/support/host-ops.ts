@@ -6,6 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Clock } from "../../src/kit/clock.js";
+import { type CreditInput, creditMeter, resetMeterPeriod } from "../../src/modules/customer-meters/index.js";
 import { grantLicenseKey, revokeLicenseKey } from "../../src/modules/license-keys/index.js";
 import { type PurchaseInput, recordPurchase } from "../../src/modules/orders/index.js";
 import { ProcessorRequestError } from "../../src/modules/payments/index.js";
@@ -25,10 +26,17 @@ export interface HostOps {
   payments(target: "processor" | "tax", method: string, args: unknown): Promise<unknown>;
   purchase(input: PurchaseInput, now?: string): Promise<unknown>;
   licenseKeys(op: LicenseKeyOp, args: Record<string, unknown>): Promise<unknown>;
+  /** Calls customer-meters' exported credit or period reset in one transaction, as the grant engine and renewals will. */
+  meter(action: MeterAction, input: MeterActionInput): Promise<unknown>;
 }
 
 /** What the grant engine calls in the license keys module (modules/license-keys/index.ts). */
 export type LicenseKeyOp = "grant" | "revoke";
+
+export type MeterAction = "credit" | "reset";
+export type MeterActionInput =
+  | Omit<CreditInput, "at">
+  | { organizationId: string; customerId: string; meterId: string };
 
 /** A cheap hash keeps suites that create many users fast; suites about passwords keep scrypt. */
 export function testPasswordHasher(fastHash: boolean) {
@@ -64,6 +72,15 @@ export function hostOps(server: Pick<Kassa, "database" | "auth" | "payments">): 
       const fn = (target as unknown as Record<string, (args: unknown) => Promise<unknown>>)[method];
       if (typeof fn !== "function") throw new Error(`no ${targetName} method named ${method}`);
       return asJson(await fn.call(target, args));
+    },
+    async meter(action, input) {
+      const value = await db
+        .transaction()
+        .execute(
+          async (trx): Promise<unknown> =>
+            action === "credit" ? creditMeter(trx, input as CreditInput) : resetMeterPeriod(trx, input),
+        );
+      return asJson(value);
     },
     async purchase(input, now) {
       // A paid purchase recorded as a checkout records it (in one transaction, as Kassa

@@ -7,7 +7,15 @@ import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/kit/logger.js";
 import type { PurchaseInput } from "../../src/modules/orders/index.js";
 import { startKassa } from "../../src/server.js";
-import { type ApiArgs, hostError, hostOps, type LicenseKeyOp, testPasswordHasher } from "./host-ops.js";
+import {
+  type ApiArgs,
+  hostError,
+  hostOps,
+  type LicenseKeyOp,
+  type MeterAction,
+  type MeterActionInput,
+  testPasswordHasher,
+} from "./host-ops.js";
 
 type Request =
   | { id: number; op: "sql"; text: string; params: unknown[] }
@@ -15,7 +23,8 @@ type Request =
   | { id: number; op: "stop" }
   | { id: number; op: "payments"; target: "processor" | "tax"; method: string; args: unknown }
   | { id: number; op: "purchase"; input: PurchaseInput; now?: string }
-  | { id: number; op: "licenseKeys"; licenseKeyOp: LicenseKeyOp; args: Record<string, unknown> };
+  | { id: number; op: "licenseKeys"; licenseKeyOp: LicenseKeyOp; args: Record<string, unknown> }
+  | { id: number; op: "meter"; action: MeterAction; input: MeterActionInput };
 
 const send = (message: unknown) => process.send?.(message);
 
@@ -35,6 +44,7 @@ process.on("message", async (raw: Request) => {
     else if (raw.op === "payments") value = await ops.payments(raw.target, raw.method, raw.args);
     else if (raw.op === "purchase") value = await ops.purchase(raw.input, raw.now);
     else if (raw.op === "licenseKeys") value = await ops.licenseKeys(raw.licenseKeyOp, raw.args);
+    else if (raw.op === "meter") value = await ops.meter(raw.action, raw.input);
     else if (raw.op === "stop") {
       await server.close();
       send({ id: raw.id, ok: true, value: null });

@@ -129,6 +129,7 @@ export async function startInProcessServer(
     sql: (text, ...params) => call(() => ops.sql(text, asJson(params) as unknown[])),
     api: (name, args = {}) => call(() => ops.api(name, asJson(args) as typeof args)),
     payments: (target, method, args) => call(() => ops.payments(target, method, asJson(args))),
+    meter: (action, input) => call(() => ops.meter(action, asJson(input) as typeof input)),
     purchase: (input, now) =>
       call(() => ops.purchase(asJson(input) as typeof input, now ? now.toISOString() : undefined)),
     licenseKeys: (op, args) => call(() => ops.licenseKeys(op, asJson(args) as typeof args)),

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PurchaseInput } from "../../src/modules/orders/index.js";
 import { createTestDatabase, TEST_NODE_FLAGS, type TestDatabase } from "./database.js";
+import type { MeterAction, MeterActionInput } from "./host-ops.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -47,6 +48,8 @@ export interface TestServer {
    * (`grantLicenseKey` / `revokeLicenseKey`, in a transaction of their own; `now` an ISO string).
    */
   licenseKeys<T = unknown>(op: "grant" | "revoke", args: Record<string, unknown>): Promise<T>;
+  /** Credits a customer's meter or closes its period in the server process (customer-meters' exports). */
+  meter<T = unknown>(action: MeterAction, input: MeterActionInput): Promise<T>;
   /** Graceful stop (SIGTERM) and database cleanup. */
   stop(): Promise<void>;
 }
@@ -213,6 +216,7 @@ async function startProcessServer(
     payments: (target, method, args) => call({ op: "payments", target, method, args }),
     purchase: (input, now) => call({ op: "purchase", input, ...(now ? { now: now.toISOString() } : {}) }),
     licenseKeys: (licenseKeyOp, args) => call({ op: "licenseKeys", licenseKeyOp, args }),
+    meter: (action, input) => call({ op: "meter", action, input }),
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

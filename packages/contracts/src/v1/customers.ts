@@ -125,12 +125,21 @@ export const CustomerState = z
     ...customerFields,
     active_subscriptions: z.array(CustomerStateSubscription),
     granted_benefits: z.array(CustomerStateBenefitGrant),
-    active_meters: z
-      .array(z.record(z.string(), z.unknown()))
-      .meta({ description: "Always empty: Kassa keeps no per-customer meter balance yet." }),
+    active_meters: z.array(
+      z.object({
+        id: z.string(),
+        created_at: DateTime,
+        modified_at: DateTime.nullable(),
+        meter_id: z.string(),
+        consumed_units: z.number(),
+        credited_units: z.number().int(),
+        balance: z.number(),
+      }),
+    ),
   })
   .meta({ id: "CustomerState" });
 
 export type CustomerCreateInput = z.output<typeof CustomerCreate>;
 export type CustomerUpdateInput = z.output<typeof CustomerUpdate>;
 export type CustomerUpdateExternalInput = z.output<typeof CustomerUpdateExternalID>;
+export type CustomerWire = z.output<typeof Customer>;

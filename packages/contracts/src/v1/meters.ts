@@ -70,6 +70,8 @@ export const Meter = z
     aggregation: Aggregation,
     organization_id: z.string(),
     archived_at: DateTime.nullable(),
+    /** Kassa's own: units a customer may consume beyond its credits in a period (the check's hard cap). */
+    hard_cap_units: z.number().nullable().optional(),
   })
   .meta({ id: "Meter" });
 
@@ -83,6 +85,7 @@ export const MeterCreate = z
     filter: Filter,
     aggregation: Aggregation,
     organization_id: z.string().nullish(),
+    hard_cap_units: z.number().min(0).nullish(),
   })
   .meta({ id: "MeterCreate" });
 
@@ -96,6 +99,7 @@ export const MeterUpdate = z
     filter: Filter.nullish(),
     aggregation: Aggregation.nullish(),
     is_archived: z.boolean().nullish(),
+    hard_cap_units: z.number().min(0).nullish(),
   })
   .meta({ id: "MeterUpdate" });
 

@@ -28,6 +28,8 @@ import { migration as m0710_billing_entries } from "./0710_billing_entries.js";
 import { migration as m0720_trials } from "./0720_trials.js";
 import { migration as m0800_benefit_grants } from "./0800_benefit_grants.js";
 import { migration as m0810_license_keys } from "./0810_license_keys.js";
+import { migration as m0820_events } from "./0820_events.js";
+import { migration as m0821_meter_hard_cap } from "./0821_meter_hard_cap.js";
 import { migration as m0830_portal } from "./0830_portal.js";
 import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 
@@ -59,4 +61,6 @@ export const kassaMigrations: Record<string, Migration> = {
   "0830_portal": m0830_portal,
   "0800_benefit_grants": m0800_benefit_grants,
   "0840_benefit_grace": m0840_benefit_grace,
+  "0820_events": m0820_events,
+  "0821_meter_hard_cap": m0821_meter_hard_cap,
 };

@@ -21,6 +21,7 @@ import {
   uncancel,
 } from "../subscription-lifecycle/index.js";
 import { registerCustomerAccountRoutes } from "./account-routes.js";
+import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
 
@@ -197,6 +198,7 @@ export function registerCustomerPortalRoutes(
   app.openapi(getBenefitGrant, async (c) =>
     c.json(await service.getBenefitGrant({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
+  registerPortalMeterRoutes(app);
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
   // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.

@@ -1,9 +1,13 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { activeMeters, stateSubscriptionMeters } from "../customer-meters/index.js";
 import * as repo from "./repository.js";
 import { type CustomerRow, customerWire } from "./wire.js";
 
-function subscriptionState(row: repo.SubscriptionRow) {
+function subscriptionState(
+  row: repo.SubscriptionRow,
+  meters: Awaited<ReturnType<typeof stateSubscriptionMeters>>,
+) {
   return {
     id: row.id,
     created_at: iso(row.created_at),
@@ -26,27 +30,32 @@ function subscriptionState(row: repo.SubscriptionRow) {
     discount_id: row.discount_id,
     // Deprecated on Polar, still sent: the subscription's first price.
     ...(row.price_ids[0] ? { price_id: row.price_ids[0] } : {}),
-    // No metered prices on subscriptions yet: nothing consumed to report.
-    meters: [] as never[],
+    // Its metered prices: the customer's current period on each meter and what it costs now.
+    meters,
   };
 }
 
 /**
  * The customer with what it is entitled to, in Polar's `CustomerState` shape: its active
- * subscriptions (active or trialing) and its granted benefits (`granted_benefits`, written by
- * the benefit-grants module). `active_meters` is always empty: no per-customer meter balance
- * is kept yet.
+ * subscriptions (active or trialing) with their meters, its granted benefits
+ * (`granted_benefits`, written by the benefit-grants module) and its meters with their running
+ * totals (`active_meters`, customer-meters).
  */
 export async function customerState(db: Db, row: CustomerRow) {
-  const [subscriptions, grants] = row.deleted_at
-    ? [[], []]
+  const [subscriptions, grants, meters] = row.deleted_at
+    ? [[], [], []]
     : await Promise.all([
         repo.activeSubscriptions(db, row.organization_id, row.id),
         repo.grantedBenefits(db, row.organization_id, row.id),
+        activeMeters(db, row.organization_id, row.id),
       ]);
   return {
     ...customerWire(row),
-    active_subscriptions: subscriptions.map(subscriptionState),
+    active_subscriptions: await Promise.all(
+      subscriptions.map(async (s) =>
+        subscriptionState(s, await stateSubscriptionMeters(db, row.organization_id, row.id, s.price_ids)),
+      ),
+    ),
     granted_benefits: grants.map((g) => ({
       id: g.id,
       created_at: iso(g.created_at),
@@ -57,7 +66,7 @@ export async function customerState(db: Db, row: CustomerRow) {
       benefit_metadata: g.benefit_metadata,
       properties: g.properties,
     })),
-    active_meters: [] as never[],
+    active_meters: meters,
   };
 }
 

@@ -1,8 +1,10 @@
-import type { Insertable, Selectable, Updateable } from "kysely";
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
 import type { MeterTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
+import { aggregateOver, type CompiledAggregation } from "./filter-sql.js";
+import type { AggregationValue } from "./schemas.js";
 
 export type MeterRow = Selectable<MeterTable>;
 export type MeterSortField = "created_at" | "name";
@@ -67,4 +69,80 @@ export function updateMeter(db: Db, organizationId: string, id: string, patch: U
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Every meter of the organization still in use (ingest updates their running totals). */
+export function listAllMeters(db: Db, organizationId: string) {
+  return db
+    .selectFrom("kassa_meter")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("archived_at", "is", null)
+    .orderBy("id")
+    .execute();
+}
+
+export interface QuantitiesQuery {
+  organizationId: string;
+  filter: RawBuilder<boolean>;
+  aggregation: CompiledAggregation;
+  start: Date;
+  end: Date;
+  interval: "hour" | "day" | "week" | "month" | "year";
+  timezone: string;
+  customerIds: string[];
+  externalCustomerIds: string[];
+  metadata: Record<string, string[]>;
+  customerAggregation: AggregationValue["func"] | undefined;
+}
+
+/** The events a quantities query counts: the meter's, in the range, for the customers asked. */
+function quantityEvents(q: QuantitiesQuery, bucket: RawBuilder<unknown>) {
+  const customers: RawBuilder<boolean>[] = [];
+  if (q.customerIds.length > 0)
+    customers.push(sql<boolean>`(e.customer_id in (${sql.join(q.customerIds)}) or e.external_customer_id in
+      (select c.external_id from kassa_customer c where c.organization_id = ${q.organizationId}
+        and c.id in (${sql.join(q.customerIds)}) and c.external_id is not null))`);
+  if (q.externalCustomerIds.length > 0)
+    customers.push(sql<boolean>`(e.external_customer_id in (${sql.join(q.externalCustomerIds)}) or e.customer_id in
+      (select c.id from kassa_customer c where c.organization_id = ${q.organizationId}
+        and c.external_id in (${sql.join(q.externalCustomerIds)})))`);
+  const metadata = metadataCondition("e.metadata", q.metadata);
+  return sql`select ${bucket} as b, coalesce(e.customer_id, e.external_customer_id) as who,
+      ${q.aggregation.value} as v
+    from kassa_event e
+    where e.organization_id = ${q.organizationId}
+      and e.timestamp >= ${q.start} and e.timestamp <= ${q.end}
+      and ${q.filter} and ${q.aggregation.where}
+      ${customers.length > 0 ? sql`and (${sql.join(customers, sql` or `)})` : sql``}
+      ${metadata ? sql`and ${metadata}` : sql``}`;
+}
+
+/** Aggregates the events of `events` grouped by `b`: directly, or per customer first. */
+function grouped(q: QuantitiesQuery, events: RawBuilder<unknown>) {
+  if (!q.customerAggregation)
+    return sql`select b, ${aggregateOver(q.aggregation.func, sql`v`)} as q from (${events}) ev group by b`;
+  return sql`select b, ${aggregateOver(q.customerAggregation, sql`q`)} as q from (
+      select b, who, ${aggregateOver(q.aggregation.func, sql`v`)} as q from (${events}) ev group by b, who
+    ) per_customer group by b`;
+}
+
+/**
+ * One quantity per bucket of the range (0 where no event), buckets truncated in the time
+ * zone; and the aggregate over the whole range (for the totals that are not a bucket sum).
+ */
+export async function meterQuantities(db: Db, q: QuantitiesQuery) {
+  const unit = sql.lit(q.interval);
+  const step = sql.lit(`1 ${q.interval}`);
+  const local = (t: RawBuilder<unknown>) => sql`date_trunc(${unit}, ${t} at time zone ${q.timezone})`;
+  const buckets = await sql<{ timestamp: Date; quantity: number }>`
+    with buckets as (
+      select g as b from generate_series(${local(sql`${q.start}::timestamptz`)},
+        ${local(sql`${q.end}::timestamptz`)}, ${step}::interval) g
+    ), per as (${grouped(q, quantityEvents(q, local(sql`e.timestamp`)))})
+    select (buckets.b at time zone ${q.timezone}) as timestamp, coalesce(per.q, 0)::float8 as quantity
+    from buckets left join per on per.b = buckets.b order by buckets.b`.execute(db);
+  const whole = await sql<{ q: number | null }>`
+    select q::float8 as q from (${grouped(q, quantityEvents(q, sql`1`))}) t`.execute(db);
+  return { buckets: buckets.rows, whole: whole.rows[0]?.q ?? 0 };
 }

@@ -2,8 +2,10 @@ import { z } from "@hono/zod-openapi";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
-import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
-import { FilterClause, Meter, MeterCreate, MeterUpdate } from "./schemas.js";
+import { BooleanQuery, DateTimeInput, IdParam } from "../../kit/api/schemas.js";
+import type { MeterHooks } from "./hooks.js";
+import { INTERVALS, meterQuantities } from "./quantities.js";
+import { FilterClause, Meter, MeterCreate, MeterQuantities, MeterUpdate } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "meters";
@@ -68,7 +70,30 @@ const update = route({
   responses: { 200: ok(Meter), ...errorResponses({ notFound: true }) },
 });
 
-export function registerMeterRoutes(app: V1App) {
+const AGGREGATION_FUNCTIONS = ["count", "sum", "max", "min", "avg", "unique"] as const;
+
+const quantities = route({
+  method: "get",
+  path: "/v1/meters/{id}/quantities",
+  tags: [TAG],
+  summary: "Get a meter's quantities over a period",
+  scope: "meters:read",
+  request: {
+    params: IdParam,
+    query: z.object({
+      start_timestamp: DateTimeInput,
+      end_timestamp: DateTimeInput,
+      interval: z.enum(INTERVALS),
+      timezone: z.string().default("UTC"),
+      customer_id: repeatable(z.string()),
+      external_customer_id: repeatable(z.string()),
+      customer_aggregation_function: z.enum(AGGREGATION_FUNCTIONS).optional(),
+    }),
+  },
+  responses: { 200: ok(MeterQuantities), ...errorResponses({ notFound: true }) },
+});
+
+export function registerMeterRoutes(app: V1App, hooks: MeterHooks = {}) {
   // The recursive Filter schema names FilterClause by reference; the component must exist.
   // A clone: the registry calls `.openapi` on what it registers, which the contracts' schemas
   // (plain zod, built before @hono/zod-openapi may have extended zod) need not have.
@@ -80,13 +105,17 @@ export function registerMeterRoutes(app: V1App) {
   app.openapi(get, async (c) =>
     c.json(await service.getMeter({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
+  app.openapi(quantities, async (c) => {
+    const input = { ...c.req.valid("query"), ...c.req.valid("param"), metadata: metadataFilter(c.req.url) };
+    return c.json(await meterQuantities({ ctx: c.var.ctx, input }), 200);
+  });
   app.openapi(create, async (c) =>
     c.json(await service.createMeter({ ctx: c.var.ctx, input: c.req.valid("json") }), 201),
   );
   app.openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     return c.json(
-      await service.updateMeter({ ctx: c.var.ctx, input: { id, patch: c.req.valid("json") } }),
+      await service.updateMeter({ ctx: c.var.ctx, input: { id, patch: c.req.valid("json") }, hooks }),
       200,
     );
   });

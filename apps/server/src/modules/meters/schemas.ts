@@ -12,6 +12,8 @@ export {
   Meter,
   MeterCreate,
   type MeterCreateInput,
+  MeterQuantities,
+  type MeterQuantitiesWire,
   MeterUpdate,
   type MeterUpdateInput,
   type MeterWire,

@@ -4,6 +4,7 @@ import type { Metadata } from "../../kit/api/metadata.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
 import { MeterNotFound } from "./errors.js";
+import type { MeterHooks } from "./hooks.js";
 import * as repo from "./repository.js";
 import type { MeterCreateInput, MeterUpdateInput, MeterWire } from "./schemas.js";
 
@@ -21,6 +22,7 @@ export function meterToWire(row: repo.MeterRow): MeterWire {
     aggregation: row.aggregation as MeterWire["aggregation"],
     organization_id: row.organization_id,
     archived_at: iso(row.archived_at),
+    hard_cap_units: row.hard_cap_units === null ? null : Number(row.hard_cap_units),
   };
 }
 
@@ -67,6 +69,7 @@ export async function createMeter({ ctx, input }: { ctx: Ctx; input: MeterCreate
       created_at: ctx.clock.now(),
       modified_at: null,
       archived_at: null,
+      hard_cap_units: input.hard_cap_units ?? null,
     }),
   );
   return meterToWire(row);
@@ -75,9 +78,11 @@ export async function createMeter({ ctx, input }: { ctx: Ctx; input: MeterCreate
 export async function updateMeter({
   ctx,
   input,
+  hooks,
 }: {
   ctx: Ctx;
   input: { id: string; patch: MeterUpdateInput };
+  hooks?: MeterHooks | undefined;
 }) {
   if (!isUuid(input.id)) throw new MeterNotFound();
   const p = input.patch;
@@ -95,9 +100,15 @@ export async function updateMeter({
       ...(p.metadata !== undefined ? { metadata: JSON.stringify(p.metadata) } : {}),
       ...(p.is_archived === true && !current.archived_at ? { archived_at: now } : {}),
       ...(p.is_archived === false ? { archived_at: null } : {}),
+      ...(p.hard_cap_units !== undefined ? { hard_cap_units: p.hard_cap_units } : {}),
       modified_at: now,
     });
     if (!row) throw new MeterNotFound();
+    const counting =
+      (p.filter && JSON.stringify(p.filter) !== JSON.stringify(current.filter)) ||
+      (p.aggregation && JSON.stringify(p.aggregation) !== JSON.stringify(current.aggregation)) ||
+      (p.is_archived === false && current.archived_at !== null);
+    if (counting && !row.archived_at) await hooks?.countingChanged?.(trx, ctx, row);
     return meterToWire(row);
   });
 }

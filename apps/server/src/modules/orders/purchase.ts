@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
-import { findProducts } from "../products/index.js";
+import { activePrices, findProducts } from "../products/index.js";
 import {
   addInterval,
   insertSubscription,
@@ -79,13 +79,23 @@ export async function recordPurchase(
   const trialEnd = product.recurring_interval ? (input.trialEnd ?? null) : null;
   if (product.recurring_interval) {
     const interval = product.recurring_interval as RecurringInterval;
+    // The price bought, and the product's metered prices in its currency: they bill the usage
+    // of each period at renewal (Polar's subscription keeps them all).
+    const metered = (await activePrices(trx, organizationId, [product.id]))
+      .filter(
+        (p) =>
+          p.amount_type === "metered_unit" &&
+          p.price_currency === input.currency &&
+          p.id !== input.productPriceId,
+      )
+      .map((p) => p.id);
     const count = product.recurring_interval_count ?? 1;
     subscription = await insertSubscription(trx, {
       id: randomUUID(),
       organization_id: organizationId,
       customer_id: input.customerId,
       product_id: product.id,
-      price_ids: JSON.stringify([input.productPriceId]),
+      price_ids: JSON.stringify([input.productPriceId, ...metered]),
       discount_id: input.discountId,
       checkout_id: input.checkoutId,
       status: trialEnd ? "trialing" : "active",

@@ -20,7 +20,7 @@ import {
 import { endScheduled } from "./cancel.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { mailRenewal } from "./mails.js";
-import { billEntries, quoteRenewal } from "./quote.js";
+import { billEntries, quoteRenewal, resetSubscriptionMeters } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
@@ -85,7 +85,9 @@ export async function cycleSubscription(
       // A discount is first applied by the first period it bills (after a trial: this one).
       discount_applied_at: discount ? (sub.discount_applied_at ?? start) : sub.discount_applied_at,
       // What each period costs from now on (prices after discount, before tax).
-      amount: q.lines.filter((l) => !l.entryId).reduce((sum, l) => sum + l.amount, 0) - discountAmount,
+      amount:
+        q.lines.filter((l) => !l.entryId && !l.metered).reduce((sum, l) => sum + l.amount, 0) -
+        discountAmount,
       modified_at: now,
     });
     const number = await nextInvoiceNumber(trx, org);
@@ -138,6 +140,8 @@ export async function cycleSubscription(
       })),
     );
     await billEntries(trx, sub, q, order.id, now);
+    // The usage just billed closes its period: the meters start the next one (Polar's reset).
+    await resetSubscriptionMeters(trx, sub, now);
     await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
     const [wire] = await orderWire(trx, org, [order]);
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Decimal } from "decimal.js";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
+import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import { firstOrderOf, latestOrderOf } from "../orders/index.js";
 import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -18,6 +21,8 @@ export interface QuoteLine {
   priceId: string | null;
   /** The billing entry it bills (marked billed with the order). */
   entryId: string | null;
+  /** A metered price's usage of the period that ended (not part of the subscription's amount). */
+  metered?: boolean;
 }
 
 /** An order as it would be made: its lines and amounts (Polar's order amounts). */
@@ -142,6 +147,39 @@ export function periodLine(
   };
 }
 
+async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
+  const usage = price.meter_id
+    ? await meterUsage(db, sub.organization_id, sub.customer_id, price.meter_id)
+    : { consumed: 0, credited: 0 };
+  // unit_amount × max(0, consumed − credited), rounded half away from zero, capped.
+  const { units, amount, capped } = meteredCharge(price, usage.consumed, usage.credited);
+  return {
+    label: `(${units} consumed units) × ${price.unit_amount ?? "0"}¢${capped ? " — capped" : ""}`,
+    amount,
+    proration: false,
+    priceId: price.id,
+    entryId: null,
+    metered: true,
+  };
+}
+
+/** Starts a new meter period for each metered price of the subscription (after its renewal billed it). */
+export async function resetSubscriptionMeters(
+  db: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  at: Date,
+) {
+  const prices = await findPrices(db, sub.organization_id, sub.price_ids);
+  for (const price of prices)
+    if (price.amount_type === "metered_unit" && price.meter_id)
+      await resetMeterPeriod(db, {
+        organizationId: sub.organization_id,
+        customerId: sub.customer_id,
+        meterId: price.meter_id,
+        at,
+      });
+}
+
 /** The order the subscription's next period would make (a renewal), as it stands now. */
 export async function quoteRenewal(
   deps: Pick<LifecycleDeps, "tax">,
@@ -156,7 +194,11 @@ export async function quoteRenewal(
   const prices = await findPrices(db, sub.organization_id, sub.price_ids);
   const priceLines: QuoteLine[] = [];
   for (const price of prices)
-    priceLines.push(periodLine(product, price, await priceAmount(db, sub, price), start, end));
+    priceLines.push(
+      price.amount_type === "metered_unit"
+        ? await meteredLine(db, sub, price)
+        : periodLine(product, price, await priceAmount(db, sub, price), start, end),
+    );
   return quote(deps, db, sub, {
     priceLines,
     entries: entries ?? (await pendingEntries(db, sub.id)),

@@ -1,6 +1,7 @@
 import type { AddressValue } from "../../db/schema.js";
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
+import { subscriptionMeters } from "../customer-meters/index.js";
 import { customerWire, findCustomersById } from "../customers/index.js";
 import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
@@ -128,7 +129,21 @@ export async function subscriptionWire(db: Db, organizationId: string, rows: rep
   ]);
   const customerById = new Map(customers.map((c) => [c.id, customerWire(c)]));
   const productById = new Map(products.map((p) => [p.id, p]));
-  return rows.flatMap((row) => {
+  const meters = await Promise.all(
+    rows.map((row) =>
+      subscriptionMeters(
+        db,
+        organizationId,
+        row.customer_id,
+        prices.flatMap((p) =>
+          p.amount_type === "metered_unit" && row.price_ids.includes(p.id)
+            ? [{ id: p.id, meter_id: p.meter_id, unit_amount: p.unit_amount, cap_amount: p.cap_amount }]
+            : [],
+        ),
+      ),
+    ),
+  );
+  return rows.flatMap((row, i) => {
     const customer = customerById.get(row.customer_id);
     const product = productById.get(row.product_id);
     if (!customer || !product) return [];
@@ -140,8 +155,8 @@ export async function subscriptionWire(db: Db, organizationId: string, rows: rep
         product,
         discount: row.discount_id ? (discounts.get(row.discount_id) ?? null) : null,
         prices: row.price_ids.flatMap((id) => prices.filter((p) => p.id === id)),
-        // Metered prices are not sold yet: no meter is attached to a subscription.
-        meters: [] as unknown[],
+        // Each metered price: the customer's current period on its meter and what it costs now.
+        meters: meters[i] ?? [],
         pending_update: null,
       },
     ];

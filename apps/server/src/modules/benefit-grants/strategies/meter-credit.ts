@@ -1,16 +1,24 @@
+import { creditMeter as creditCustomerMeter } from "../../customer-meters/index.js";
 import type { BenefitStrategy, StrategyInput } from "./strategy.js";
 
 /**
- * Credits `units` to the customer's meter (negative: takes a credit back).
- *
- * TODO(metering): the one call site of the metering module's credit operation. Until it lands
- * the credit is only recorded on the grant (`last_credited_*`), which is what the customer
- * meter will read; replace the body with the metering module's `creditMeter` from its index.
+ * Credits `units` to the customer's meter (negative: takes a credit back) through the
+ * customer-meters module, with its ledger entry, in the grant's transaction.
  */
 async function creditMeter(
-  _input: StrategyInput,
-  _credit: { meterId: string; units: number; rollover: boolean },
-): Promise<void> {}
+  input: StrategyInput,
+  credit: { meterId: string; units: number; rollover: boolean },
+): Promise<void> {
+  await creditCustomerMeter(input.trx, {
+    organizationId: input.organizationId,
+    customerId: input.customerId,
+    meterId: credit.meterId,
+    units: credit.units,
+    rollover: credit.rollover,
+    reason: credit.units < 0 ? `benefit ${input.benefit.id} revoked` : `benefit ${input.benefit.id}`,
+    at: input.now,
+  });
+}
 
 function credited(input: StrategyInput) {
   const meterId = String(input.benefit.properties.meter_id);

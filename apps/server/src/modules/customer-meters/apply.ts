@@ -1,0 +1,157 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../../kit/context.js";
+import {
+  type AggregationValue,
+  aggregationSql,
+  type FilterValue,
+  filterSql,
+  type MeterRow,
+} from "../meters/index.js";
+
+/**
+ * Running totals: folds a set of events into the customers' rows of the organization's meters
+ * in one statement (two when a meter is `unique`), never by reading the events back into
+ * JavaScript.
+ *
+ * `source` is a subquery yielding events with the columns of `kassa_event` and the customer
+ * they count for as `customer_id` (resolved: ingested for a customer, or claimed through an
+ * external id); it is read once (a materialized CTE) for all the meters. `inPeriod` keeps only
+ * events ingested since the row's period started (needed when folding old events: claims and
+ * recomputes; an ingest's new events are always in it).
+ */
+export interface ApplyInput {
+  organizationId: string;
+  meters: MeterRow[];
+  source: RawBuilder<unknown>;
+  inPeriod: boolean;
+  now: Date;
+}
+
+const ROW = sql.ref("kassa_customer_meter");
+
+/** What the consumed units are, from the aggregate's value and count. */
+function consumedOf(func: AggregationValue["func"], count: RawBuilder<unknown>, value: RawBuilder<unknown>) {
+  switch (func) {
+    case "count":
+    case "unique":
+      return sql`(${count})::numeric`;
+    case "avg":
+      return sql`(case when ${count} > 0 then ${value} / ${count} else 0 end)`;
+    default:
+      return sql`coalesce(${value}, 0)`;
+  }
+}
+
+function combine(func: AggregationValue["func"], old: RawBuilder<unknown>, add: RawBuilder<unknown>) {
+  switch (func) {
+    case "max":
+      return sql`greatest(${old}, ${add})`;
+    case "min":
+      return sql`least(${old}, ${add})`;
+    case "sum":
+    case "avg":
+      return sql`(coalesce(${old}, 0) + coalesce(${add}, 0))`;
+    default:
+      return sql`null::numeric`;
+  }
+}
+
+/** The meter's matching events (from the `src` CTE) with the value its aggregation reads. */
+function matching(input: ApplyInput, meter: MeterRow) {
+  const agg = aggregationSql("e", meter.aggregation as AggregationValue);
+  const filter = filterSql("e", meter.filter as FilterValue);
+  const period = input.inPeriod
+    ? sql`and e.ingested_at >= coalesce((select cm.period_start from kassa_customer_meter cm
+        where cm.organization_id = ${input.organizationId} and cm.customer_id = e.customer_id
+          and cm.meter_id = ${meter.id}), '-infinity'::timestamptz)`
+    : sql``;
+  return {
+    agg,
+    rows: sql`select e.customer_id, ${agg.value} as v from src e
+      where e.customer_id is not null and ${filter} and ${agg.where} ${period}`,
+  };
+}
+
+/** count / sum / max / min / avg: one upsert adding the events' aggregate to each customer's row. */
+function upsert(input: ApplyInput, meter: MeterRow) {
+  const { agg, rows } = matching(input, meter);
+  const { organizationId: org, now } = input;
+  if (agg.func === "unique")
+    // The rows must exist before the values can name them (the second statement).
+    return sql`insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, created_at, modified_at)
+      select gen_random_uuid()::text, ${org}, m.customer_id, ${meter.id}, ${now}, ${now}
+      from (select distinct customer_id from (${rows}) r) m order by m.customer_id
+      on conflict (organization_id, customer_id, meter_id) do nothing`;
+  const value =
+    agg.func === "count" ? sql`null::numeric` : sql`${sql.raw(agg.func === "avg" ? "sum" : agg.func)}(r.v)`;
+  const total = sql`(${ROW}.agg_count + excluded.agg_count)`;
+  const combined = combine(agg.func, sql`${ROW}.agg_value`, sql.ref("excluded.agg_value"));
+  return sql`insert into kassa_customer_meter
+      (id, organization_id, customer_id, meter_id, agg_value, agg_count, consumed, created_at, modified_at)
+    select gen_random_uuid()::text, ${org}, s.customer_id, ${meter.id}, s.val, s.n,
+      ${consumedOf(agg.func, sql`s.n`, sql`s.val`)}, ${now}, ${now}
+    from (select r.customer_id, count(*) as n, ${value} as val from (${rows}) r
+      group by r.customer_id) s
+    order by s.customer_id
+    on conflict (organization_id, customer_id, meter_id) do update set
+      agg_count = ${total},
+      agg_value = ${combined},
+      consumed = ${consumedOf(agg.func, total, combined)} + ${ROW}.recorded,
+      modified_at = excluded.modified_at`;
+}
+
+export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
+  if (input.meters.length === 0) return;
+  const source = sql`src as materialized (${input.source})`;
+  // Each meter's upsert touches its own rows, so they can share one statement.
+  const upserts = input.meters.map((meter, i) => sql`${sql.raw(`m${i}`)} as (${upsert(input, meter)})`);
+  await sql`with ${sql.join([source, ...upserts])} select 1`.execute(db);
+  const uniques = input.meters.filter((m) => (m.aggregation as AggregationValue).func === "unique");
+  if (uniques.length === 0) return;
+  // unique: the values new to each row are inserted, and each row's count grows by them.
+  const steps = uniques.flatMap((meter, i) => {
+    const { rows } = matching(input, meter);
+    return [
+      sql`${sql.raw(`f${i}`)} as (insert into kassa_customer_meter_value (customer_meter_id, value)
+        select distinct cm.id, r.v from (${rows}) r
+        join kassa_customer_meter cm on cm.organization_id = ${input.organizationId}
+          and cm.customer_id = r.customer_id and cm.meter_id = ${meter.id}
+        on conflict do nothing
+        returning customer_meter_id)`,
+    ];
+  });
+  const fresh = sql.join(
+    uniques.map((_, i) => sql`select customer_meter_id from ${sql.raw(`f${i}`)}`),
+    sql` union all `,
+  );
+  await sql`with ${sql.join([source, ...steps])},
+      added as (select customer_meter_id, count(*) as n from (${fresh}) x group by customer_meter_id)
+    update kassa_customer_meter m set agg_count = m.agg_count + added.n,
+      consumed = m.agg_count + added.n + m.recorded, modified_at = ${input.now}
+    from added where m.id = added.customer_meter_id`.execute(db);
+}
+
+/** Events just ingested (by id): they carry their customer when it was known at ingest. */
+export function ingestedEvents(organizationId: string, ids: string[]): RawBuilder<unknown> {
+  return sql`select * from kassa_event where organization_id = ${organizationId} and id in (${sql.join(ids)})`;
+}
+
+/** Events ingested for an external id before the customer had it, counted for that customer. */
+export function orphanEvents(
+  organizationId: string,
+  customerId: string,
+  externalId: string,
+): RawBuilder<unknown> {
+  return sql`select o.id, ${customerId}::text as customer_id, o.name, o.source, o.timestamp, o.ingested_at, o.metadata
+    from kassa_event o where o.organization_id = ${organizationId} and o.customer_id is null
+      and o.external_customer_id = ${externalId}`;
+}
+
+/** Every event of the organization, with the customers that claimed their external ids. */
+export function allEvents(organizationId: string): RawBuilder<unknown> {
+  return sql`select o.id, coalesce(o.customer_id, cl.customer_id) as customer_id, o.name, o.source, o.timestamp,
+      o.ingested_at, o.metadata
+    from kassa_event o left join kassa_customer_meter_claim cl on o.customer_id is null
+      and cl.organization_id = o.organization_id and cl.external_id = o.external_customer_id
+    where o.organization_id = ${organizationId}`;
+}

@@ -1,0 +1,88 @@
+import { Decimal } from "decimal.js";
+import { iso } from "../../kit/api/schemas.js";
+import type { Db } from "../../kit/context.js";
+import { findMeters, type MeterRow, meterToWire } from "../meters/index.js";
+import * as repo from "./repository.js";
+
+/** What a metered price needs to charge usage. */
+export interface MeteredPrice {
+  id: string;
+  meter_id: string | null;
+  unit_amount: string | null;
+  cap_amount: number | null;
+}
+
+/**
+ * A metered price's charge: `unit_amount × max(0, consumed − credited)` in exact decimals,
+ * rounded once to the cent half away from zero (Polar's `polar_round`), capped at `cap_amount`.
+ */
+export function meteredCharge(
+  price: Pick<MeteredPrice, "unit_amount" | "cap_amount">,
+  consumed: number,
+  credited: number,
+) {
+  const units = Decimal.max(0, new Decimal(consumed).minus(credited));
+  const raw = new Decimal(price.unit_amount ?? 0)
+    .times(units)
+    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
+    .toNumber();
+  const amount = price.cap_amount !== null ? Math.min(raw, price.cap_amount) : raw;
+  return { units: units.toNumber(), amount, capped: amount < raw };
+}
+
+/**
+ * A subscription's `meters` (Polar's `SubscriptionMeter`): for each metered price, the
+ * customer's current period on its meter and what it would cost now.
+ */
+export async function subscriptionMeters(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  prices: MeteredPrice[],
+) {
+  const metered = prices.filter((p): p is MeteredPrice & { meter_id: string } => p.meter_id !== null);
+  if (metered.length === 0) return [];
+  const [rows, meters] = await Promise.all([
+    repo.numbersOfCustomer(db, organizationId, customerId),
+    findMeters(db, organizationId, [...new Set(metered.map((p) => p.meter_id))]),
+  ]);
+  const byMeter = new Map(rows.map((r) => [r.meter_id, r]));
+  const meterById = new Map(meters.map((m) => [m.id, m]));
+  return metered.flatMap((price) => {
+    const meter = meterById.get(price.meter_id) as MeterRow | undefined;
+    if (!meter) return [];
+    const n = byMeter.get(price.meter_id);
+    const consumed = n?.consumed ?? 0;
+    const credited = n?.credited ?? 0;
+    return [
+      {
+        created_at: iso(n?.created_at ?? meter.created_at),
+        modified_at: iso(n?.modified_at ?? null),
+        id: n?.id ?? price.id,
+        consumed_units: consumed,
+        credited_units: credited,
+        amount: meteredCharge(price, consumed, credited).amount,
+        meter_id: price.meter_id,
+        meter: meterToWire(meter),
+      },
+    ];
+  });
+}
+
+/** The customer state's subscription `meters` (no embedded meter): from the subscription's price ids. */
+export async function stateSubscriptionMeters(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  priceIds: string[],
+) {
+  if (priceIds.length < 2) return [];
+  const prices = await db
+    .selectFrom("kassa_product_price")
+    .select(["id", "meter_id", "unit_amount", "cap_amount"])
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", priceIds)
+    .where("amount_type", "=", "metered_unit")
+    .execute();
+  return (await subscriptionMeters(db, organizationId, customerId, prices)).map(({ meter: _, ...m }) => m);
+}

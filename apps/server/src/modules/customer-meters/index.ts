@@ -1,0 +1,15 @@
+export { type MeteredPrice, meteredCharge, stateSubscriptionMeters, subscriptionMeters } from "./charge.js";
+export { CustomerMeterNotFound } from "./errors.js";
+export { registerCustomerMeterRoutes } from "./routes.js";
+export {
+  activeMeters,
+  applyIngestedEvents,
+  type CreditInput,
+  type CustomerToWire,
+  creditMeter,
+  customerMeterLedger,
+  customerPortalMeters,
+  meterUsage,
+  recomputeMeterTotals,
+  resetMeterPeriod,
+} from "./service.js";

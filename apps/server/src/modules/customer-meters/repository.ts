@@ -1,0 +1,241 @@
+import { randomUUID } from "node:crypto";
+import { type RawBuilder, sql } from "kysely";
+import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
+import type { Db } from "../../kit/context.js";
+import { listAllMeters, type MeterRow } from "../meters/index.js";
+import { allEvents, applyEvents, orphanEvents } from "./apply.js";
+
+/** A customer meter's numbers as read (numeric columns cast to float in SQL). */
+export interface CustomerMeterNumbers {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  meter_id: string;
+  period: number;
+  period_start: Date | null;
+  created_at: Date;
+  modified_at: Date | null;
+  consumed: number;
+  recorded: number;
+  credited: number;
+  rollover_credited: number;
+}
+
+const NUMBERS = sql`cm.id, cm.organization_id, cm.customer_id, cm.meter_id, cm.period, cm.period_start,
+  cm.created_at, cm.modified_at, cm.consumed::float8 as consumed, cm.recorded::float8 as recorded,
+  cm.credited::float8 as credited, cm.rollover_credited::float8 as rollover_credited`;
+
+/**
+ * Claims for customers the events ingested for their external id before they had it (Polar
+ * counts them for the customer once it exists): resolved at read time, the first time a read
+ * or an ingest touches the customer; each (customer, external id) is claimed once, and its
+ * old events folded into the customer's totals. `customerIds` limits it to those customers
+ * (one indexed probe each); without it every orphan external id of the organization is looked at.
+ */
+export async function claimOrphanEvents(db: Db, organizationId: string, now: Date, customerIds?: string[]) {
+  if (customerIds && customerIds.length === 0) return;
+  const candidates = customerIds
+    ? sql`select c.id, c.external_id from kassa_customer c
+        where c.organization_id = ${organizationId} and c.id in (${sql.join(customerIds)})
+          and c.external_id is not null and c.deleted_at is null
+          and exists (select 1 from kassa_event e where e.organization_id = c.organization_id
+            and e.customer_id is null and e.external_customer_id = c.external_id)`
+    : sql`select c.id, c.external_id from kassa_customer c
+        where c.organization_id = ${organizationId} and c.deleted_at is null and c.external_id in
+          (select distinct e.external_customer_id from kassa_event e
+            where e.organization_id = ${organizationId} and e.customer_id is null)`;
+  const claimed = await sql<{ customer_id: string; external_id: string }>`
+    insert into kassa_customer_meter_claim (organization_id, customer_id, external_id, claimed_at)
+    select ${organizationId}, k.id, k.external_id, ${now} from (${candidates}) k
+    on conflict do nothing
+    returning customer_id, external_id`.execute(db);
+  if (claimed.rows.length === 0) return;
+  const meters = await listAllMeters(db, organizationId);
+  for (const c of claimed.rows)
+    await applyEvents(db, {
+      organizationId,
+      meters,
+      source: orphanEvents(organizationId, c.customer_id, c.external_id),
+      inPeriod: true,
+      now,
+    });
+}
+
+/** A meter now counts differently: its totals are recomputed from the events of each row's period. */
+export async function recomputeMeter(db: Db, organizationId: string, meter: MeterRow, now: Date) {
+  await sql`delete from kassa_customer_meter_value where customer_meter_id in
+    (select id from kassa_customer_meter where organization_id = ${organizationId} and meter_id = ${meter.id})`.execute(
+    db,
+  );
+  await db
+    .updateTable("kassa_customer_meter")
+    .set({ agg_value: null, agg_count: 0, consumed: sql`recorded`, modified_at: now })
+    .where("organization_id", "=", organizationId)
+    .where("meter_id", "=", meter.id)
+    .execute();
+  await applyEvents(db, {
+    organizationId,
+    meters: [meter],
+    source: allEvents(organizationId),
+    inPeriod: true,
+    now,
+  });
+}
+
+export function findNumbers(db: Db, organizationId: string, id: string) {
+  return sql<CustomerMeterNumbers>`select ${NUMBERS} from kassa_customer_meter cm
+    where cm.organization_id = ${organizationId} and cm.id = ${id}`
+    .execute(db)
+    .then((r) => r.rows[0]);
+}
+
+export function findNumbersFor(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  meterId: string,
+  lock = false,
+) {
+  return sql<CustomerMeterNumbers>`select ${NUMBERS} from kassa_customer_meter cm
+    where cm.organization_id = ${organizationId} and cm.customer_id = ${customerId} and cm.meter_id = ${meterId}
+    ${lock ? sql`for update` : sql``}`
+    .execute(db)
+    .then((r) => r.rows[0]);
+}
+
+/** The row of (customer, meter), created empty if none yet (a credit or a record may come first). */
+export async function ensureRow(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  meterId: string,
+  now: Date,
+) {
+  await db
+    .insertInto("kassa_customer_meter")
+    .values({
+      id: randomUUID(),
+      organization_id: organizationId,
+      customer_id: customerId,
+      meter_id: meterId,
+      created_at: now,
+      modified_at: now,
+    })
+    .onConflict((oc) => oc.columns(["organization_id", "customer_id", "meter_id"]).doNothing())
+    .execute();
+}
+
+export interface CustomerMeterFilters {
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  meterIds?: string[] | undefined;
+}
+
+export type CustomerMeterSortField =
+  | "created_at"
+  | "modified_at"
+  | "consumed_units"
+  | "credited_units"
+  | "balance";
+
+const SORT_COLUMNS: Record<CustomerMeterSortField, RawBuilder<unknown>> = {
+  created_at: sql`cm.created_at`,
+  modified_at: sql`cm.modified_at`,
+  consumed_units: sql`cm.consumed`,
+  credited_units: sql`cm.credited`,
+  balance: sql`(cm.credited - cm.consumed)`,
+};
+
+export async function listNumbers(
+  db: Db,
+  organizationId: string,
+  filters: CustomerMeterFilters,
+  page: Page,
+  sorting: Sort<CustomerMeterSortField>[],
+): Promise<{ rows: CustomerMeterNumbers[]; total: number }> {
+  const where: RawBuilder<unknown>[] = [sql`cm.organization_id = ${organizationId}`];
+  if (filters.customerIds?.length) where.push(sql`cm.customer_id in (${sql.join(filters.customerIds)})`);
+  if (filters.meterIds?.length) where.push(sql`cm.meter_id in (${sql.join(filters.meterIds)})`);
+  if (filters.externalCustomerIds?.length)
+    where.push(sql`cm.customer_id in (select c.id from kassa_customer c where c.organization_id = ${organizationId}
+      and c.external_id in (${sql.join(filters.externalCustomerIds)}))`);
+  const order = sorting
+    .filter((s) => s.field in SORT_COLUMNS)
+    .map((s) => sql`${SORT_COLUMNS[s.field]} ${sql.raw(s.direction)}`);
+  const rows = await sql<CustomerMeterNumbers & { total: string }>`
+    select ${NUMBERS}, count(*) over () as total from kassa_customer_meter cm
+    where ${sql.join(where, sql` and `)}
+    order by ${sql.join([...order, sql`cm.id`])}
+    limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
+  const first = rows.rows[0];
+  const total = first
+    ? Number(first.total)
+    : Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from kassa_customer_meter cm
+            where ${sql.join(where, sql` and `)}`.execute(db)
+        ).rows[0]?.n ?? 0,
+      );
+  return { rows: rows.rows.map(({ total: _, ...r }) => r), total };
+}
+
+/** A customer's meters (the customer state's `active_meters`, the portal's list). */
+export function numbersOfCustomer(db: Db, organizationId: string, customerId: string) {
+  return sql<CustomerMeterNumbers>`select ${NUMBERS} from kassa_customer_meter cm
+    where cm.organization_id = ${organizationId} and cm.customer_id = ${customerId}
+    order by cm.created_at, cm.id`
+    .execute(db)
+    .then((r) => r.rows);
+}
+
+export interface LedgerEntryRow {
+  id: string;
+  customer_meter_id: string;
+  period: number;
+  kind: string;
+  units: number;
+  reason: string | null;
+  grant_id: string | null;
+  created_at: Date;
+}
+
+export function insertLedgerEntries(db: Db, organizationId: string, entries: Omit<LedgerEntryRow, "id">[]) {
+  if (entries.length === 0) return Promise.resolve();
+  return db
+    .insertInto("kassa_meter_ledger")
+    .values(entries.map((e) => ({ ...e, id: randomUUID(), organization_id: organizationId })))
+    .execute();
+}
+
+export function ledgerEntries(db: Db, organizationId: string, customerMeterId: string) {
+  return sql<LedgerEntryRow>`select id, customer_meter_id, period, kind, units::float8 as units, reason, grant_id,
+      created_at from kassa_meter_ledger
+    where organization_id = ${organizationId} and customer_meter_id = ${customerMeterId} order by seq`
+    .execute(db)
+    .then((r) => r.rows);
+}
+
+export function updateBalance(
+  db: Db,
+  id: string,
+  set: { credited: number; rollover_credited: number; now: Date },
+) {
+  return db
+    .updateTable("kassa_customer_meter")
+    .set({ credited: set.credited, rollover_credited: set.rollover_credited, modified_at: set.now })
+    .where("id", "=", id)
+    .execute();
+}
+
+export function addRecorded(db: Db, id: string, units: number, now: Date) {
+  return sql`update kassa_customer_meter set recorded = recorded + ${units}, consumed = consumed + ${units},
+    modified_at = ${now} where id = ${id}`.execute(db);
+}
+
+/** Starts the next period: usage and values back to zero, credits to what rolled over. */
+export async function startPeriod(db: Db, id: string, rollover: number, now: Date) {
+  await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
+  await sql`update kassa_customer_meter set period = period + 1, period_start = ${now}, agg_value = null,
+    agg_count = 0, recorded = 0, consumed = 0, credited = ${rollover}, rollover_credited = ${rollover},
+    modified_at = ${now} where id = ${id}`.execute(db);
+}

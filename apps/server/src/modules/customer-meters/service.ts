@@ -1,0 +1,426 @@
+import type { Selectable, Transaction } from "kysely";
+import type { CustomerTable, KassaDatabase } from "../../db/schema.js";
+import { RequestValidationError } from "../../kit/api/errors.js";
+import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { iso, isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import { findMeter, findMeters, listAllMeters, type MeterRow, meterToWire } from "../meters/index.js";
+import { applyEvents, ingestedEvents } from "./apply.js";
+import { CustomerMeterNotFound } from "./errors.js";
+import * as repo from "./repository.js";
+import type {
+  CustomerCustomerMeterWire,
+  CustomerMeterCheckInput,
+  CustomerMeterCheckResultWire,
+  CustomerMeterWire,
+  CustomerStateMeterWire,
+  CustomerWire,
+  MeterLedgerEntryWire,
+} from "./schemas.js";
+
+type Trx = Transaction<KassaDatabase>;
+export type CustomerRow = Selectable<CustomerTable>;
+
+/**
+ * How a customer is put on the wire. The customers module owns it, and imports this module
+ * (the customer state's meters), so the composition root hands it in.
+ */
+export type CustomerToWire = (row: CustomerRow) => CustomerWire;
+
+const numbers = (n: repo.CustomerMeterNumbers) => ({
+  consumed_units: n.consumed,
+  credited_units: n.credited,
+  balance: n.credited - n.consumed,
+});
+
+function stateMeter(n: repo.CustomerMeterNumbers): CustomerStateMeterWire {
+  return {
+    id: n.id,
+    created_at: iso(n.created_at),
+    modified_at: iso(n.modified_at),
+    meter_id: n.meter_id,
+    ...numbers(n),
+  };
+}
+
+function customersById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([] as CustomerRow[]);
+  return db
+    .selectFrom("kassa_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+}
+
+async function toWire(
+  db: Db,
+  organizationId: string,
+  rows: repo.CustomerMeterNumbers[],
+  customerWire: CustomerToWire,
+): Promise<CustomerMeterWire[]> {
+  const [customers, meters] = await Promise.all([
+    customersById(
+      db,
+      organizationId,
+      rows.map((r) => r.customer_id),
+    ),
+    findMeters(db, organizationId, [...new Set(rows.map((r) => r.meter_id))]),
+  ]);
+  const customer = new Map(customers.map((c) => [c.id, c]));
+  const meter = new Map(meters.map((m) => [m.id, m]));
+  return rows.map((n) => ({
+    id: n.id,
+    created_at: iso(n.created_at),
+    modified_at: iso(n.modified_at),
+    customer_id: n.customer_id,
+    meter_id: n.meter_id,
+    ...numbers(n),
+    customer: customerWire(customer.get(n.customer_id) as CustomerRow),
+    meter: meterToWire(meter.get(n.meter_id) as MeterRow),
+  }));
+}
+
+export async function listCustomerMeters({
+  ctx,
+  input,
+  customerWire,
+}: {
+  ctx: Ctx;
+  input: Page & {
+    customer_id?: string[] | undefined;
+    external_customer_id?: string[] | undefined;
+    meter_id?: string[] | undefined;
+    sorting?: string[] | undefined;
+  };
+  customerWire: CustomerToWire;
+}) {
+  await inTransaction(ctx, (trx) =>
+    repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), input.customer_id?.filter(isUuid)),
+  );
+  const { rows, total } = await repo.listNumbers(
+    ctx.db,
+    ctx.organizationId,
+    {
+      customerIds: input.customer_id,
+      externalCustomerIds: input.external_customer_id,
+      meterIds: input.meter_id,
+    },
+    input,
+    parseSorting<repo.CustomerMeterSortField>(input.sorting),
+  );
+  return listResult(await toWire(ctx.db, ctx.organizationId, rows, customerWire), total, input);
+}
+
+export async function getCustomerMeter({
+  ctx,
+  input,
+  customerWire,
+}: {
+  ctx: Ctx;
+  input: { id: string };
+  customerWire: CustomerToWire;
+}) {
+  const found = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
+  if (!found) throw new CustomerMeterNotFound();
+  await inTransaction(ctx, (trx) =>
+    repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
+  );
+  const row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+  const [wire] = await toWire(ctx.db, ctx.organizationId, [row], customerWire);
+  return wire as CustomerMeterWire;
+}
+
+/** The customer state's `active_meters`: one indexed read of the customer's rows. */
+export async function activeMeters(db: Db, organizationId: string, customerId: string) {
+  return (await repo.numbersOfCustomer(db, organizationId, customerId)).map(stateMeter);
+}
+
+/** The portal's meters of the signed-in customer (`/v1/customer-portal/meters/`). */
+export async function customerPortalMeters(
+  ctx: Ctx,
+  customerId: string,
+  input: Page & { meter_id?: string[] | undefined },
+): Promise<{ items: CustomerCustomerMeterWire[]; total: number }> {
+  await inTransaction(ctx, (trx) =>
+    repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [customerId]),
+  );
+  let rows = await repo.numbersOfCustomer(ctx.db, ctx.organizationId, customerId);
+  if (input.meter_id?.length) rows = rows.filter((r) => input.meter_id?.includes(r.meter_id));
+  const total = rows.length;
+  rows = rows.slice((input.page - 1) * input.limit, input.page * input.limit);
+  const meters = new Map(
+    (await findMeters(ctx.db, ctx.organizationId, [...new Set(rows.map((r) => r.meter_id))])).map((m) => [
+      m.id,
+      m,
+    ]),
+  );
+  const items = rows.map((n) => {
+    const m = meters.get(n.meter_id) as MeterRow;
+    return {
+      id: n.id,
+      created_at: iso(n.created_at),
+      modified_at: iso(n.modified_at),
+      customer_id: n.customer_id,
+      meter_id: n.meter_id,
+      ...numbers(n),
+      meter: { id: m.id, created_at: iso(m.created_at), modified_at: iso(m.modified_at), name: m.name },
+    };
+  });
+  return { items, total };
+}
+
+/**
+ * The ledger of one customer meter: every entry, then the current period's usage so far (an
+ * open entry). Their sum is the balance. `customerId` scopes it to a customer (the portal).
+ */
+export async function customerMeterLedger(
+  ctx: Ctx,
+  input: { id: string; customerId?: string | undefined },
+): Promise<{ items: MeterLedgerEntryWire[]; balance: number }> {
+  const n = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
+  if (!n || (input.customerId !== undefined && n.customer_id !== input.customerId))
+    throw new CustomerMeterNotFound();
+  const entries = await repo.ledgerEntries(ctx.db, ctx.organizationId, n.id);
+  const items: MeterLedgerEntryWire[] = entries.map((e) => ({
+    id: e.id,
+    created_at: iso(e.created_at),
+    customer_meter_id: e.customer_meter_id,
+    period: e.period,
+    kind: e.kind as MeterLedgerEntryWire["kind"],
+    units: e.units,
+    reason: e.reason,
+    grant_id: e.grant_id,
+    open: false,
+  }));
+  items.push({
+    id: `${n.id}:${n.period}`,
+    created_at: iso(n.period_start ?? n.created_at),
+    customer_meter_id: n.id,
+    period: n.period,
+    kind: "usage",
+    units: -(n.consumed - n.recorded),
+    reason: "Usage of the current period so far",
+    grant_id: null,
+    open: true,
+  });
+  return { items, balance: n.credited - n.consumed };
+}
+
+/**
+ * Folds an ingest's new events into the running totals, in the ingest's transaction: first
+ * the customers it touches claim their older orphan events, then one statement for every meter
+ * (two with `unique` meters).
+ */
+export async function applyIngestedEvents(
+  trx: Trx,
+  input: { organizationId: string; eventIds: string[]; customerIds: string[]; now: Date },
+) {
+  if (input.eventIds.length === 0) return;
+  await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
+  if (input.customerIds.length === 0) return;
+  await applyEvents(trx, {
+    organizationId: input.organizationId,
+    meters: await listAllMeters(trx, input.organizationId),
+    source: ingestedEvents(input.organizationId, input.eventIds),
+    inPeriod: false,
+    now: input.now,
+  });
+}
+
+/** The meter hook: its filter or aggregation changed, its totals are recomputed from the events. */
+export function recomputeMeterTotals(trx: Trx, ctx: Ctx, meter: MeterRow) {
+  return repo.recomputeMeter(trx, ctx.organizationId, meter, ctx.clock.now());
+}
+
+export interface CreditInput {
+  organizationId: string;
+  customerId: string;
+  meterId: string;
+  /** Whole units; negative to take credits back (floored at 0, as Polar's credited units). */
+  units: number;
+  /** Whether what is left of this credit at the period's end rolls over to the next one. */
+  rollover: boolean;
+  reason: string;
+  grantId?: string | undefined;
+  /** When it happens: pass the organization's clock (`ctx.clock.now()`); the real time if absent. */
+  at?: Date | undefined;
+}
+
+/**
+ * Credits units to a customer's meter (the `meter_credit` benefit calls this when granted and
+ * at each renewal), in the caller's transaction, with its ledger entry. Returns the applied
+ * change (a negative credit stops at 0) and the new balance.
+ */
+export async function creditMeter(trx: Trx, input: CreditInput) {
+  if (!Number.isInteger(input.units)) throw new RangeError("Credited units are whole numbers");
+  const now = input.at ?? new Date();
+  await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
+  const n = (await repo.findNumbersFor(
+    trx,
+    input.organizationId,
+    input.customerId,
+    input.meterId,
+    true,
+  )) as repo.CustomerMeterNumbers;
+  const applied = Math.max(input.units, -n.credited);
+  const credited = n.credited + applied;
+  const rolloverCredited = input.rollover
+    ? Math.max(0, n.rollover_credited + applied)
+    : Math.min(n.rollover_credited, credited);
+  await repo.updateBalance(trx, n.id, { credited, rollover_credited: rolloverCredited, now });
+  await repo.insertLedgerEntries(trx, input.organizationId, [
+    {
+      customer_meter_id: n.id,
+      period: n.period,
+      kind: applied >= 0 ? "credit" : "correction",
+      units: applied,
+      reason: input.reason,
+      grant_id: input.grantId ?? null,
+      created_at: now,
+    },
+  ]);
+  return { customerMeterId: n.id, applied, credited, consumed: n.consumed, balance: credited - n.consumed };
+}
+
+/**
+ * Closes a customer meter's period (the renewal calls it; Polar's `meter.reset`): the usage of
+ * the period becomes an entry, unused credits expire except the rollover
+ * (`max(0, min(floor(balance), rollover credits))`, Polar's rule), an overage is settled (it is
+ * billed by the renewal), and the next period starts with the rollover as its credit.
+ */
+export async function resetMeterPeriod(
+  trx: Trx,
+  input: { organizationId: string; customerId: string; meterId: string; at?: Date | undefined },
+) {
+  const now = input.at ?? new Date();
+  const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
+  if (!n) return undefined;
+  const balance = n.credited - n.consumed;
+  const rollover = Math.max(0, Math.min(Math.floor(balance), n.rollover_credited));
+  const entry = (period: number, kind: string, units: number, reason: string) => ({
+    customer_meter_id: n.id,
+    period,
+    kind,
+    units,
+    reason,
+    grant_id: null,
+    created_at: now,
+  });
+  const entries = [];
+  const usage = n.consumed - n.recorded;
+  if (usage !== 0) entries.push(entry(n.period, "usage", -usage, "Usage of the period"));
+  if (balance - rollover > 0)
+    entries.push(entry(n.period, "expiry", -(balance - rollover), "Unused credits expired"));
+  if (balance < 0)
+    entries.push(entry(n.period, "settlement", -balance, "Overage billed at the period's end"));
+  if (rollover > 0) {
+    entries.push(entry(n.period, "rollover", -rollover, "Rolled over to the next period"));
+    entries.push(entry(n.period + 1, "rollover", rollover, "Rolled over from the previous period"));
+  }
+  await repo.insertLedgerEntries(trx, input.organizationId, entries);
+  await repo.startPeriod(trx, n.id, rollover, now);
+  return { customerMeterId: n.id, consumed: n.consumed, credited: n.credited, rollover };
+}
+
+/**
+ * Check before use (Kassa's own): may the customer consume `units` more of the meter now, i.e.
+ * does `consumed + units` stay within its credits plus the meter's `hard_cap_units` (the units
+ * it may use beyond its credits in a period; none when unset)? With `record`, the units are
+ * recorded as usage in the same transaction, under the row's lock, so parallel callers never
+ * take the same units twice. Costs one indexed read (plus the lock and one update to record).
+ */
+export async function checkUsage({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: CustomerMeterCheckInput;
+}): Promise<CustomerMeterCheckResultWire> {
+  const now = ctx.clock.now();
+  const customer = await findCustomer(ctx, input);
+  const meter = isUuid(input.meter_id)
+    ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
+    : undefined;
+  if (!meter)
+    throw RequestValidationError.field(["body", "meter_id"], "Meter does not exist.", input.meter_id);
+  const func = (meter.aggregation as { func: string }).func;
+  if (input.record && func !== "count" && func !== "sum")
+    throw RequestValidationError.field(
+      ["body", "record"],
+      "Only count and sum meters can record usage; ingest an event instead.",
+      input.record,
+    );
+  return inTransaction(ctx, async (trx) => {
+    await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
+    if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meter.id, now);
+    const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
+    const consumed = n?.consumed ?? 0;
+    const credited = n?.credited ?? 0;
+    // The credits, plus the meter's hard cap of units beyond them (none by default).
+    const cap = meter.hard_cap_units === null ? 0 : Number(meter.hard_cap_units);
+    const allowed = consumed + input.units <= credited + cap;
+    const record = allowed && input.record && n !== undefined;
+    if (record) {
+      await repo.addRecorded(trx, n.id, input.units, now);
+      await repo.insertLedgerEntries(trx, ctx.organizationId, [
+        {
+          customer_meter_id: n.id,
+          period: n.period,
+          kind: "usage",
+          units: -input.units,
+          reason: "Recorded by a check",
+          grant_id: null,
+          created_at: now,
+        },
+      ]);
+    }
+    const after = record ? consumed + input.units : consumed;
+    return {
+      allowed,
+      recorded: record,
+      customer_id: customer,
+      meter_id: meter.id,
+      units: input.units,
+      consumed_units: after,
+      credited_units: credited,
+      balance: credited - after,
+    };
+  });
+}
+
+async function findCustomer(
+  ctx: Ctx,
+  input: { customer_id?: string | undefined; external_customer_id?: string | undefined },
+) {
+  const field = input.customer_id !== undefined ? "customer_id" : "external_customer_id";
+  const value = input.customer_id ?? input.external_customer_id;
+  if (value === undefined)
+    throw new RequestValidationError([
+      { type: "missing", loc: ["body", "customer_id"], msg: "Field required", input: null },
+      { type: "missing", loc: ["body", "external_customer_id"], msg: "Field required", input: null },
+    ]);
+  if (field === "customer_id" && !isUuid(value))
+    throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
+  const row = await ctx.db
+    .selectFrom("kassa_customer")
+    .select("id")
+    .where("organization_id", "=", ctx.organizationId)
+    .where(field === "customer_id" ? "id" : "external_id", "=", value)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
+  return row.id;
+}
+
+/** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */
+export async function meterUsage(db: Db, organizationId: string, customerId: string, meterId: string) {
+  const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
+  return {
+    id: n?.id ?? null,
+    consumed: n?.consumed ?? 0,
+    credited: n?.credited ?? 0,
+    createdAt: n?.created_at ?? null,
+    modifiedAt: n?.modified_at ?? null,
+  };
+}

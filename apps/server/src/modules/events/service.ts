@@ -1,0 +1,219 @@
+import { randomUUID } from "node:crypto";
+import type { RawBuilder } from "kysely";
+import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/api/errors.js";
+import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
+import { iso, isUuid } from "../../kit/api/schemas.js";
+import { type Ctx, inTransaction } from "../../kit/context.js";
+import { applyIngestedEvents } from "../customer-meters/index.js";
+import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
+import {
+  type AggregationValue,
+  aggregationSql,
+  type FilterValue,
+  filterSql,
+  findMeter,
+} from "../meters/index.js";
+import { EventNotFound } from "./errors.js";
+import * as repo from "./repository.js";
+import { type EventNameWire, type EventsIngestInput, type EventWire, Filter } from "./schemas.js";
+
+/**
+ * `POST /v1/events/ingest`: the batch is checked whole (one 422 naming every refused event by
+ * index and field; nothing stored), inserted in one statement deduplicated on
+ * (organization, external_id), and folded into the customers' running totals in the same
+ * transaction, so a balance read after the answer includes it.
+ *
+ * An event for an `external_customer_id` no customer has yet is kept with that id only; the
+ * customer who gets the id later claims it at read time (see customer-meters' claims).
+ */
+export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsIngestInput }) {
+  const now = ctx.clock.now();
+  const issues: ValidationIssue[] = [];
+  const askedIds = [
+    ...new Set(input.events.flatMap((e) => (e.customer_id !== undefined ? [e.customer_id] : []))),
+  ];
+  const live = await repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid));
+  input.events.forEach((event, i) => {
+    if (event.timestamp !== undefined && new Date(event.timestamp) > now)
+      issues.push({
+        type: "value_error",
+        loc: ["body", "events", i, "timestamp"],
+        msg: "Value error, Timestamp must be in the past.",
+        input: event.timestamp,
+      });
+    // An organization token ingests for its own organization only (Polar's rule).
+    if (event.organization_id && event.organization_id !== ctx.organizationId)
+      issues.push({
+        type: "value_error",
+        loc: ["body", "events", i, "organization_id"],
+        msg: "Organization not found.",
+        input: event.organization_id,
+      });
+    if (event.customer_id !== undefined && !live.has(event.customer_id))
+      issues.push({
+        type: "value_error",
+        loc: ["body", "events", i, "customer_id"],
+        msg: "Customer does not exist.",
+        input: event.customer_id,
+      });
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues);
+
+  const external = await repo.customersByExternalId(ctx.db, ctx.organizationId, [
+    ...new Set(
+      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
+    ),
+  ]);
+  const rows = input.events.map((event) => ({
+    id: randomUUID(),
+    organization_id: ctx.organizationId,
+    name: event.name,
+    timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
+    ingested_at: now,
+    customer_id: event.customer_id ?? external.get(event.external_customer_id as string) ?? null,
+    external_customer_id: event.external_customer_id ?? null,
+    external_id: event.external_id ?? null,
+    metadata: JSON.stringify(event.metadata ?? {}),
+  }));
+  const inserted = await inTransaction(ctx, async (trx) => {
+    const done = await repo.insertEvents(trx, rows);
+    await applyIngestedEvents(trx, {
+      organizationId: ctx.organizationId,
+      eventIds: done.map((r) => r.id),
+      customerIds: [...new Set(done.flatMap((r) => (r.customer_id ? [r.customer_id] : [])))].sort(),
+      now,
+    });
+    return done.length;
+  });
+  return { inserted, duplicates: rows.length - inserted };
+}
+
+function eventWire(row: repo.EventRow, customer: CustomerRow | undefined): EventWire {
+  return {
+    id: row.id,
+    timestamp: iso(row.timestamp),
+    organization_id: row.organization_id,
+    customer_id: row.resolved_customer_id ?? row.customer_id,
+    customer: customer ? (customerWire(customer) as EventWire["customer"]) : null,
+    external_customer_id: row.external_customer_id,
+    external_id: row.external_id,
+    child_count: 0,
+    parent_id: null,
+    label: row.name,
+    name: row.name,
+    source: "user",
+    metadata: row.metadata,
+  };
+}
+
+async function toWire(ctx: Ctx, rows: repo.EventRow[]) {
+  const ids = [...new Set(rows.flatMap((r) => (r.resolved_customer_id ? [r.resolved_customer_id] : [])))];
+  const customers = new Map((await findCustomersById(ctx.db, ctx.organizationId, ids)).map((c) => [c.id, c]));
+  return rows.map((r) =>
+    eventWire(r, r.resolved_customer_id ? customers.get(r.resolved_customer_id) : undefined),
+  );
+}
+
+export interface EventListInput extends Page {
+  filter?: string | undefined;
+  start_timestamp?: string | undefined;
+  end_timestamp?: string | undefined;
+  customer_id?: string[] | undefined;
+  external_customer_id?: string[] | undefined;
+  meter_id?: string | undefined;
+  name?: string[] | undefined;
+  source?: string[] | undefined;
+  query?: string | undefined;
+  sorting?: string[] | undefined;
+  metadata: Record<string, string[]>;
+}
+
+/** The JSON `filter` query parameter: a meter filter, refused with a 422 when malformed. */
+function parseFilter(text: string): FilterValue {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw RequestValidationError.field(["query", "filter"], "Invalid JSON", text, "json_invalid");
+  }
+  const parsed = Filter.safeParse(json);
+  if (!parsed.success) throw RequestValidationError.field(["query", "filter"], "Invalid filter", text);
+  return parsed.data;
+}
+
+async function filtersOf(
+  ctx: Ctx,
+  input: Omit<EventListInput, "page" | "limit">,
+): Promise<repo.EventFilters> {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (input.filter) conditions.push(filterSql("e", parseFilter(input.filter)));
+  if (input.meter_id) {
+    const meter = isUuid(input.meter_id)
+      ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
+      : undefined;
+    if (!meter) throw new ResourceNotFound("Meter not found.");
+    conditions.push(filterSql("e", meter.filter as FilterValue));
+    conditions.push(aggregationSql("e", meter.aggregation as AggregationValue).where);
+  }
+  return {
+    customerIds: input.customer_id,
+    externalCustomerIds: input.external_customer_id,
+    names: input.name,
+    start: input.start_timestamp ? new Date(input.start_timestamp) : undefined,
+    end: input.end_timestamp ? new Date(input.end_timestamp) : undefined,
+    query: input.query,
+    metadata: input.metadata,
+    conditions,
+    // Kassa records only events its users send (`source: user`).
+    noneMatch: input.source !== undefined && input.source.length > 0 && !input.source.includes("user"),
+  };
+}
+
+export async function listEvents({ ctx, input }: { ctx: Ctx; input: EventListInput }) {
+  const sorting = parseSorting<"timestamp">(
+    input.sorting && input.sorting.length > 0 ? input.sorting : ["-timestamp"],
+  );
+  const { rows, total } = await repo.listEvents(
+    ctx.db,
+    ctx.organizationId,
+    await filtersOf(ctx, input),
+    input,
+    sorting,
+  );
+  return listResult(await toWire(ctx, rows), total, input);
+}
+
+export async function getEvent({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
+  const row = isUuid(input.id) ? await repo.findEvent(ctx.db, ctx.organizationId, input.id) : undefined;
+  if (!row) throw new EventNotFound();
+  const [wire] = await toWire(ctx, [row]);
+  return wire as EventWire;
+}
+
+export async function listEventNames({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: Page & {
+    customer_id?: string[] | undefined;
+    external_customer_id?: string[] | undefined;
+    source?: string[] | undefined;
+    query?: string | undefined;
+    sorting?: string[] | undefined;
+  };
+}) {
+  const sorting = parseSorting<repo.EventNameSortField>(
+    input.sorting && input.sorting.length > 0 ? input.sorting : ["-last_seen"],
+  );
+  const filters = await filtersOf(ctx, { ...input, metadata: {} });
+  const { rows, total } = await repo.eventNames(ctx.db, ctx.organizationId, filters, input, sorting);
+  const items: EventNameWire[] = rows.map((r) => ({
+    name: r.name,
+    source: "user",
+    occurrences: Number(r.occurrences),
+    first_seen: iso(r.first_seen),
+    last_seen: iso(r.last_seen),
+  }));
+  return listResult(items, total, input);
+}

@@ -1,0 +1,503 @@
+// Runs on both databases: running totals under row locks and upserts, and 100 parallel check-and-records of the last units.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+
+/**
+ * Customer meters (issue 16): running totals per (customer, meter) kept in the ingest's
+ * transaction for every aggregation, recomputed when a meter changes; credits (the grant
+ * engine's call) and period resets with their ledger, whose sum is always the balance; the
+ * check-before-use endpoint, exact under 100 parallel callers; the customer state's and the
+ * portal's meters.
+ */
+
+let server: TestServer;
+let acme: Merchant;
+let other: Merchant;
+let token: string;
+let otherToken: string;
+let n = 0;
+const unique = (p: string) => `${p}-${Date.now().toString(36)}-${++n}`;
+
+beforeAll(async () => {
+  server = await startTestServer({ inProcess: true });
+  [acme, other] = await Promise.all([createMerchant(server, "Acme"), createMerchant(server, "Other")]);
+  const scopes = [
+    "events:write",
+    "meters:write",
+    "customers:write",
+    "customer_meters:read",
+    "customer_sessions:write",
+  ];
+  [token, otherToken] = await Promise.all([createToken(acme, scopes), createToken(other, scopes)]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function customer(t = token, externalId?: string) {
+  const res = await call(server, t, "POST", "/v1/customers/", {
+    email: `${unique("c")}@example.com`,
+    ...(externalId ? { external_id: externalId } : {}),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function meter(eventName: string, aggregation: unknown = { func: "count" }, t = token) {
+  const res = await call(server, t, "POST", "/v1/meters/", {
+    name: unique("meter"),
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: eventName }] },
+    aggregation,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function ingest(events: unknown[], t = token) {
+  const res = await call(server, t, "POST", "/v1/events/ingest", { events });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+async function customerMeter(customerId: string, meterId: string) {
+  const res = await call(
+    server,
+    token,
+    "GET",
+    `/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.items[0] as { id: string; consumed_units: number; credited_units: number; balance: number };
+}
+
+const credit = (customerId: string, meterId: string, units: number, rollover = false) =>
+  server.meter<{ customerMeterId: string; applied: number; balance: number }>("credit", {
+    organizationId: acme.organizationId,
+    customerId,
+    meterId,
+    units,
+    rollover,
+    reason: "test credit",
+  });
+
+const reset = (customerId: string, meterId: string) =>
+  server.meter("reset", { organizationId: acme.organizationId, customerId, meterId });
+
+async function ledger(id: string) {
+  const res = await call(server, token, "GET", `/v1/customer-meters/${id}/ledger`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as {
+    items: { kind: string; units: number; period: number; open: boolean }[];
+    balance: number;
+  };
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+describe("running totals", () => {
+  it("every aggregation is up to date the moment ingest answers, across batches", async () => {
+    const name = unique("usage");
+    const c = await customer();
+    const meters = {
+      count: await meter(name),
+      sum: await meter(name, { func: "sum", property: "v" }),
+      max: await meter(name, { func: "max", property: "v" }),
+      min: await meter(name, { func: "min", property: "v" }),
+      avg: await meter(name, { func: "avg", property: "v" }),
+      unique: await meter(name, { func: "unique", property: "u" }),
+    };
+    await ingest([
+      { name, customer_id: c, metadata: { v: 4, u: "a" } },
+      { name, customer_id: c, metadata: { v: 10, u: "b" } },
+      { name, customer_id: c, metadata: { v: "99", u: 1 } },
+    ]);
+    await ingest([
+      { name, customer_id: c, metadata: { v: 1, u: "a" } },
+      { name, customer_id: c, metadata: { v: 0.5, u: "1" } },
+      { name: "other", customer_id: c, metadata: { v: 1000 } },
+    ]);
+    // v numbers: 4, 10, 1, 0.5 ("99" is a string); u values: "a", "b", 1, "a", "1".
+    const expected = { count: 5, sum: 15.5, max: 10, min: 0.5, avg: 15.5 / 4, unique: 4 };
+    for (const [func, id] of Object.entries(meters)) {
+      const cm = await customerMeter(c, id);
+      expect(cm.consumed_units, func).toBeCloseTo(expected[func as keyof typeof expected], 10);
+      expect(cm.balance).toBeCloseTo(-cm.consumed_units, 10);
+    }
+    // Through the SDK (strict parsing), and the customer state's active_meters.
+    const polar = sdk(server, token);
+    const cm = await customerMeter(c, meters.sum);
+    const got = await polar.customerMeters.get({ id: cm.id });
+    expect(got).toMatchObject({ customerId: c, meterId: meters.sum, consumedUnits: 15.5, creditedUnits: 0 });
+    expect(got.customer.id).toBe(c);
+    const page = await polar.customerMeters.list({ customerId: c, limit: 100 });
+    expect(page.result.items).toHaveLength(6);
+    const state = await polar.customers.getState({ id: c });
+    expect(state.activeMeters.map((m) => m.meterId).sort()).toEqual(Object.values(meters).sort());
+  });
+
+  it("changing a meter's filter or aggregation recomputes its totals from the events", async () => {
+    const name = unique("re");
+    const c = await customer();
+    const id = await meter(name);
+    await ingest([
+      { name, customer_id: c, metadata: { tier: "a", v: 2 } },
+      { name, customer_id: c, metadata: { tier: "b", v: 3 } },
+      { name, customer_id: c, metadata: { tier: "b", v: 5 } },
+    ]);
+    expect((await customerMeter(c, id)).consumed_units).toBe(3);
+    await call(server, token, "PATCH", `/v1/meters/${id}`, {
+      filter: {
+        conjunction: "and",
+        clauses: [
+          { property: "name", operator: "eq", value: name },
+          { property: "tier", operator: "eq", value: "b" },
+        ],
+      },
+      aggregation: { func: "sum", property: "v" },
+    });
+    expect((await customerMeter(c, id)).consumed_units).toBe(8);
+    await call(server, token, "PATCH", `/v1/meters/${id}`, {
+      aggregation: { func: "unique", property: "tier" },
+    });
+    expect((await customerMeter(c, id)).consumed_units).toBe(1);
+  });
+
+  it("is scoped: another organization cannot read the customer meter", async () => {
+    const name = unique("scoped");
+    const c = await customer();
+    const id = await meter(name);
+    await ingest([{ name, customer_id: c }]);
+    const cm = await customerMeter(c, id);
+    expect((await call(server, otherToken, "GET", `/v1/customer-meters/${cm.id}`)).status).toBe(404);
+    expect((await call(server, otherToken, "GET", `/v1/customer-meters/${cm.id}/ledger`)).status).toBe(404);
+    const theirs = await call(server, otherToken, "GET", "/v1/customer-meters/");
+    expect(theirs.body.items).toEqual([]);
+  });
+});
+
+describe("credits and the ledger", () => {
+  it("creditMeter credits, floors at zero, and its entries sum to the balance", async () => {
+    const name = unique("cr");
+    const c = await customer();
+    const id = await meter(name);
+    const first = await credit(c, id, 100, true);
+    expect(first).toMatchObject({ applied: 100, balance: 100 });
+    await ingest(Array.from({ length: 30 }, () => ({ name, customer_id: c })));
+    const taken = await credit(c, id, -150);
+    expect(taken.applied).toBe(-100);
+    const cm = await customerMeter(c, id);
+    expect(cm).toMatchObject({ consumed_units: 30, credited_units: 0, balance: -30 });
+    const l = await ledger(cm.id);
+    expect(l.items.map((e) => [e.kind, e.units])).toEqual([
+      ["credit", 100],
+      ["correction", -100],
+      ["usage", -30],
+    ]);
+    expect(sum(l.items.map((e) => e.units))).toBe(cm.balance);
+  });
+
+  it("a period reset rolls over at most the rollover credits and settles an overage", async () => {
+    const name = unique("roll");
+    const c = await customer();
+    const id = await meter(name);
+    await credit(c, id, 40, true);
+    await credit(c, id, 50, false);
+    await ingest(Array.from({ length: 20 }, () => ({ name, customer_id: c })));
+    await reset(c, id);
+    // Balance 70 at the reset: 40 rolled over (the rollover credits), 30 expired.
+    let cm = await customerMeter(c, id);
+    expect(cm).toMatchObject({ consumed_units: 0, credited_units: 40, balance: 40 });
+    await ingest(Array.from({ length: 45 }, () => ({ name, customer_id: c })));
+    await reset(c, id);
+    cm = await customerMeter(c, id);
+    expect(cm).toMatchObject({ consumed_units: 0, credited_units: 0, balance: 0 });
+    const l = await ledger(cm.id);
+    expect(l.items.map((e) => [e.period, e.kind, e.units])).toEqual(
+      [
+        [0, "credit", 40],
+        [0, "credit", 50],
+        [0, "usage", -20],
+        [0, "expiry", -30],
+        [0, "rollover", -40],
+        [1, "rollover", 40],
+        [1, "usage", -45],
+        [1, "settlement", 5],
+        [2, "usage", -0],
+      ].map(([p, k, u]) => [p, k, u === 0 ? 0 : u]),
+    );
+    expect(sum(l.items.map((e) => e.units))).toBe(cm.balance);
+  });
+
+  it("after a random mix of ingest, credits, records and resets, the ledger sums to the balance", async () => {
+    const name = unique("rand");
+    const c = await customer();
+    const id = await meter(name, { func: "sum", property: "v" });
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let step = 0; step < 40; step += 1) {
+      const r = random();
+      if (r < 0.4)
+        await ingest(
+          Array.from({ length: 1 + Math.floor(random() * 5) }, () => ({
+            name,
+            customer_id: c,
+            metadata: { v: Math.floor(random() * 20) / 4 },
+          })),
+        );
+      else if (r < 0.7) await credit(c, id, Math.floor(random() * 60) - 15, random() < 0.5);
+      else if (r < 0.85)
+        await call(server, token, "POST", "/v1/customer-meters/check", {
+          customer_id: c,
+          meter_id: id,
+          units: 1 + Math.floor(random() * 10),
+          record: true,
+        });
+      else await reset(c, id);
+      const cm = await customerMeter(c, id);
+      if (!cm) continue;
+      const l = await ledger(cm.id);
+      expect(sum(l.items.map((e) => e.units))).toBeCloseTo(cm.balance, 9);
+      expect(l.balance).toBeCloseTo(cm.balance, 9);
+      expect(cm.credited_units).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
+describe("POST /v1/customer-meters/check", () => {
+  it("answers from the balance without changing it; record takes the units", async () => {
+    const name = unique("chk");
+    const externalId = unique("user");
+    const c = await customer(token, externalId);
+    const id = await meter(name);
+    await credit(c, id, 5);
+    const check = (body: object) =>
+      call(server, token, "POST", "/v1/customer-meters/check", { meter_id: id, ...body });
+    const asked = await check({ external_customer_id: externalId, units: 5 });
+    expect(asked.body).toMatchObject({ allowed: true, recorded: false, balance: 5, customer_id: c });
+    expect((await check({ customer_id: c, units: 6 })).body).toMatchObject({ allowed: false, balance: 5 });
+    const taken = await check({ customer_id: c, units: 3, record: true });
+    expect(taken.body).toMatchObject({ allowed: true, recorded: true, consumed_units: 3, balance: 2 });
+    expect(await customerMeter(c, id)).toMatchObject({ consumed_units: 3, balance: 2 });
+    expect((await check({ customer_id: c, units: 3, record: true })).body).toMatchObject({
+      allowed: false,
+      recorded: false,
+      balance: 2,
+    });
+    const refused = await check({ units: 1 });
+    expect(refused.status).toBe(422);
+    expect((await check({ customer_id: "00000000-0000-4000-8000-000000000000", units: 1 })).status).toBe(422);
+    const sumMeter = await meter(name, { func: "max", property: "v" });
+    const notSummable = await call(server, token, "POST", "/v1/customer-meters/check", {
+      customer_id: c,
+      meter_id: sumMeter,
+      units: 1,
+      record: true,
+    });
+    expect(notSummable.status).toBe(422);
+    expect(notSummable.body.detail[0].loc).toEqual(["body", "record"]);
+  });
+
+  it("a meter's hard cap lets customers go that many units beyond their credits in a period", async () => {
+    const name = unique("cap");
+    const c = await customer();
+    const id = await meter(name);
+    const patched = await call(server, token, "PATCH", `/v1/meters/${id}`, { hard_cap_units: 3 });
+    expect(patched.body.hard_cap_units).toBe(3);
+    const take = async (units: number) =>
+      (
+        await call(server, token, "POST", "/v1/customer-meters/check", {
+          customer_id: c,
+          meter_id: id,
+          units,
+          record: true,
+        })
+      ).body;
+    expect(await take(2)).toMatchObject({ allowed: true, balance: -2 });
+    expect(await take(2)).toMatchObject({ allowed: false, balance: -2 });
+    expect(await take(1)).toMatchObject({ allowed: true, balance: -3 });
+    await credit(c, id, 2);
+    expect(await take(2)).toMatchObject({ allowed: true, balance: -3 });
+    await call(server, token, "PATCH", `/v1/meters/${id}`, { hard_cap_units: null });
+    expect(await take(1)).toMatchObject({ allowed: false });
+  });
+
+  it("100 parallel check-and-records of the last 10 units grant exactly 10", async () => {
+    const name = unique("last");
+    const c = await customer();
+    const id = await meter(name);
+    await credit(c, id, 25);
+    await ingest(Array.from({ length: 15 }, () => ({ name, customer_id: c })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        call(server, token, "POST", "/v1/customer-meters/check", {
+          customer_id: c,
+          meter_id: id,
+          units: 1,
+          record: true,
+        }),
+      ),
+    );
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect(answers.filter((a) => a.body.allowed && a.body.recorded)).toHaveLength(10);
+    expect(await customerMeter(c, id)).toMatchObject({ consumed_units: 25, balance: 0 });
+  });
+});
+
+describe("the portal's meters", () => {
+  it("lists and gets the customer's own meters through the SDK, with its ledger", async () => {
+    const name = unique("portal");
+    const [ada, bob] = [await customer(), await customer()];
+    const id = await meter(name);
+    await credit(ada, id, 10);
+    await ingest([
+      { name, customer_id: ada },
+      { name, customer_id: bob },
+    ]);
+    const session = await call(server, token, "POST", "/v1/customer-sessions/", { customer_id: ada });
+    expect(session.status).toBe(201);
+    const cst = session.body.token as string;
+    const polar = sdk(server, cst);
+    const page = await polar.customerPortal.customerMeters.list({ customerSession: cst }, {});
+    expect(page.result.items).toHaveLength(1);
+    const mine = page.result.items[0]!;
+    expect(mine).toMatchObject({
+      customerId: ada,
+      meterId: id,
+      consumedUnits: 1,
+      creditedUnits: 10,
+      balance: 9,
+    });
+    const one = await polar.customerPortal.customerMeters.get({ customerSession: cst }, { id: mine.id });
+    expect(one.id).toBe(mine.id);
+    const bobs = await customerMeter(bob, id);
+    expect((await call(server, cst, "GET", `/v1/customer-portal/meters/${bobs.id}`)).status).toBe(404);
+    expect((await call(server, cst, "GET", `/v1/customer-portal/meters/${bobs.id}/ledger`)).status).toBe(404);
+    const l = await call(server, cst, "GET", `/v1/customer-portal/meters/${mine.id}/ledger`);
+    expect(sum(l.body.items.map((e: { units: number }) => e.units))).toBe(9);
+  });
+});
+
+describe("metered prices at renewal", () => {
+  it("bills unit_amount × (consumed − credited) to the cent, capped, and starts a new meter period", async () => {
+    const shop = await createMerchant(server, "Metered");
+    const t = await createToken(shop, [
+      "products:write",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "meters:write",
+      "events:write",
+      "customer_meters:read",
+      "customers:read",
+    ]);
+    const m = await call(server, t, "POST", "/v1/meters/", {
+      name: "Tokens",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
+      aggregation: { func: "sum", property: "units" },
+    });
+    const product = await call(server, t, "POST", "/v1/products/", {
+      name: "Pro",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 1000 },
+        { amount_type: "metered_unit", meter_id: m.body.id, unit_amount: "0.5", cap_amount: 3000 },
+      ],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const checkout = await call(server, t, "POST", "/v1/checkouts/", {
+      products: [product.body.id],
+      customer_email: `${unique("buyer")}@example.com`,
+    });
+    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_billing_address: { country: "FR" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const subscriptionId = (await call(server, t, "GET", `/v1/checkouts/${checkout.body.id}`)).body
+      .subscription_id;
+    const sub = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`);
+    const customerId = sub.body.customer_id as string;
+    const use = (units: number) =>
+      call(server, t, "POST", "/v1/events/ingest", {
+        events: [{ name: "tokens", customer_id: customerId, metadata: { units } }],
+      });
+    const renew = async () => {
+      const res = await call(server, t, "POST", "/v1/test-clock/advance", { by: "P1M" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.ran).toMatchObject({ renewals: 1 });
+    };
+
+    // Period 1: 1,233 units × 0.5¢ = 616.5¢, rounded half away from zero: 617.
+    await use(1000);
+    await use(233);
+    // The subscription shows the period's usage and what it costs so far (through the SDK).
+    const polar = sdk(server, t);
+    const live = await polar.subscriptions.get({ id: subscriptionId });
+    expect(live.meters).toEqual([
+      expect.objectContaining({ meterId: m.body.id, consumedUnits: 1233, creditedUnits: 0, amount: 617 }),
+    ]);
+    const state = await call(server, t, "GET", `/v1/customers/${customerId}/state`);
+    expect(state.body.active_subscriptions[0].meters).toEqual([
+      expect.objectContaining({ meter_id: m.body.id, consumed_units: 1233, amount: 617 }),
+    ]);
+    await renew();
+    // Period 2: 10,000 units × 0.5¢ = 5,000¢, capped at 3,000.
+    await use(10_000);
+    await renew();
+    // Period 3: 300 used, 200 credited (a meter_credit grant): 100 × 0.5¢ = 50.
+    await server.meter("credit", {
+      organizationId: shop.organizationId,
+      customerId,
+      meterId: m.body.id,
+      units: 200,
+      rollover: false,
+      reason: "monthly credits",
+    });
+    await use(300);
+    await renew();
+    const orders = await server.sql<{ billing_reason: string; subtotal_amount: number }>(
+      "select billing_reason, subtotal_amount from kassa_order where subscription_id = $1 order by created_at, invoice_number",
+      subscriptionId,
+    );
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 1000],
+      ["subscription_cycle", 1617],
+      ["subscription_cycle", 4000],
+      ["subscription_cycle", 1050],
+    ]);
+    const items = await server.sql<{ amount: number; label: string }>(
+      `select i.amount, i.label from kassa_order_item i join kassa_order o on o.id = i.order_id
+       where o.subscription_id = $1 and i.label like '(%' order by o.created_at`,
+      subscriptionId,
+    );
+    expect(items.map((i) => i.amount)).toEqual([617, 3000, 50]);
+    // The subscription's amount is its fixed price; each renewal started a new meter period.
+    expect((await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`)).body.amount).toBe(1000);
+    const cm = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`);
+    expect(cm.body.items[0]).toMatchObject({ consumed_units: 0, credited_units: 0, balance: 0 });
+    const l = await call(server, t, "GET", `/v1/customer-meters/${cm.body.items[0].id}/ledger`);
+    expect(sum(l.body.items.map((e: { units: number }) => e.units))).toBe(0);
+    expect(
+      l.body.items
+        .filter((e: { kind: string }) => e.kind === "settlement")
+        .map((e: { units: number }) => e.units),
+    ).toEqual([1233, 10_000, 100]);
+  });
+});

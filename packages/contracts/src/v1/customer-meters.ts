@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { DateTime } from "./common.js";
+import { Customer } from "./customers.js";
+import { Meter } from "./meters.js";
+
+/** A customer's balance on one meter, as Polar answers it (`CustomerMeter`). */
+export const CustomerMeter = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    customer_id: z.string(),
+    meter_id: z.string(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+    customer: Customer,
+    meter: Meter,
+  })
+  .meta({ id: "CustomerMeter" });
+
+/** The same numbers without the customer, in the customer state (`CustomerStateMeter`). */
+export const CustomerStateMeter = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    meter_id: z.string(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+  })
+  .meta({ id: "CustomerStateMeter" });
+
+/** The portal's copy (`CustomerCustomerMeter`): the meter reduced to its name. */
+export const CustomerCustomerMeter = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    modified_at: DateTime.nullable(),
+    customer_id: z.string(),
+    meter_id: z.string(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+    meter: z.object({
+      id: z.string(),
+      created_at: DateTime,
+      modified_at: DateTime.nullable(),
+      name: z.string(),
+    }),
+  })
+  .meta({ id: "CustomerCustomerMeter" });
+
+export const LEDGER_KINDS = ["credit", "usage", "rollover", "expiry", "settlement", "correction"] as const;
+
+/** One change to a customer's meter balance (Kassa's own; the sum of the entries is the balance). */
+export const MeterLedgerEntry = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    customer_meter_id: z.string(),
+    period: z.number().int(),
+    kind: z.enum(LEDGER_KINDS),
+    units: z.number(),
+    reason: z.string().nullable(),
+    grant_id: z.string().nullable(),
+    /** The current period's usage so far is an open entry: it grows until the period closes. */
+    open: z.boolean(),
+  })
+  .meta({ id: "MeterLedgerEntry" });
+
+/** Check before use (Kassa's own): may the customer consume `units` more now? */
+export const CustomerMeterCheck = z
+  .object({
+    customer_id: z.string().optional(),
+    external_customer_id: z.string().optional(),
+    meter_id: z.string(),
+    units: z.number().positive(),
+    record: z.boolean().optional().default(false),
+  })
+  .meta({ id: "CustomerMeterCheck" });
+
+export const CustomerMeterCheckResult = z
+  .object({
+    allowed: z.boolean(),
+    recorded: z.boolean(),
+    customer_id: z.string(),
+    meter_id: z.string(),
+    units: z.number(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+  })
+  .meta({ id: "CustomerMeterCheckResult" });
+
+export const MeterQuantities = z
+  .object({
+    quantities: z.array(
+      z.object({ timestamp: DateTime, quantity: z.number() }).meta({ id: "MeterQuantity" }),
+    ),
+    total: z.number(),
+  })
+  .meta({ id: "MeterQuantities" });
+
+export type CustomerMeterWire = z.output<typeof CustomerMeter>;
+export type CustomerStateMeterWire = z.output<typeof CustomerStateMeter>;
+export type CustomerCustomerMeterWire = z.output<typeof CustomerCustomerMeter>;
+export type MeterLedgerEntryWire = z.output<typeof MeterLedgerEntry>;
+export type CustomerMeterCheckInput = z.output<typeof CustomerMeterCheck>;
+export type CustomerMeterCheckResultWire = z.output<typeof CustomerMeterCheckResult>;
+export type MeterQuantitiesWire = z.output<typeof MeterQuantities>;
