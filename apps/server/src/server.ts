@@ -16,6 +16,7 @@ import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
+import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import {
@@ -167,8 +168,9 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       : undefined;
     const clocks = testClocks ?? oneClock(clock);
     // Every write records its events here: the webhook outbox, and the grant engine's seam
-    // (a change that moves what a customer is entitled to queues their `benefits.sync`).
-    const events = benefitGrantsSink(webhookEventSink(clocks));
+    // (a change that moves what a customer is entitled to queues their `benefits.sync`,
+    // and a checkout's paid order queues the buyer's confirmation mail).
+    const events = orderMailsSink(benefitGrantsSink(webhookEventSink(clocks)));
     const signer = createUrlSigner(secret);
     // Renewals, dunning and cancellations.
     const lifecycle: LifecycleDeps = {
@@ -198,6 +200,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...refundJobs({ processor: payments.processor, events }),
       ...benefitGrantJobs({ clocks, events }),
       ...lifecycleJobs(lifecycle),
+      ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({

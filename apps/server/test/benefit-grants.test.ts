@@ -443,6 +443,74 @@ describe("a subscription", () => {
   });
 });
 
+describe("the buyer's confirmation mail", () => {
+  const mailsTo = (email: string) =>
+    server.sql<{ subject: string; text_body: string; html_body: string }>(
+      "select subject, text_body, html_body from kassa_mail where kind = 'order-confirmation' and to_address = $1",
+      email,
+    );
+  const emailOf = async (customerId: string) =>
+    (await server.sql<{ email: string }>("select email from kassa_customer where id = $1", customerId))[0]!
+      .email;
+
+  it("a purchase: the receipt, the note, the license key, the portal; one mail", async () => {
+    const s = await shop("Mailed");
+    const note = await benefit(s, {
+      type: "custom",
+      description: "Onboarding call",
+      properties: { note: "Book your call at calendar.example.com" },
+    });
+    const license = await benefit(s, {
+      type: "license_keys",
+      description: "Desktop license",
+      properties: { prefix: "MAIL", expires: null, activations: null, limit_usage: null },
+    });
+    const bought = await buy(s, await product(s, [note, license]));
+    const email = await emailOf(bought.customerId);
+    const [mail] = await eventually(
+      () => mailsTo(email),
+      (rows) => expect(rows).toHaveLength(1),
+    );
+    const keyRow = (
+      await server.sql<{ key: string }>(
+        "select key from kassa_license_key where customer_id = $1",
+        bought.customerId,
+      )
+    )[0]!;
+    expect(keyRow.key).toMatch(/^MAIL-[0-9A-F-]{36}$/);
+    expect(mail!.subject).toBe("Your receipt from Mailed: Pack");
+    expect(mail!.text_body).toContain("You paid $20.00");
+    expect(mail!.text_body).toContain("- Onboarding call: Book your call at calendar.example.com");
+    expect(mail!.text_body).toContain(`- Desktop license: your license key is ${keyRow.key}`);
+    expect(mail!.text_body).toMatch(
+      /See the receipt: http:\/\/\S+\/documents\/orders\/[0-9a-f-]+\/receipt\.html\?expires=\d+&signature=/,
+    );
+    expect(mail!.text_body).toContain(`Customer portal: ${server.url}/portal/${s.merchant.slug}`);
+    expect(mail!.text_body).not.toContain("renews");
+    expect(mail!.html_body).toContain(keyRow.key);
+    // The receipt link works as it is.
+    const receipt = mail!.text_body.match(/See the receipt: (\S+)/)![1]!;
+    expect((await fetch(receipt)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await mailsTo(email)).toHaveLength(1);
+  });
+
+  it("a subscription's first order says when it renews", async () => {
+    const s = await shop("Renewing");
+    const bought = await buy(s, await product(s, [], true));
+    const email = await emailOf(bought.customerId);
+    const [mail] = await eventually(
+      () => mailsTo(email),
+      (rows) => expect(rows).toHaveLength(1),
+    );
+    const sub = await ok(call(server, s.token, "GET", `/v1/subscriptions/${bought.subscriptionId}`));
+    expect(mail!.text_body).toContain("Thank you for subscribing to Pro from Renewing.");
+    expect(mail!.text_body).toContain(
+      `Your subscription renews on ${String(sub.current_period_end).slice(0, 10)}.`,
+    );
+  });
+});
+
 describe("a past-due subscription", () => {
   /** A card that saves, then declines every charge (sandbox 0341). */
   const DECLINES = "4000000000000341";

@@ -1,6 +1,6 @@
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { isUuid } from "../../kit/api/schemas.js";
-import { type Ctx, inTransaction } from "../../kit/context.js";
+import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import { findBenefitsWithDeleted } from "../benefits/index.js";
 import { BenefitGrantNotFound, BenefitNotFound } from "./errors.js";
 import { enqueueGrantSyncs } from "./jobs.js";
@@ -112,4 +112,17 @@ export async function findCustomerGrantRow(
   if (!isUuid(id)) return undefined;
   const row = await repo.findGrant(ctx.db, caller.organizationId, id);
   return row && row.customer_id === caller.customerId && row.revoked_at === null ? row : undefined;
+}
+
+/** A customer's grants for one cause (an order, or a subscription), revoked ones included. */
+export async function grantsOfCause(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  cause: { orderId: string | null; subscriptionId: string | null },
+) {
+  const rows = await repo.grantsOfCustomer(db, organizationId, customerId);
+  return rows.filter((g) =>
+    cause.subscriptionId ? g.subscription_id === cause.subscriptionId : g.order_id === cause.orderId,
+  );
 }

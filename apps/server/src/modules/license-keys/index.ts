@@ -6,5 +6,6 @@ export {
   revokeLicenseKey,
 } from "./grant.js";
 export { expiryFrom } from "./keys.js";
+export { findLicenseKey } from "./repository.js";
 export { type LicenseKeyRouteDeps, PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "./routes.js";
 export { SIGNED_KEY_MARKER, type SignedKeyPayload } from "./signing.js";

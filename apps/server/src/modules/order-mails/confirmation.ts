@@ -1,0 +1,184 @@
+import type { Kysely } from "kysely";
+import { z } from "zod";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Clocks } from "../../kit/clock.js";
+import type { EventSink } from "../../kit/context.js";
+import { defineJob, enqueue } from "../../kit/jobs/index.js";
+import { formatMoney } from "../../kit/money.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { mailTemplates } from "../../mail/templates.js";
+import { type GrantRow, grantsOfCause } from "../benefit-grants/index.js";
+import { type BenefitWire, benefitsByProduct } from "../benefits/index.js";
+import { findCustomer } from "../customers/index.js";
+import type { UrlSigner } from "../files/index.js";
+import { documentUrl } from "../invoices/index.js";
+import { findLicenseKey } from "../license-keys/index.js";
+import { findOrder } from "../orders/index.js";
+import { findOrganization } from "../organizations/index.js";
+import { findProducts } from "../products/index.js";
+import { findSubscription } from "../subscriptions/index.js";
+
+export const CONFIRMATION_JOB = "orders.confirmation-mail";
+
+/** How long the mail's receipt and invoice links work (the portal lists them all, always). */
+const DOCUMENT_LINK_TTL_SECONDS = 30 * 24 * 3600;
+/** The grants are made by their own job: the mail waits for them, a second at a time, this often. */
+const GRANT_WAITS = 15;
+
+const Payload = z.object({
+  organizationId: z.string(),
+  orderId: z.string(),
+  wait: z.number().int().default(0),
+});
+
+export interface OrderMailDeps {
+  mailer: Mailer;
+  signer: UrlSigner;
+  baseURL: string;
+  clocks: Clocks;
+}
+
+/**
+ * Mails the buyer of a checkout's order (`purchase`, `subscription_create`) their receipt,
+ * what the purchase grants (the merchant's note, the license key, the files waiting in the
+ * portal), when a subscription renews, and the links to the invoice and the customer portal.
+ * Queued in the transaction that paid the order; it waits (up to 15 s) for the grant engine
+ * to make the grants, then says what is there.
+ */
+export function orderMailJobs(deps: OrderMailDeps) {
+  return [
+    defineJob({
+      name: CONFIRMATION_JOB,
+      payload: Payload,
+      maxAttempts: 5,
+      handler: async (payload, job) => {
+        const sent = await sendConfirmation(deps, job.db, payload);
+        if (sent === "waiting")
+          await enqueue(job.db, {
+            name: CONFIRMATION_JOB,
+            payload: { ...payload, wait: payload.wait + 1 },
+            runAt: new Date(job.clock.now().getTime() + 1000),
+          });
+      },
+    }),
+  ];
+}
+
+async function sendConfirmation(
+  deps: OrderMailDeps,
+  db: Kysely<KassaDatabase>,
+  payload: z.output<typeof Payload>,
+): Promise<"sent" | "waiting" | "nobody"> {
+  const { organizationId, orderId } = payload;
+  const order = await findOrder(db, organizationId, orderId);
+  if (!order) return "nobody";
+  const customer = await findCustomer(db, organizationId, order.customer_id);
+  if (!customer?.email || customer.deleted_at) return "nobody";
+  const [organization, [product], sub] = await Promise.all([
+    findOrganization(db, organizationId),
+    order.product_id ? findProducts(db, organizationId, [order.product_id]) : Promise.resolve([]),
+    order.subscription_id
+      ? findSubscription(db, organizationId, order.subscription_id)
+      : Promise.resolve(undefined),
+  ]);
+  const benefits = order.product_id
+    ? ((await benefitsByProduct(db, organizationId, [order.product_id])).get(order.product_id) ?? [])
+    : [];
+  const grants = await grantsOfCause(db, organizationId, customer.id, {
+    orderId: order.subscription_id ? null : order.id,
+    subscriptionId: order.subscription_id,
+  });
+  const settled = (b: BenefitWire) =>
+    grants.some((g) => g.benefit_id === b.id && (g.granted_at !== null || g.error !== null));
+  if (!benefits.every(settled) && payload.wait < GRANT_WAITS) return "waiting";
+
+  const now = deps.clocks.of(organizationId).now();
+  const env = { signer: deps.signer, baseURL: deps.baseURL, ttlSeconds: DOCUMENT_LINK_TTL_SECONDS };
+  const lines = await Promise.all(
+    benefits.map((b) =>
+      benefitLine(
+        db,
+        organizationId,
+        customer.id,
+        b,
+        grants.find((g) => g.benefit_id === b.id),
+      ),
+    ),
+  );
+  await deps.mailer.send(
+    mailTemplates.orderConfirmation({
+      to: customer.email,
+      name: customer.name,
+      organizationName: organization?.name ?? "the seller",
+      productName: product?.name ?? "your purchase",
+      amount: formatMoney(order.total_amount, order.currency),
+      invoiceNumber: order.invoice_number,
+      renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.toISOString().slice(0, 10) : null,
+      benefits: lines,
+      receiptUrl: documentUrl(env, "receipt", order.id, now, "html"),
+      invoiceUrl: documentUrl(env, "invoice", order.id, now, "html"),
+      portalUrl: `${deps.baseURL}/portal/${encodeURIComponent(organization?.slug ?? "")}`,
+    }),
+  );
+  return "sent";
+}
+
+/** One line of "What you get": the benefit's name, and what the buyer needs to know now. */
+async function benefitLine(
+  db: Kysely<KassaDatabase>,
+  organizationId: string,
+  customerId: string,
+  benefit: BenefitWire,
+  grant: GrantRow | undefined,
+): Promise<{ title: string; detail: string | null }> {
+  const title = benefit.description;
+  if (!grant?.granted_at) {
+    if (grant?.error) return { title, detail: grant.error.message };
+    return { title, detail: "on its way: see your customer portal" };
+  }
+  const properties = (benefit.properties ?? {}) as Record<string, unknown>;
+  switch (benefit.type) {
+    case "custom":
+      return {
+        title,
+        detail: typeof properties.note === "string" && properties.note ? properties.note : null,
+      };
+    case "license_keys": {
+      const id = grant.properties.license_key_id;
+      const key =
+        typeof id === "string" ? await findLicenseKey(db, organizationId, id, { customerId }) : undefined;
+      return { title, detail: key ? `your license key is ${key.key}` : null };
+    }
+    case "downloadables": {
+      const files = Array.isArray(grant.properties.files) ? grant.properties.files.length : 0;
+      return {
+        title,
+        detail: `${files} ${files === 1 ? "file" : "files"} to download in your customer portal`,
+      };
+    }
+    case "meter_credit":
+      return { title, detail: `${String(properties.units)} units credited` };
+    default:
+      return { title, detail: "connect your account in your customer portal" };
+  }
+}
+
+/**
+ * The outbox seam (composed in the root around the other sinks): a checkout's order, paid,
+ * queues its confirmation mail in the same transaction.
+ */
+export function orderMailsSink(inner: EventSink): EventSink {
+  return {
+    async enqueue(trx, event) {
+      await inner.enqueue(trx, event);
+      if (event.type !== "order.paid") return;
+      const data = (event.data ?? {}) as Record<string, unknown>;
+      const reason = data.billing_reason;
+      if ((reason === "purchase" || reason === "subscription_create") && typeof data.id === "string")
+        await enqueue(trx, {
+          name: CONFIRMATION_JOB,
+          payload: Payload.parse({ organizationId: event.organizationId, orderId: data.id }),
+        });
+    },
+  };
+}
