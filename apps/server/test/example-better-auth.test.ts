@@ -26,6 +26,7 @@ interface Ready {
   organizationId: string;
   organizationSlug: string;
   productId: string;
+  meterId: string;
 }
 
 let child: ChildProcess;
@@ -212,6 +213,63 @@ describe("examples/better-auth-app: @polar-sh/better-auth on Kassa", () => {
     const own = await call({ url: ready.kassaUrl }, token!, "GET", "/v1/customer-portal/subscriptions/");
     expect(own.status).toBe(200);
     expect(own.body.items.map((s: { customer_id: string }) => s.customer_id)).toEqual([customer.id]);
+  });
+
+  it("the plugin's usage client: ingest through the app, the meter's balance and the credit grant from Kassa", async () => {
+    const buyer = new Buyer();
+    const email = `usage-${Date.now()}@example.com`;
+    const signUp = await buyer.request("POST", "/api/auth/sign-up/email", {
+      email,
+      password: "buyer password 123",
+      name: "Usage Buyer",
+    });
+    expect(signUp.status, JSON.stringify(signUp.body)).toBe(200);
+    const started = await buyer.request("POST", "/api/auth/checkout", { slug: "pro", redirect: false });
+    const clientSecret = new URL(started.body.url).pathname.split("/").pop()!;
+    const card = await call({ url: ready.kassaUrl }, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242 4242 4242 4242",
+      exp_month: 12,
+      exp_year: new Date().getUTCFullYear() + 1,
+      cvc: "123",
+    });
+    const paid = await call(
+      { url: ready.kassaUrl },
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${clientSecret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_billing_address: { country: "FR" },
+      },
+    );
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+
+    // The purchase grants 100 API calls (a meter_credit benefit): the plugin's benefits list.
+    const benefits = await until(
+      "the credit grant",
+      () => buyer.request("GET", "/api/auth/customer/benefits/list"),
+      (r) => r.status === 200 && r.body.result.items.length === 1,
+    );
+    expect(benefits.body.result.items[0]).toMatchObject({ isGranted: true });
+
+    // Two uses through the app's own endpoint (the plugin ingests with the user's external id).
+    for (let i = 0; i < 2; i++) {
+      const used = await buyer.request("POST", "/api/auth/usage/ingest", {
+        event: "api_call",
+        metadata: { units: 1 },
+      });
+      expect(used.status, JSON.stringify(used.body)).toBe(200);
+      expect(used.body).toEqual({ inserted: 1, duplicates: 0 });
+    }
+    const meters = await buyer.request("GET", "/api/auth/usage/meters/list");
+    expect(meters.status, JSON.stringify(meters.body)).toBe(200);
+    expect(meters.body.result.items).toHaveLength(1);
+    expect(meters.body.result.items[0]).toMatchObject({
+      meterId: ready.meterId,
+      consumedUnits: 2,
+      creditedUnits: 100,
+      balance: 98,
+    });
   });
 
   it("refuses the checkout to a visitor who is not signed in (the plugin's own rule)", async () => {

@@ -64,6 +64,18 @@ async function main() {
     recurringInterval: "month",
     prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
   });
+  // Usage: a meter counting the app's "api_call" events, and 100 of them a month with Pro.
+  const meter = await polar.meters.create({
+    name: "API calls",
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] },
+    aggregation: { func: "count" },
+  });
+  const credits = await polar.benefits.create({
+    type: "meter_credit",
+    description: "100 API calls a month",
+    properties: { units: 100, rollover: false, meterId: meter.id },
+  });
+  await polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credits.id] } });
   const endpoint = await polar.webhooks.createWebhookEndpoint({
     url: `${appUrl}/api/auth/polar/webhooks`,
     format: "raw",
@@ -93,6 +105,7 @@ Data:         ${dataDir}
       organizationId: organization.id,
       organizationSlug: organization.slug,
       productId: product.id,
+      meterId: meter.id,
     })}`,
   );
 }
@@ -115,6 +128,7 @@ const SCOPES = [
   "customer_meters:read",
   "webhooks:read",
   "webhooks:write",
+  "benefits:write",
 ];
 
 const WEBHOOK_EVENTS: WebhookEventType[] = [
@@ -129,6 +143,7 @@ const WEBHOOK_EVENTS: WebhookEventType[] = [
   "subscription.updated",
   "subscription.canceled",
   "subscription.revoked",
+  "benefit_grant.created",
 ];
 
 /** Signs the merchant up, follows the verification link from the mailbox, signs in. */
