@@ -514,7 +514,9 @@ describe("the buyer's confirmation mail", () => {
 describe("a past-due subscription", () => {
   /** A card that saves, then declines every charge (sandbox 0341). */
   const DECLINES = "4000000000000341";
-  /** The customer's card on file becomes one that declines (through the portal). */
+  const advance = (s: Shop, by: string) =>
+    ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by }));
+  /** The customer's card on file becomes `card` (through the portal). */
   const saveCard = async (portalToken: string, card: string) =>
     ok(
       call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
@@ -522,23 +524,34 @@ describe("a past-due subscription", () => {
       }),
       201,
     );
-
-  it("loses its benefits at the first failed renewal by default (grace 0), and gets them back when paid", async () => {
-    const s = await shop("Nograce");
+  const granted = async (s: Shop, customerId: string) =>
+    (await grantsOf(s, customerId)).filter((g) => g.is_granted);
+  /** A subscriber holding one custom benefit, whose card on file now declines. */
+  async function subscriberWhoseCardDeclines(s: Shop) {
     const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
     const bought = await buy(s, await product(s, [custom], true));
     await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+      () => granted(s, bought.customerId),
+      (items) => expect(items).toHaveLength(1),
     );
-    // A month paid with the card of the purchase, then the card on file declines.
-    expect(
-      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }))).ran,
-    ).toMatchObject({
-      paid: 1,
-    });
     await saveCard(bought.portalToken, DECLINES);
-    const renewal = await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    return bought;
+  }
+  /** Every grant sync the organization's changes queued has run. */
+  const syncsDone = (s: Shop) =>
+    eventually(
+      () =>
+        server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+          s.merchant.organizationId,
+        ),
+      (rows) => expect(rows[0]!.n).toBe(0),
+    );
+
+  it("loses its benefits at the first failed renewal by default (grace 0), and gets them back when paid", async () => {
+    const s = await shop("Nograce");
+    const bought = await subscriberWhoseCardDeclines(s);
+    const renewal = await advance(s, "P1M");
     expect(renewal.ran, JSON.stringify(renewal)).toMatchObject({ renewals: 1, failed: 1 });
     const [revoked] = await eventually(
       () => grantsOf(s, bought.customerId),
@@ -546,15 +559,10 @@ describe("a past-due subscription", () => {
     );
     // A new card pays the renewal at once: the subscription is active again, the grant back (same id).
     await saveCard(bought.portalToken, "4242424242424242");
-    expect(
-      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "PT1M" }))).ran,
-    ).toMatchObject({
-      charges: 1,
-      paid: 1,
-    });
+    expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
     await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted).map((g) => g.id)).toEqual([revoked!.id]),
+      () => granted(s, bought.customerId),
+      (items) => expect(items.map((g) => g.id)).toEqual([revoked!.id]),
     );
   });
 
@@ -576,47 +584,19 @@ describe("a past-due subscription", () => {
       "benefit_revocation_grace_period",
     ]);
 
-    const custom = await benefit(s, { type: "custom", description: "Support", properties: { note: null } });
-    const bought = await buy(s, await product(s, [custom], true));
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
-    );
-    // A month paid with the card of the purchase, then the card on file declines.
-    expect(
-      (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }))).ran,
-    ).toMatchObject({
-      paid: 1,
-    });
-    await saveCard(bought.portalToken, DECLINES);
+    const bought = await subscriberWhoseCardDeclines(s);
     // The renewal fails: past due, but within the grace period the grant stays.
-    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
     const sub = await ok(call(server, s.token, "GET", `/v1/subscriptions/${bought.subscriptionId}`));
     expect(sub.status).toBe("past_due");
-    // The sync that past_due queued has run (it finds nothing to do) once the queue is empty.
-    await eventually(
-      () =>
-        server.sql<{ n: number }>(
-          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
-          s.merchant.organizationId,
-        ),
-      (rows) => expect(rows[0]!.n).toBe(0),
-    );
-    expect((await grantsOf(s, bought.customerId)).filter((g) => g.is_granted)).toHaveLength(1);
+    await syncsDone(s);
+    expect(await granted(s, bought.customerId)).toHaveLength(1);
     // Two days on (the first retry fails too): still within three days.
-    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P2D" }));
-    await new Promise((r) => setTimeout(r, 300));
-    await eventually(
-      () =>
-        server.sql<{ n: number }>(
-          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
-          s.merchant.organizationId,
-        ),
-      (rows) => expect(rows[0]!.n).toBe(0),
-    );
-    expect((await grantsOf(s, bought.customerId)).filter((g) => g.is_granted)).toHaveLength(1);
+    expect((await advance(s, "P2D")).ran).toMatchObject({ failed: 1 });
+    await syncsDone(s);
+    expect(await granted(s, bought.customerId)).toHaveLength(1);
     // Past the third day the grace period is over: the grant is revoked.
-    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P2D" }));
+    await advance(s, "P2D");
     await eventually(
       () => grantsOf(s, bought.customerId),
       (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
