@@ -12,6 +12,9 @@ import { call, createMerchant, createToken, type Merchant } from "./support/v1.j
  * `/v1` operation that takes an id (in its path, its query or its body). Each must answer 404
  * (a path id), 422 naming the field (a body id) or a list holding nothing of B's (a query
  * filter), and nothing may change: B's rows stay identical and no row appears in A.
+ * The customer portal's cases use a customer session of A's customer instead; its public
+ * endpoints (license keys, sign-in codes) no credential, naming A's key or customer with B's
+ * organization (or B's activation, benefit, customer) instead.
  *
  * The operations and their id fields are read from the served OpenAPI document, so an
  * operation (or an id field) added later fails the coverage test until this table has a case
@@ -39,12 +42,22 @@ interface World {
   recurringProduct: string;
   discount: string;
   customer: string;
+  customerEmail: string;
   externalCustomerId: string;
   link: string;
   checkout: string;
   checkoutSecret: string;
 }
-interface BWorld extends World {
+/** A license key of the customer (of a license_keys benefit), one activation of it, a saved card. */
+interface Licensed {
+  licenseBenefit: string;
+  licenseKey: string;
+  /** The key string a client presents. */
+  key: string;
+  activation: string;
+  card: string;
+}
+interface BWorld extends World, Licensed {
   order: string;
   subscription: string;
   refund: string;
@@ -57,10 +70,10 @@ interface BWorld extends World {
   usageEvent: string;
   customerMeter: string;
 }
-let A: World & { customerSession: string; subscription: string };
+let A: World & Licensed & { customerSession: string; subscription: string };
 let B: BWorld;
 
-async function ok(token: string, method: string, path: string, body?: unknown): Promise<Json> {
+async function ok(token: string | undefined, method: string, path: string, body?: unknown): Promise<Json> {
   const res = await call(server, token, method, path, body);
   if (res.status !== 200 && res.status !== 201)
     throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -116,8 +129,9 @@ async function makeWorld(token: string, tag: string): Promise<World> {
     products: [product.id],
   });
   const externalCustomerId = `ext-${tag}-${Date.now()}`;
+  const customerEmail = `buyer-${tag}-${Date.now()}@example.com`;
   const customer = await ok(token, "POST", "/v1/customers/", {
-    email: `buyer-${tag}-${Date.now()}@example.com`,
+    email: customerEmail,
     external_id: externalCustomerId,
   });
   const link = await ok(token, "POST", "/v1/checkout-links/", {
@@ -141,6 +155,7 @@ async function makeWorld(token: string, tag: string): Promise<World> {
     recurringProduct: recurringProduct.id,
     discount: discount.id,
     customer: customer.id,
+    customerEmail,
     externalCustomerId,
     link: link.id,
     checkout: checkout.id,
@@ -148,8 +163,77 @@ async function makeWorld(token: string, tag: string): Promise<World> {
   };
 }
 
+/**
+ * The customer's license key (granted as the grant engine does), activated once through the
+ * API, and the card the customer paid a subscription with (`session`: a customer session of theirs).
+ */
+async function makeLicensed(
+  merchant: Merchant,
+  token: string,
+  customer: string,
+  recurringProduct: string,
+  session: string,
+  tag: string,
+): Promise<Licensed> {
+  const properties = { prefix: tag, activations: { limit: 3, enable_customer_admin: true }, limit_usage: 10 };
+  const benefit = await ok(token, "POST", "/v1/benefits/", {
+    type: "license_keys",
+    description: `License ${tag}`,
+    properties,
+  });
+  const granted = await server.licenseKeys<{ license_key_id: string }>("grant", {
+    organizationId: merchant.organizationId,
+    customerId: customer,
+    benefitId: benefit.id,
+    benefitProperties: properties,
+    expires: false,
+    now: new Date().toISOString(),
+  });
+  const [row] = await server.sql<{ key: string }>(
+    "select key from kassa_license_key where id = $1",
+    granted.license_key_id,
+  );
+  const key = row?.key ?? "";
+  const activation = await ok(token, "POST", "/v1/license-keys/activate", {
+    key,
+    organization_id: merchant.organizationId,
+    label: `Laptop ${tag}`,
+  });
+  // A card is saved with a first purchase: the customer subscribes through a checkout paid by card.
+  const confirmation = await ok(undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: "4242424242424242",
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  const checkout = await ok(token, "POST", "/v1/checkouts/", {
+    products: [recurringProduct],
+    customer_id: customer,
+  });
+  await ok(undefined, "POST", `/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+    confirmation_token_id: confirmation.id,
+    customer_name: `Buyer ${tag}`,
+    customer_billing_address: {
+      country: "FR",
+      city: "Paris",
+      line1: "1 rue de Rivoli",
+      postal_code: "75001",
+    },
+  });
+  const cards = await ok(session, "GET", "/v1/customer-portal/customers/me/payment-methods");
+  return {
+    licenseBenefit: benefit.id,
+    licenseKey: granted.license_key_id,
+    key,
+    activation: activation.id,
+    card: cards.items[0].id,
+  };
+}
+
 async function makeB(): Promise<BWorld> {
   const w = await makeWorld(tokenB, "b");
+  const session = await ok(tokenB, "POST", "/v1/customer-sessions/", { customer_id: w.customer });
+  const licensed = await makeLicensed(b, tokenB, w.customer, w.recurringProduct, session.token, "B");
   const recurring = await ok(tokenB, "GET", `/v1/products/${w.recurringProduct}`);
   const purchase = (productId: string, priceId: string, amount: number) =>
     server.purchase({
@@ -215,6 +299,7 @@ async function makeB(): Promise<BWorld> {
   const customerMeter = await ok(tokenB, "GET", `/v1/customer-meters/?customer_id=${w.customer}`);
   return {
     ...w,
+    ...licensed,
     order: order.orderId,
     subscription: subscribed.subscriptionId ?? "",
     refund: refund.id,
@@ -239,6 +324,7 @@ beforeAll(async () => {
   doc = (await call(server, undefined, "GET", "/v1/openapi.json")).body;
   const world = await makeWorld(tokenA, "a");
   const session = await ok(tokenA, "POST", "/v1/customer-sessions/", { customer_id: world.customer });
+  const licensedA = await makeLicensed(a, tokenA, world.customer, world.recurringProduct, session.token, "A");
   const recurringA = await ok(tokenA, "GET", `/v1/products/${world.recurringProduct}`);
   const subscribedA = await server.purchase({
     organizationId: a.organizationId,
@@ -261,7 +347,12 @@ beforeAll(async () => {
     metadata: {},
     customFieldData: {},
   });
-  A = { ...world, customerSession: session.token, subscription: subscribedA.subscriptionId ?? "" };
+  A = {
+    ...world,
+    ...licensedA,
+    customerSession: session.token,
+    subscription: subscribedA.subscriptionId ?? "",
+  };
   B = await makeB();
 }, 120_000);
 afterAll(() => server?.stop());
@@ -356,13 +447,18 @@ const NOT_REFERENCES: Record<string, string> = {
     "the merchant's own deduplication key, per organization",
   "GET /v1/events/ query:parent_id":
     "accepted for Polar compatibility and unused (Kassa's events have no children)",
+  "GET /v1/license-keys/public-key query:organization_id":
+    "public by design: any organization's Ed25519 public key (what verifies its signed keys offline), to anyone; the private key is never answered",
+  "GET /v1/customer-portal/organizations/{slug} path:slug":
+    "public by design: any organization's portal sign-in page by its slug (name, avatar, portal settings, the plans on sale), with no session",
   "POST /v1/subscription-payment-links/session body:subscription_id":
     "the subject of a signed link: the signature made for that id is the credential (a forged one is 403, tested in subscriptions-lifecycle)",
 };
 
 // --- the cases: A offers B's ids ---------------------------------------------------------------
 
-type Expected = 404 | 422 | "nothing of B";
+/** 202: an answer that says nothing either way (a sign-in code request); nothing may change. */
+type Expected = 404 | 422 | 202 | "nothing of B";
 interface Case {
   op: string;
   /** The slots of `op` this case covers. */
@@ -371,8 +467,11 @@ interface Case {
   body?: unknown;
   /** The field a 422 names, when not the last part of the slot. */
   names?: string;
-  /** A customer session of A instead of A's token (the customer portal). */
-  as?: "customer";
+  /**
+   * A customer session of A instead of A's token (the customer portal), or no credential at
+   * all (the public endpoints, which name their organization in the request).
+   */
+  as?: "customer" | "public";
   expected: Expected;
 }
 
@@ -383,7 +482,7 @@ function cases(): Case[] {
     path: string,
     expected: Expected,
     body?: unknown,
-    as?: "customer",
+    as?: "customer" | "public",
   ): Case => ({ op, slots, path, expected, ...(body === undefined ? {} : { body }), ...(as ? { as } : {}) });
   const org = b.organizationId;
   const list = (root: string, filters: Record<string, string>): Case[] => [
@@ -407,6 +506,11 @@ function cases(): Case[] {
   });
   const portal = (op: string, slots: string[], path: string, expected: Expected, body?: unknown) =>
     c(op, slots, path, expected, body, "customer");
+  const anyone = (op: string, slots: string[], path: string, expected: Expected, body?: unknown) =>
+    c(op, slots, path, expected, body, "public");
+  // A's key as its client presents it; B's the same.
+  const keyOfA = { key: A.key, organization_id: a.organizationId };
+  const keyOfB = { key: B.key, organization_id: org };
 
   return [
     // organization access tokens, organizations
@@ -914,6 +1018,195 @@ function cases(): Case[] {
       reason: "customer_request",
       amount: 100,
     }),
+
+    // license keys, with A's token. B's organization named in the body is refused before the key
+    // is looked up (422); a key (or its activation, benefit or customer) that does not match in
+    // A's organization is Polar's 404.
+    ...list("/v1/license-keys/", { benefit_id: B.licenseBenefit }),
+    ...byId("/v1/license-keys", B.licenseKey, ["GET", "PATCH"], { status: "disabled", limit_usage: 1 }),
+    c(
+      "GET /v1/license-keys/{id}/activations/{activation_id}",
+      ["path:id"],
+      `/v1/license-keys/${B.licenseKey}/activations/${B.activation}`,
+      404,
+    ),
+    c(
+      "GET /v1/license-keys/{id}/activations/{activation_id}",
+      ["path:activation_id"],
+      `/v1/license-keys/${A.licenseKey}/activations/${B.activation}`,
+      404,
+    ),
+    // B's key in B's organization, or in A's: not A's to check, activate or deactivate.
+    c("POST /v1/license-keys/validate", ["body:organization_id"], "/v1/license-keys/validate", 422, {
+      ...keyOfB,
+      increment_usage: 1,
+    }),
+    c("POST /v1/license-keys/validate", [], "/v1/license-keys/validate", 404, {
+      ...keyOfB,
+      organization_id: a.organizationId,
+      increment_usage: 1,
+    }),
+    ...(
+      [
+        ["activation_id", B.activation],
+        ["benefit_id", B.licenseBenefit],
+        ["customer_id", B.customer],
+      ] as const
+    ).map(([name, id]) =>
+      c("POST /v1/license-keys/validate", [`body:${name}`], "/v1/license-keys/validate", 404, {
+        ...keyOfA,
+        [name]: id,
+        increment_usage: 1,
+      }),
+    ),
+    c("POST /v1/license-keys/activate", ["body:organization_id"], "/v1/license-keys/activate", 422, {
+      ...keyOfB,
+      label: "Taken",
+    }),
+    c("POST /v1/license-keys/activate", [], "/v1/license-keys/activate", 404, {
+      ...keyOfB,
+      organization_id: a.organizationId,
+      label: "Taken",
+    }),
+    c("POST /v1/license-keys/deactivate", ["body:organization_id"], "/v1/license-keys/deactivate", 422, {
+      ...keyOfB,
+      activation_id: B.activation,
+    }),
+    // A's own key with B's activation: B's activation stays.
+    c("POST /v1/license-keys/deactivate", ["body:activation_id"], "/v1/license-keys/deactivate", 404, {
+      ...keyOfA,
+      activation_id: B.activation,
+    }),
+
+    // The public license key endpoints: no credential, the organization named in the body is the
+    // scope. A's key named with B's organization (and B's key with A's) is found nowhere.
+    anyone(
+      "POST /v1/customer-portal/license-keys/validate",
+      ["body:organization_id"],
+      "/v1/customer-portal/license-keys/validate",
+      404,
+      { ...keyOfA, organization_id: org, increment_usage: 1 },
+    ),
+    anyone(
+      "POST /v1/customer-portal/license-keys/validate",
+      [],
+      "/v1/customer-portal/license-keys/validate",
+      404,
+      {
+        ...keyOfB,
+        organization_id: a.organizationId,
+        increment_usage: 1,
+      },
+    ),
+    ...(
+      [
+        ["activation_id", B.activation],
+        ["benefit_id", B.licenseBenefit],
+        ["customer_id", B.customer],
+      ] as const
+    ).map(([name, id]) =>
+      anyone(
+        "POST /v1/customer-portal/license-keys/validate",
+        [`body:${name}`],
+        "/v1/customer-portal/license-keys/validate",
+        404,
+        { ...keyOfA, [name]: id, increment_usage: 1 },
+      ),
+    ),
+    anyone(
+      "POST /v1/customer-portal/license-keys/activate",
+      ["body:organization_id"],
+      "/v1/customer-portal/license-keys/activate",
+      404,
+      { ...keyOfA, organization_id: org, label: "Elsewhere" },
+    ),
+    anyone(
+      "POST /v1/customer-portal/license-keys/activate",
+      [],
+      "/v1/customer-portal/license-keys/activate",
+      404,
+      {
+        ...keyOfB,
+        organization_id: a.organizationId,
+        label: "Elsewhere",
+      },
+    ),
+    anyone(
+      "POST /v1/customer-portal/license-keys/deactivate",
+      ["body:organization_id"],
+      "/v1/customer-portal/license-keys/deactivate",
+      404,
+      { ...keyOfA, organization_id: org, activation_id: A.activation },
+    ),
+    anyone(
+      "POST /v1/customer-portal/license-keys/deactivate",
+      ["body:activation_id"],
+      "/v1/customer-portal/license-keys/deactivate",
+      404,
+      { ...keyOfA, activation_id: B.activation },
+    ),
+    portal(
+      "GET /v1/customer-portal/license-keys/",
+      ["query:benefit_id"],
+      `/v1/customer-portal/license-keys/?benefit_id=${B.licenseBenefit}`,
+      "nothing of B",
+    ),
+    portal(
+      "GET /v1/customer-portal/license-keys/{id}",
+      ["path:id"],
+      `/v1/customer-portal/license-keys/${B.licenseKey}`,
+      404,
+    ),
+
+    // the customer portal's account: B's customer's card, subscription and order
+    portal(
+      "DELETE /v1/customer-portal/customers/me/payment-methods/{id}",
+      ["path:id"],
+      `/v1/customer-portal/customers/me/payment-methods/${B.card}`,
+      404,
+    ),
+    portal(
+      "POST /v1/customer-portal/customers/me/payment-methods/{id}/default",
+      ["path:id"],
+      `/v1/customer-portal/customers/me/payment-methods/${B.card}/default`,
+      404,
+    ),
+    portal(
+      "POST /v1/customer-portal/subscriptions/{id}/change-preview",
+      ["path:id"],
+      `/v1/customer-portal/subscriptions/${B.subscription}/change-preview`,
+      404,
+      { product_id: A.recurringProduct },
+    ),
+    portal(
+      "POST /v1/customer-portal/subscriptions/{id}/change-preview",
+      ["body:product_id"],
+      `/v1/customer-portal/subscriptions/${A.subscription}/change-preview`,
+      422,
+      { product_id: B.recurringProduct },
+    ),
+    portal(
+      "GET /v1/customer-portal/orders/{id}/receipt",
+      ["path:id"],
+      `/v1/customer-portal/orders/${B.order}/receipt`,
+      404,
+    ),
+    // A sign-in code asked for A's customer in B's organization, or for B's customer in A's:
+    // the same 202 as for anyone, and no code is made in either (the snapshots).
+    anyone(
+      "POST /v1/customer-portal/customer-session/request",
+      ["body:organization_id"],
+      "/v1/customer-portal/customer-session/request",
+      202,
+      { email: A.customerEmail, organization_id: org },
+    ),
+    anyone(
+      "POST /v1/customer-portal/customer-session/request",
+      ["body:customer_id"],
+      "/v1/customer-portal/customer-session/request",
+      202,
+      { email: A.customerEmail, organization_id: a.organizationId, customer_id: B.customer },
+    ),
   ];
 }
 
@@ -933,6 +1226,13 @@ async function snapshot(organizationId: string, skip: string[] = []): Promise<Re
     );
     out[table_name] = skip.includes(table_name) ? [rows.length] : rows;
   }
+  // Activations have no organization_id of their own: the organization's keys' activations.
+  out.kassa_license_key_activation = await server.sql(
+    `select t.* from kassa_license_key_activation as t
+     join kassa_license_key as k on k.id = t.license_key_id
+     where k.organization_id = $1 order by t::text`,
+    organizationId,
+  );
   return out;
 }
 
@@ -959,6 +1259,11 @@ const ownIds = () =>
     B.taxRate,
     B.usageEvent,
     B.customerMeter,
+    B.licenseBenefit,
+    B.licenseKey,
+    B.key,
+    B.activation,
+    B.card,
   ]);
 
 describe("references across organizations", () => {
@@ -996,6 +1301,9 @@ describe("references across organizations", () => {
       "kassa_order",
       "kassa_checkout",
       "kassa_refund",
+      "kassa_license_key",
+      "kassa_license_key_activation",
+      "kassa_sandbox_payment_method",
     ])
       expect(beforeB[table]?.length, table).toBeGreaterThan(0);
     const beforeA = await snapshot(a.organizationId, [
@@ -1007,7 +1315,7 @@ describe("references across organizations", () => {
       const method = k.op.split(" ")[0] ?? "GET";
       const res = await call(
         server,
-        k.as === "customer" ? A.customerSession : tokenA,
+        k.as === "customer" ? A.customerSession : k.as === "public" ? undefined : tokenA,
         method,
         k.path,
         k.body,
