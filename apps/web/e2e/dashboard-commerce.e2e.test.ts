@@ -335,6 +335,8 @@ describe("dashboard commerce pages", () => {
         .getByRole("table", { name: "The customer's orders" })
         .getByRole("row", { name: /Pocket gadget/ })
         .waitFor();
+      // The meters come from /v1/customer-meters/ (a member's session may read them).
+      await p.getByText("No usage and no credits.").waitFor();
       expect(await p.getByRole("button", { name: "Edit" }).count()).toBe(0);
       expect(await p.getByRole("button", { name: "Delete" }).count()).toBe(0);
 

@@ -9,7 +9,9 @@ import { field, launchBrowser, screenshots } from "./browser.js";
  * The customer portal in Chromium, on a phone-sized window, against a real server: a buyer
  * subscribes (through /v1), opens `/portal/{slug}`, signs in with the code from the mail (the
  * development mailbox), sees the order with its receipt, cancels the subscription with a
- * reason, reads "Cancels on <date>", and resumes it; each step checked through /v1 too.
+ * reason, reads "Cancels on <date>", and resumes it; each step checked through /v1 too. A
+ * purchase with a license-key and a custom benefit shows the key (copyable) and the seller's
+ * note on the checkout's confirmation page and in the portal's Benefits tab.
  */
 describe("customer portal", () => {
   let server: TestServer;
@@ -38,6 +40,7 @@ describe("customer portal", () => {
       "orders:read",
       "subscriptions:read",
       "customers:read",
+      "benefits:write",
     ]);
     const product = await v1("POST", "/v1/products/", {
       name: "Orbit Pro",
@@ -158,6 +161,103 @@ describe("customer portal", () => {
       expect(new URL(other.url()).searchParams.has("customer_session_token")).toBe(false);
       expect(await other.locator("html").getAttribute("data-mantine-color-scheme")).toBe("dark");
       await shots.take(other, "dark-link");
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("shows what a purchase granted: the license key to copy and the seller's note, on the confirmation page and in the Benefits tab", async () => {
+    const key = await v1("POST", "/v1/benefits/", {
+      type: "license_keys",
+      description: "Desktop license",
+      properties: { prefix: "ORBIT", activations: { limit: 2, enable_customer_admin: true } },
+    });
+    const note = await v1("POST", "/v1/benefits/", {
+      type: "custom",
+      description: "Onboarding call",
+      properties: { note: "Book your call at orbit.example/call" },
+    });
+    const product = await v1("POST", "/v1/products/", {
+      name: "Orbit Desktop",
+      prices: [{ amount_type: "fixed", price_amount: 4900 }],
+    });
+    await v1("POST", `/v1/products/${product.id}/benefits`, { benefits: [key.id, note.id] }, 200);
+    const buyer = "ada@example.com";
+    const checkout = await v1("POST", "/v1/checkouts/", { products: [product.id], customer_email: buyer });
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_name: "Ada",
+        customer_billing_address: { country: "DE" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const sessionToken = done.body.customer_session_token as string;
+    expect(sessionToken).toBeTruthy();
+
+    const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await fresh.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    fresh.setDefaultTimeout(30_000);
+    const tab = await fresh.newPage();
+    try {
+      // The confirmation page: the grants come from a job, the page reads them until they are made.
+      await tab.goto(
+        `${server.url}/checkout/${checkout.client_secret}/confirmation?customer_session_token=${encodeURIComponent(sessionToken)}`,
+      );
+      const shownKey = tab.getByTestId("license-key");
+      await shownKey.waitFor();
+      const keyText = (await shownKey.textContent()) ?? "";
+      expect(keyText).toMatch(/^ORBIT-[0-9A-F-]{36}$/);
+      await tab
+        .getByTestId("benefit-note")
+        .filter({ hasText: "Book your call at orbit.example/call" })
+        .waitFor();
+      await shots.take(tab, "confirmation-benefits");
+
+      // The portal's Benefits tab, signed in by the confirmation page's link.
+      await tab.getByRole("link", { name: "Manage your purchases in the customer portal" }).click();
+      await tab.getByRole("heading", { name: "Hello Ada" }).waitFor();
+      await tab.getByRole("tab", { name: "Benefits" }).click();
+      await tab.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/benefits`);
+      const license = tab.locator('[data-testid="benefit"][data-benefit-type="license_keys"]');
+      await license.getByTestId("license-key").waitFor();
+      expect(await license.getByTestId("license-key").textContent()).toBe(keyText);
+      expect(await license.textContent()).toContain("Up to 2 activations");
+      await license.getByRole("button", { name: "Copy license key" }).click();
+      await license.getByRole("button", { name: "Copied" }).waitFor();
+      expect(await tab.evaluate(() => navigator.clipboard.readText())).toBe(keyText);
+      const custom = tab.locator('[data-testid="benefit"][data-benefit-type="custom"]');
+      expect(await custom.getByTestId("benefit-note").textContent()).toBe(
+        "Book your call at orbit.example/call",
+      );
+      await shots.take(tab, "benefits");
+
+      // An activation made by the customer's app shows up, and can be taken back from the portal.
+      const activated = await call(server, undefined, "POST", "/v1/customer-portal/license-keys/activate", {
+        key: keyText,
+        organization_id: merchant.organizationId,
+        label: "Ada's laptop",
+      });
+      expect(activated.status, JSON.stringify(activated.body)).toBe(200);
+      await tab.reload();
+      const activation = license.getByTestId("activation");
+      await activation.filter({ hasText: "Ada's laptop" }).waitFor();
+      await activation.getByRole("button", { name: "Deactivate" }).click();
+      await activation.waitFor({ state: "detached" });
+
+      // Usage: nothing metered for this customer.
+      await tab.getByRole("tab", { name: "Usage" }).click();
+      await tab.getByText("Nothing is metered for you.", { exact: false }).waitFor();
     } finally {
       await fresh.close();
     }

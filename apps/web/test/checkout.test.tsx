@@ -913,7 +913,8 @@ describe("confirmation page", () => {
     );
     expect(await screen.findByText("We are processing your payment…")).toBeTruthy();
     expect(await screen.findByRole("heading", { name: "Thank you for your purchase" })).toBeTruthy();
-    expect(screen.queryByRole("link", { name: /customer portal/ })).toBeNull();
+    // Without a session the link opens the portal's sign-in.
+    expect(screen.getByRole("link", { name: /customer portal/ }).getAttribute("href")).toBe("/portal/acme");
   });
 
   it("the app reads the client secret and the page from the address", () => {

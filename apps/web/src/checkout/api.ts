@@ -159,6 +159,21 @@ export const getOrderInvoice = (token: string, orderId: string) =>
     { token },
   );
 
+/** Polar's `CustomerBenefitGrant`: what the purchase gave, once the grant job has run. */
+export type CustomerBenefitGrant = z.output<typeof W.CustomerBenefitGrant>;
+
+export const listCustomerGrants = (token: string, by: { order_id: string } | { subscription_id: string }) =>
+  call<W.Page<CustomerBenefitGrant>>(
+    `/v1/customer-portal/benefit-grants/?limit=100&${new URLSearchParams(by).toString()}`,
+    { token },
+  );
+
+export const getCustomerLicenseKey = (token: string, id: string) =>
+  call<z.output<typeof W.LicenseKeyWithActivations>>(
+    `/v1/customer-portal/license-keys/${encodeURIComponent(id)}`,
+    { token },
+  );
+
 /** `POST /v1/subscription-payment-links/session`: opens a mail's signed card-update link. */
 export type PaymentLinkSession = z.output<typeof W.SubscriptionPaymentLinkSession>;
 

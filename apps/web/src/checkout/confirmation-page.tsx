@@ -13,11 +13,15 @@ import {
   Title,
 } from "@mantine/core";
 import { useEffect, useState } from "react";
+import { CopyValue } from "../components/copy-value";
 import {
   type CheckoutPublic,
+  type CustomerBenefitGrant,
   type CustomerOrder,
   getCheckout,
+  getCustomerLicenseKey,
   getOrderInvoice,
+  listCustomerGrants,
   listCustomerOrders,
   V1Error,
 } from "./api";
@@ -30,7 +34,9 @@ import { OrganizationHeader } from "./sections/organization-header";
  * `/checkout/{client_secret}/confirmation`: where a buyer lands once the checkout is confirmed
  * (Polar's default success URL). Reads the checkout until its payment settles, then shows the
  * order; with the `customer_session_token` the page was given, the order itself from the
- * customer portal (its invoice number, a link to its invoice) and a link to the portal.
+ * customer portal (its invoice number, a link to its invoice), what the benefits gave once
+ * the grant job has made them (a license key to copy, the seller's note), and a link to the
+ * portal.
  */
 export function ConfirmationPage({
   clientSecret,
@@ -81,6 +87,8 @@ export function ConfirmationPage({
       live = false;
     };
   }, [succeeded, customerSessionToken, checkout]);
+
+  const grants = useGrants(customerSessionToken, order, pollIntervalMs);
 
   if (error?.status === 410) return <ExpiredCheckout />;
   if (error)
@@ -162,9 +170,17 @@ export function ConfirmationPage({
                     Included
                   </Text>
                   <List size="sm">
-                    {product.benefits.map((b) => (
-                      <List.Item key={b.id}>{b.description}</List.Item>
-                    ))}
+                    {product.benefits.map((b) => {
+                      const grant = grants.find((g) => g.benefit_id === b.id);
+                      return (
+                        <List.Item key={b.id}>
+                          {b.description}
+                          {grant && customerSessionToken && (
+                            <GrantDetail grant={grant} token={customerSessionToken} />
+                          )}
+                        </List.Item>
+                      );
+                    })}
                   </List>
                 </>
               )}
@@ -172,11 +188,13 @@ export function ConfirmationPage({
           </Paper>
         )}
         <Summary checkout={checkout} interval={interval} />
-        {customerSessionToken && checkout.status === "succeeded" && (
+        {checkout.status === "succeeded" && (
           <Anchor
-            href={`/portal/${encodeURIComponent(checkout.organization.slug)}?customer_session_token=${encodeURIComponent(
-              customerSessionToken,
-            )}`}
+            href={`/portal/${encodeURIComponent(checkout.organization.slug)}${
+              customerSessionToken
+                ? `?customer_session_token=${encodeURIComponent(customerSessionToken)}`
+                : ""
+            }`}
           >
             Manage your purchases in the customer portal
           </Anchor>
@@ -214,4 +232,69 @@ function InvoiceLink({ token, order }: { token: string; order: CustomerOrder }) 
       )}
     </Group>
   );
+}
+
+/**
+ * The grants of the order (or of its subscription), read again while the grant job has not
+ * made them all yet (a few tries; the portal shows them later in any case).
+ */
+function useGrants(token: string | null, order: CustomerOrder | null, pollIntervalMs: number) {
+  const [grants, setGrants] = useState<CustomerBenefitGrant[]>([]);
+  useEffect(() => {
+    if (!token || !order) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let tries = 0;
+    const by = order.subscription_id ? { subscription_id: order.subscription_id } : { order_id: order.id };
+    const read = () =>
+      listCustomerGrants(token, by).then(
+        (page) => {
+          if (!live) return;
+          setGrants(page.items);
+          const pending = page.items.length === 0 || page.items.some((g) => !g.is_granted && !g.error);
+          if (pending && ++tries < 20) timer = setTimeout(read, pollIntervalMs);
+        },
+        () => undefined, // a bonus like the order: the portal shows the benefits too
+      );
+    void read();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [token, order, pollIntervalMs]);
+  return grants;
+}
+
+/** What one granted benefit gives, where the page can show it: a license key, a note. */
+function GrantDetail({ grant, token }: { grant: CustomerBenefitGrant; token: string }) {
+  const benefit = grant.benefit as { type?: string; properties?: { note?: unknown } };
+  const keyId = typeof grant.properties.license_key_id === "string" ? grant.properties.license_key_id : null;
+  const [key, setKey] = useState<string | null>(null);
+  useEffect(() => {
+    if (!keyId || !grant.is_granted) return;
+    let live = true;
+    getCustomerLicenseKey(token, keyId).then(
+      (k) => live && setKey(k.key),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [token, keyId, grant.is_granted]);
+  if (grant.error)
+    return (
+      <Text size="sm" c="dimmed">
+        {grant.error.message}
+      </Text>
+    );
+  if (!grant.is_granted) return null;
+  if (benefit.type === "custom" && typeof benefit.properties?.note === "string" && benefit.properties.note)
+    return (
+      <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="benefit-note">
+        {benefit.properties.note}
+      </Text>
+    );
+  if (benefit.type === "license_keys" && key)
+    return <CopyValue value={key} label="Copy license key" testId="license-key" />;
+  return null;
 }

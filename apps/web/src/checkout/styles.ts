@@ -15,6 +15,7 @@ import "@mantine/core/styles/Badge.css";
 import "@mantine/core/styles/Button.css";
 import "@mantine/core/styles/Center.css";
 import "@mantine/core/styles/Checkbox.css";
+import "@mantine/core/styles/Code.css";
 import "@mantine/core/styles/CheckboxIndicator.css";
 import "@mantine/core/styles/CloseButton.css";
 import "@mantine/core/styles/Container.css";

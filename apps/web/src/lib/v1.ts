@@ -169,6 +169,7 @@ export type FilterClause = W.FilterClauseValue;
 export type Filter = W.FilterValue;
 export type Aggregation = W.AggregationValue;
 export type Meter = Out<typeof W.Meter>;
+export type CustomerMeter = Out<typeof W.CustomerMeter>;
 
 export type CustomFieldType = W.CustomFieldType;
 /** The order the pages offer the types in. */

@@ -17,6 +17,10 @@ export type SubscriptionPreview = z.output<typeof W.SubscriptionPreview>;
 export type CancellationReason = NonNullable<
   z.output<typeof W.CustomerSubscriptionCancel>["customer_cancellation_reason"]
 >;
+export type BenefitGrant = z.output<typeof W.CustomerBenefitGrant>;
+export type LicenseKey = z.output<typeof W.LicenseKeyWithActivations>;
+export type CustomerMeter = z.output<typeof W.CustomerCustomerMeter>;
+export type LedgerEntry = z.output<typeof W.MeterLedgerEntry>;
 export type Page<T> = { items: T[]; pagination: { total_count: number; max_page: number } };
 
 /** The seller as the portal shows it (Polar's `CustomerOrganization`). */
@@ -152,6 +156,13 @@ export function portalClient(token: string) {
       send<PaymentMethod>("POST", `/customers/me/payment-methods/${id(methodId)}/default`),
     deletePaymentMethod: (methodId: string) =>
       send<void>("DELETE", `/customers/me/payment-methods/${id(methodId)}`),
+    benefitGrants: () => get<Page<BenefitGrant>>("/benefit-grants/?limit=100&sorting=-granted_at"),
+    licenseKey: (keyId: string) => get<LicenseKey>(`/license-keys/${id(keyId)}`),
+    deactivate: (body: z.input<typeof W.LicenseKeyDeactivate>) =>
+      send<void>("POST", "/license-keys/deactivate", body),
+    meters: () => get<Page<CustomerMeter>>("/meters/?limit=100&sorting=meter_name"),
+    ledger: (customerMeterId: string) =>
+      get<{ items: LedgerEntry[]; balance: number }>(`/meters/${id(customerMeterId)}/ledger`),
   };
 }
 

@@ -18,19 +18,23 @@ import { IconMoon, IconSun } from "@tabler/icons-react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useDocumentTitle } from "../components/document-title";
 import { getOrganization, type OrganizationData, type PortalCustomer, portalClient, V1Error } from "./api";
+import { BenefitsSection } from "./benefits";
 import { BillingSection } from "./billing";
 import { OrderList } from "./orders";
 import { storeToken, takeLinkToken } from "./session";
 import { SignIn } from "./sign-in";
 import { SubscriptionCard } from "./subscriptions";
+import { UsageSection } from "./usage";
 import { useLoad } from "./use-load";
 
-const SECTIONS = ["overview", "orders", "subscriptions", "billing"] as const;
+const SECTIONS = ["overview", "orders", "subscriptions", "benefits", "usage", "billing"] as const;
 type Section = (typeof SECTIONS)[number];
 const LABELS: Record<Section, string> = {
   overview: "Overview",
   orders: "Orders",
   subscriptions: "Subscriptions",
+  benefits: "Benefits",
+  usage: "Usage",
   billing: "Billing",
 };
 
@@ -305,6 +309,12 @@ function SignedIn({
         </Tabs.Panel>
         <Tabs.Panel value="subscriptions" pt="md">
           {subList(subs, "You have no subscription.")}
+        </Tabs.Panel>
+        <Tabs.Panel value="benefits" pt="md">
+          <BenefitsSection client={client} organizationId={data.organization.id} onExpired={onExpired} />
+        </Tabs.Panel>
+        <Tabs.Panel value="usage" pt="md">
+          <UsageSection client={client} onExpired={onExpired} />
         </Tabs.Panel>
         <Tabs.Panel value="billing" pt="md">
           <BillingSection

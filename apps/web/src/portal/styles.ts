@@ -4,6 +4,7 @@
  */
 import "../checkout/styles";
 import "@mantine/core/styles/ActionIcon.css";
+import "@mantine/core/styles/Code.css";
 import "@mantine/core/styles/Combobox.css";
 import "@mantine/core/styles/Modal.css";
 import "@mantine/core/styles/ModalBase.css";

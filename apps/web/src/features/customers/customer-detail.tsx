@@ -10,8 +10,8 @@ import { ErrorState, LoadingState, PageHeader } from "../../components/states";
 import {
   type Benefit,
   type Customer,
+  type CustomerMeter,
   listQuery,
-  type Meter,
   type Order,
   type Product,
   type Subscription,
@@ -133,10 +133,11 @@ function CustomerStateSections({
   const state = useQuery(customerStateQuery(organizationId, customerId));
   const products = useQuery(listQuery<Product>(organizationId, "products", { limit: 100 }));
   const benefits = useQuery(listQuery<Benefit>(organizationId, "benefits", { limit: 100 }));
-  const meters = useQuery(listQuery<Meter>(organizationId, "meters", { limit: 100 }));
+  const meters = useQuery(
+    listQuery<CustomerMeter>(organizationId, "customer-meters", { customer_id: customerId, limit: 100 }),
+  );
   const productName = (id: string) => products.data?.items.find((p) => p.id === id)?.name ?? "A product";
   const benefitName = (id: string) => benefits.data?.items.find((b) => b.id === id)?.description;
-  const meterName = (id: string) => meters.data?.items.find((m) => m.id === id)?.name ?? "A meter";
 
   if (state.isPending) return <LoadingState label="Loading the customer's state" />;
   if (state.isError) return <ErrorState error={state.error} onRetry={() => void state.refetch()} />;
@@ -185,19 +186,23 @@ function CustomerStateSections({
         )}
       </Section>
       <Section title="Meters">
-        {s.active_meters.length === 0 ? (
+        {meters.isPending ? (
+          <LoadingState label="Loading the customer's meters" />
+        ) : meters.isError ? (
+          <ErrorState error={meters.error} onRetry={() => void meters.refetch()} />
+        ) : meters.data.items.length === 0 ? (
           <Text size="sm" c="dimmed">
-            No usage.
+            No usage and no credits.
           </Text>
         ) : (
-          s.active_meters.map((m) => (
-            <Stack key={String(m.id)} gap={0}>
+          meters.data.items.map((m) => (
+            <Stack key={m.id} gap={0} data-testid="customer-meter">
               <Text size="sm" fw={500}>
-                {meterName(String(m.meter_id))}
+                {m.meter.name}
               </Text>
-              <Text size="xs">
-                {Number(m.consumed_units).toLocaleString()} used, {Number(m.credited_units).toLocaleString()}{" "}
-                credited, balance {Number(m.balance).toLocaleString()}
+              <Text size="sm">Balance {m.balance.toLocaleString()}</Text>
+              <Text size="xs" c="dimmed">
+                {m.consumed_units.toLocaleString()} used, {m.credited_units.toLocaleString()} credited
               </Text>
             </Stack>
           ))

@@ -1,0 +1,298 @@
+import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text } from "@mantine/core";
+import { useEffect, useState } from "react";
+import { CopyValue } from "../components/copy-value";
+import type { BenefitGrant, LicenseKey, PortalClient } from "./api";
+import { formatDate } from "./format";
+import { useLoad } from "./use-load";
+
+/** The fields the page reads of a grant's benefit (Polar's subscriber shape). */
+interface GrantBenefit {
+  id: string;
+  type: string;
+  description: string;
+  properties: Record<string, unknown>;
+}
+
+const benefitOf = (g: BenefitGrant) => g.benefit as unknown as GrantBenefit;
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * What the customer was given: each benefit they hold (or that waits for them), with what it
+ * gives: the seller's note, a license key to copy and its activations, files, or what the
+ * customer has to do (connect an account). Grants are made by a job after the payment, so a
+ * fresh purchase may take a moment to show.
+ */
+export function BenefitsSection({
+  client,
+  organizationId,
+  onExpired,
+}: {
+  client: PortalClient;
+  organizationId: string;
+  onExpired: () => void;
+}) {
+  const grants = useLoad(() => client.benefitGrants(), onExpired, [client]);
+  // A grant the job has not made yet (nor failed): look again in a few seconds.
+  const waiting =
+    grants.state === "ready" && grants.data.items.some((g) => !g.is_granted && !g.is_revoked && !g.error);
+  const { reload } = grants;
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setTimeout(reload, 3000);
+    return () => clearTimeout(timer);
+  }, [waiting, reload]);
+  if (grants.state === "loading") return <Loader size="sm" aria-label="Loading" />;
+  if (grants.state === "error") return <Text c="red">{grants.message}</Text>;
+  const shown = grants.data.items.filter((g) => !g.is_revoked);
+  if (shown.length === 0)
+    return (
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm" c="dimmed">
+          You have no benefits yet. What comes with your purchases (license keys, files, notes from the
+          seller) shows up here a moment after you pay.
+        </Text>
+        <Button size="xs" variant="default" onClick={grants.reload}>
+          Refresh
+        </Button>
+      </Stack>
+    );
+  return (
+    <Stack gap="sm">
+      {shown.map((g) => (
+        <GrantCard
+          key={g.id}
+          grant={g}
+          client={client}
+          organizationId={organizationId}
+          onExpired={onExpired}
+        />
+      ))}
+    </Stack>
+  );
+}
+
+function GrantCard({
+  grant,
+  client,
+  organizationId,
+  onExpired,
+}: {
+  grant: BenefitGrant;
+  client: PortalClient;
+  organizationId: string;
+  onExpired: () => void;
+}) {
+  const benefit = benefitOf(grant);
+  return (
+    <Paper withBorder radius="md" p="md" data-testid="benefit" data-benefit-type={benefit.type}>
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="nowrap" align="flex-start">
+          <Text fw={600}>{benefit.description}</Text>
+          {grant.is_granted ? (
+            <Text size="xs" c="dimmed">
+              {grant.granted_at ? `Since ${formatDate(grant.granted_at)}` : ""}
+            </Text>
+          ) : (
+            <Badge color={grant.error ? "yellow" : "gray"} variant="light" size="sm">
+              {grant.error ? "Needs you" : "On its way"}
+            </Badge>
+          )}
+        </Group>
+        {grant.error ? (
+          <Alert color="yellow" variant="light">
+            {grant.error.message}
+          </Alert>
+        ) : (
+          <GrantBody
+            grant={grant}
+            benefit={benefit}
+            client={client}
+            organizationId={organizationId}
+            onExpired={onExpired}
+          />
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function GrantBody({
+  grant,
+  benefit,
+  client,
+  organizationId,
+  onExpired,
+}: {
+  grant: BenefitGrant;
+  benefit: GrantBenefit;
+  client: PortalClient;
+  organizationId: string;
+  onExpired: () => void;
+}) {
+  const props = grant.properties;
+  switch (benefit.type) {
+    case "custom": {
+      const note = str(benefit.properties.note);
+      return note ? (
+        <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="benefit-note">
+          {note}
+        </Text>
+      ) : null;
+    }
+    case "license_keys": {
+      const keyId = str(props.license_key_id);
+      if (!keyId)
+        return (
+          <Text size="sm" c="dimmed">
+            Your license key is being made.
+          </Text>
+        );
+      return (
+        <LicenseKeyView keyId={keyId} client={client} organizationId={organizationId} onExpired={onExpired} />
+      );
+    }
+    case "downloadables": {
+      const files = Array.isArray(props.files) ? props.files.filter((f) => typeof f === "string") : [];
+      return files.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No files yet.
+        </Text>
+      ) : (
+        <Stack gap={2}>
+          <Text size="sm">
+            {files.length === 1 ? "1 file" : `${files.length} files`}. Downloads from the portal are not
+            available yet: ask the seller for the files.
+          </Text>
+        </Stack>
+      );
+    }
+    case "meter_credit":
+      return (
+        <Text size="sm" c="dimmed">
+          {typeof benefit.properties.units === "number"
+            ? `${benefit.properties.units} units credited; see Usage.`
+            : "Credits; see Usage."}
+        </Text>
+      );
+    case "github_repository": {
+      const owner = str(benefit.properties.repository_owner);
+      const name = str(benefit.properties.repository_name);
+      return owner && name ? <Text size="sm">Access to {`${owner}/${name}`} on GitHub.</Text> : null;
+    }
+    case "discord":
+      return <Text size="sm">A role on the seller's Discord server.</Text>;
+    default:
+      return null;
+  }
+}
+
+const KEY_STATUS: Record<string, { label: string; color: string }> = {
+  granted: { label: "Active", color: "green" },
+  revoked: { label: "Revoked", color: "gray" },
+  disabled: { label: "Disabled", color: "red" },
+};
+
+function LicenseKeyView({
+  keyId,
+  client,
+  organizationId,
+  onExpired,
+}: {
+  keyId: string;
+  client: PortalClient;
+  organizationId: string;
+  onExpired: () => void;
+}) {
+  const key = useLoad(() => client.licenseKey(keyId), onExpired, [client, keyId]);
+  if (key.state === "loading") return <Loader size="xs" aria-label="Loading the license key" />;
+  if (key.state === "error") return <Text c="red">{key.message}</Text>;
+  return (
+    <LicenseKeyDetails
+      license={key.data}
+      client={client}
+      organizationId={organizationId}
+      onChanged={key.reload}
+    />
+  );
+}
+
+function LicenseKeyDetails({
+  license,
+  client,
+  organizationId,
+  onChanged,
+}: {
+  license: LicenseKey;
+  client: PortalClient;
+  organizationId: string;
+  onChanged: () => void;
+}) {
+  const [pending, setPending] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const status = KEY_STATUS[license.status] ?? { label: license.status, color: "gray" };
+  const deactivate = async (activationId: string) => {
+    setPending(activationId);
+    setError(null);
+    try {
+      await client.deactivate({
+        key: license.key,
+        organization_id: organizationId,
+        activation_id: activationId,
+      });
+      onChanged();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : "The activation could not be removed.");
+    } finally {
+      setPending(null);
+    }
+  };
+  const facts = [
+    license.expires_at ? `Expires ${formatDate(license.expires_at)}` : "Never expires",
+    license.limit_usage !== null ? `Used ${license.usage} of ${license.limit_usage}` : null,
+    // The activations are listed only when the seller lets customers manage them (else empty).
+    license.limit_activations !== null ? `Up to ${license.limit_activations} activations` : null,
+  ].filter(Boolean);
+  return (
+    <Stack gap="xs">
+      <CopyValue value={license.key} label="Copy license key" testId="license-key" />
+      <Group gap="xs">
+        <Badge color={status.color} variant="light" size="sm">
+          {status.label}
+        </Badge>
+        <Text size="xs" c="dimmed">
+          {facts.join(" · ")}
+        </Text>
+      </Group>
+      {license.activations.length > 0 && (
+        <Stack gap={4}>
+          <Text size="sm" fw={500}>
+            Activations
+          </Text>
+          {license.activations.map((a) => (
+            <Group key={a.id} justify="space-between" wrap="nowrap" data-testid="activation">
+              <Text size="sm">
+                {a.label}{" "}
+                <Text span size="xs" c="dimmed">
+                  {formatDate(a.created_at)}
+                </Text>
+              </Text>
+              <Button
+                size="xs"
+                variant="default"
+                loading={pending === a.id}
+                onClick={() => void deactivate(a.id)}
+              >
+                Deactivate
+              </Button>
+            </Group>
+          ))}
+        </Stack>
+      )}
+      {error && (
+        <Text size="sm" c="red" role="alert">
+          {error}
+        </Text>
+      )}
+    </Stack>
+  );
+}
