@@ -294,6 +294,25 @@ describe("a one-time purchase", () => {
       1,
     );
 
+    // The customer downloads the file through the portal: a signed link, its bytes.
+    const downloads = await polar.customerPortal.downloadables.list(
+      { customerSession: bought.portalToken },
+      {},
+    );
+    expect(downloads.result.items).toHaveLength(1);
+    const [download] = downloads.result.items;
+    expect(download).toMatchObject({
+      benefitId: files,
+      file: { id: file, name: "album.zip", service: "downloadable" },
+    });
+    expect(download!.file.download.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    const fetched = await fetch(download!.file.download.url);
+    expect(fetched.status).toBe(200);
+    expect(Buffer.from(await fetched.arrayBuffer()).toString()).toBe("the bytes of album.zip");
+    const tampered = new URL(download!.file.download.url);
+    tampered.searchParams.set("expires", String(Number(tampered.searchParams.get("expires")) + 60));
+    expect((await fetch(tampered)).status).toBe(403);
+
     // A refund that revokes the benefits takes them all back.
     const refund = await ok(
       call(server, s.token, "POST", "/v1/refunds/", {
@@ -310,6 +329,10 @@ describe("a one-time purchase", () => {
       (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(3),
     );
     expect(byBenefit(revoked, files)).toMatchObject({ is_granted: false, properties: {} });
+    expect(
+      (await polar.customerPortal.downloadables.list({ customerSession: bought.portalToken }, {})).result
+        .items,
+    ).toEqual([]);
     // The same rows: a grant's identity is (customer, benefit, cause).
     expect(revoked.map((g) => g.id).sort()).toEqual(granted.map((g) => g.id).sort());
     const revokedHooks = await waitHooks(

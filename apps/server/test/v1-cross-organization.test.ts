@@ -595,6 +595,12 @@ function cases(): Case[] {
       `/v1/customer-portal/benefit-grants/${B.grant}`,
       404,
     ),
+    portal(
+      "GET /v1/customer-portal/downloadables/",
+      ["query:benefit_id"],
+      `/v1/customer-portal/downloadables/?benefit_id=${B.filesBenefit}`,
+      "nothing of B",
+    ),
 
     // products
     ...list("/v1/products/", { id: B.product, benefit_id: B.filesBenefit }),

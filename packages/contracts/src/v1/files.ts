@@ -73,6 +73,18 @@ const fileCommon = {
 export const DownloadableFileRead = z
   .object({ ...fileCommon, service: z.literal("downloadable"), created_at: DateTime })
   .meta({ id: "DownloadableFileRead" });
+/** A file a customer was granted, with a short-lived signed URL to download it (Polar's `FileDownload`). */
+export const FileDownload = z
+  .object({
+    ...fileCommon,
+    service: z.literal("downloadable"),
+    download: z.object({ url: z.string(), headers: z.record(z.string(), z.string()), expires_at: DateTime }),
+  })
+  .meta({ id: "FileDownload" });
+/** One file of a customer's downloadables grant (Polar's `DownloadableRead`). */
+export const DownloadableRead = z
+  .object({ id: z.string(), benefit_id: z.string(), file: FileDownload })
+  .meta({ id: "DownloadableRead" });
 export const ProductMediaFileRead = z
   .object({
     ...fileCommon,

@@ -21,6 +21,7 @@ import {
   uncancel,
 } from "../subscription-lifecycle/index.js";
 import { registerCustomerAccountRoutes } from "./account-routes.js";
+import { registerPortalDownloadableRoutes } from "./downloadables.js";
 import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
@@ -201,6 +202,7 @@ export function registerCustomerPortalRoutes(
   registerPortalMeterRoutes(app);
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
+  registerPortalDownloadableRoutes(app, lifecycle);
   // The customer cancels at the period's end (never at once) or takes it back: Polar's portal.
   app.openapi(updateSubscription, async (c) => {
     const ctx = c.var.ctx;

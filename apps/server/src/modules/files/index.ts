@@ -8,7 +8,7 @@ export type { FilesEnv } from "./service.js";
 export { createUrlSigner, type UrlSigner } from "./signing.js";
 export { diskStorage, type FileStorage } from "./storage.js";
 export { discardAbandonedUploads, startUploadSweeper } from "./sweep.js";
-export { productMediaToWire } from "./wire.js";
+export { fileCommonToWire, productMediaToWire } from "./wire.js";
 
 /** The S3 storage, loaded only when configured (the AWS SDK is large and warns on Node 20). */
 export async function loadS3Storage(opts: import("./s3.js").S3Options) {

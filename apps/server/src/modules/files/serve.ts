@@ -132,7 +132,12 @@ export async function openDownload(deps: StorageDeps, fileId: string, query: Sig
 }
 
 /** A download URL for a file (what a downloadables benefit hands a customer). */
-export function downloadUrl(env: FilesEnv, fileId: string, now: Date, ttlSeconds = 3600) {
+export function downloadUrl(
+  env: Pick<FilesEnv, "signer" | "baseURL">,
+  fileId: string,
+  now: Date,
+  ttlSeconds = 3600,
+) {
   const expires = Math.floor(now.getTime() / 1000) + ttlSeconds;
   const signature = env.signer.sign("download", fileId, 0, expires);
   return {
