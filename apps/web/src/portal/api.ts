@@ -21,6 +21,7 @@ export type BenefitGrant = z.output<typeof W.CustomerBenefitGrant>;
 export type LicenseKey = z.output<typeof W.LicenseKeyWithActivations>;
 export type CustomerMeter = z.output<typeof W.CustomerCustomerMeter>;
 export type LedgerEntry = z.output<typeof W.MeterLedgerEntry>;
+export type Downloadable = z.output<typeof W.DownloadableRead>;
 export type Page<T> = { items: T[]; pagination: { total_count: number; max_page: number } };
 
 /** The seller as the portal shows it (Polar's `CustomerOrganization`). */
@@ -157,6 +158,8 @@ export function portalClient(token: string) {
     deletePaymentMethod: (methodId: string) =>
       send<void>("DELETE", `/customers/me/payment-methods/${id(methodId)}`),
     benefitGrants: () => get<Page<BenefitGrant>>("/benefit-grants/?limit=100&sorting=-granted_at"),
+    downloadables: (benefitId: string) =>
+      get<Page<Downloadable>>(`/downloadables/?benefit_id=${id(benefitId)}&limit=100`),
     licenseKey: (keyId: string) => get<LicenseKey>(`/license-keys/${id(keyId)}`),
     deactivate: (body: z.input<typeof W.LicenseKeyDeactivate>) =>
       send<void>("POST", "/license-keys/deactivate", body),

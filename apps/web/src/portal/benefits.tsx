@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { CopyValue } from "../components/copy-value";
 import type { BenefitGrant, LicenseKey, PortalClient } from "./api";
@@ -151,21 +151,8 @@ function GrantBody({
         <LicenseKeyView keyId={keyId} client={client} organizationId={organizationId} onExpired={onExpired} />
       );
     }
-    case "downloadables": {
-      const files = Array.isArray(props.files) ? props.files.filter((f) => typeof f === "string") : [];
-      return files.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          No files yet.
-        </Text>
-      ) : (
-        <Stack gap={2}>
-          <Text size="sm">
-            {files.length === 1 ? "1 file" : `${files.length} files`}. Downloads from the portal are not
-            available yet: ask the seller for the files.
-          </Text>
-        </Stack>
-      );
-    }
+    case "downloadables":
+      return <DownloadsView benefitId={grant.benefit_id} client={client} onExpired={onExpired} />;
     case "meter_credit":
       return (
         <Text size="sm" c="dimmed">
@@ -191,6 +178,41 @@ const KEY_STATUS: Record<string, { label: string; color: string }> = {
   revoked: { label: "Revoked", color: "gray" },
   disabled: { label: "Disabled", color: "red" },
 };
+
+/** The benefit's files, each a link that downloads it (signed, for ten minutes: fetched on view). */
+function DownloadsView({
+  benefitId,
+  client,
+  onExpired,
+}: {
+  benefitId: string;
+  client: PortalClient;
+  onExpired: () => void;
+}) {
+  const files = useLoad(() => client.downloadables(benefitId), onExpired, [client, benefitId]);
+  if (files.state === "loading") return <Loader size="xs" aria-label="Loading the files" />;
+  if (files.state === "error") return <Text c="red">{files.message}</Text>;
+  if (files.data.items.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        No files yet.
+      </Text>
+    );
+  return (
+    <Stack gap={4}>
+      {files.data.items.map((d) => (
+        <Group key={d.id} gap="xs">
+          <Anchor href={d.file.download.url} download={d.file.name} size="sm">
+            Download {d.file.name}
+          </Anchor>
+          <Text size="xs" c="dimmed">
+            {d.file.size_readable}
+          </Text>
+        </Group>
+      ))}
+    </Stack>
+  );
+}
 
 function LicenseKeyView({
   keyId,
