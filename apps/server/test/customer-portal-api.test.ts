@@ -1,4 +1,4 @@
-// Runs on PGlite and PostgreSQL: sign-in codes are taken in one statement (single use under concurrency).
+// Runs on both databases: sign-in codes are taken in one statement (single use under concurrency).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
