@@ -64,6 +64,14 @@ export interface RecordedRequest {
  * every request is recorded. Unknown paths answer 404; an answer that is a `Response` (see
  * `answerWith`) is sent as it is, for refusals.
  */
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 export function stubServer(answers: Record<string, unknown | ((req: RecordedRequest) => unknown)>) {
   const requests: RecordedRequest[] = [];
   const fetchStub = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -75,7 +83,8 @@ export function stubServer(answers: Record<string, unknown | ((req: RecordedRequ
       path: url.pathname,
       query: url.searchParams,
       headers: request.headers,
-      body: text ? JSON.parse(text) : undefined,
+      // A file's bytes (an upload's PUT) stay text; everything else the app sends is JSON.
+      body: text ? jsonOrText(text) : undefined,
     };
     requests.push(recorded);
     const answer = answers[`${request.method} ${url.pathname}`] ?? answers[url.pathname];

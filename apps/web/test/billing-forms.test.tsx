@@ -153,6 +153,59 @@ describe("meter form", () => {
 });
 
 describe("benefit form", () => {
+  it("uploads a downloadables benefit's files through the files API and sends their ids", async () => {
+    const uploadUrl = "http://localhost:3000/storage/uploads/u-1/1?expires=1&signature=s";
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/benefits/": (r: { method: string }) => (r.method === "POST" ? { id: "b-2" } : page([])),
+      "POST /v1/files/": {
+        id: "0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b",
+        upload: {
+          id: "u-1",
+          path: "org/0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b",
+          parts: [{ number: 1, url: uploadUrl }],
+        },
+      },
+      "PUT /storage/uploads/u-1/1": () => new Response(null, { status: 200, headers: { etag: '"abc"' } }),
+      "POST /v1/files/0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b/uploaded": {
+        id: "0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b",
+        is_uploaded: true,
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/benefits", { session });
+    await user.click(await screen.findByRole("button", { name: "New benefit" }, slow));
+    const dialog = await screen.findByRole("dialog", { name: "New benefit" });
+    await user.click(within(dialog).getAllByLabelText(/^Kind/)[0]!);
+    await user.click(await screen.findByRole("option", { name: "File downloads" }));
+    await user.type(within(dialog).getByLabelText(/^Description/), "The album");
+    const picker = dialog.querySelector('input[type="file"]') as HTMLInputElement;
+    await user.upload(picker, new File(["the bytes"], "album.zip", { type: "application/zip" }));
+    const files = within(dialog).getByLabelText(/^Files/) as HTMLTextAreaElement;
+    await waitFor(() => expect(files.value).toBe("0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b"));
+    expect(requests.find((r) => r.method === "POST" && r.path === "/v1/files/")?.body).toEqual({
+      name: "album.zip",
+      mime_type: "application/zip",
+      size: 9,
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 9 }] },
+      service: "downloadable",
+    });
+    expect(requests.find((r) => r.method === "PUT")?.body).toBe("the bytes");
+    expect(
+      requests.find((r) => r.path === "/v1/files/0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b/uploaded")?.body,
+    ).toEqual({
+      id: "u-1",
+      path: "org/0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b",
+      parts: [{ number: 1, checksum_etag: '"abc"', checksum_sha256_base64: null }],
+    });
+    await user.click(within(dialog).getByRole("button", { name: "Create benefit" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "New benefit" })).toBeNull());
+    expect(requests.find((r) => r.method === "POST" && r.path === "/v1/benefits/")?.body).toEqual({
+      type: "downloadables",
+      description: "The album",
+      properties: { files: ["0b4d2f1e-8c3a-4e6f-9a7b-1c2d3e4f5a6b"], archived: {} },
+    });
+  });
+
   it("checks the description by the contract and sends the license-key properties", async () => {
     const { requests } = stubServer({
       ...dashboardAnswers("owner"),

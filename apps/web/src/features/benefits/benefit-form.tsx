@@ -6,10 +6,10 @@ import {
   GITHUB_PERMISSIONS,
   LICENSE_KEY_TIMEFRAMES,
 } from "@kassa/contracts/v1";
-import { Button, Group, Stack, Switch, Textarea, TextInput } from "@mantine/core";
+import { Button, FileButton, Group, Stack, Switch, Textarea, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { type Control, Controller, type FieldPath, useForm } from "react-hook-form";
 import { z } from "zod";
 import { DialogActions } from "../../components/dialog-actions";
@@ -19,6 +19,7 @@ import { checkedAgainst } from "../../lib/wire-form";
 import { FormRefusal, NumberField, SelectField } from "../billing/form";
 import { BENEFIT_LABELS } from "./benefits-table";
 import { useSaveBenefit } from "./queries";
+import { uploadDownloadable } from "./upload-files";
 
 /** The benefit as edited: the properties of every kind (one shown at a time), as typed. */
 const BenefitFormShape = z.object({
@@ -201,9 +202,11 @@ export function BenefitForm({
     handleSubmit,
     setError,
     setValue,
+    getValues,
     watch,
     formState: { errors, isSubmitting },
   } = useForm<BenefitFormValues>({ resolver: zodResolver(schema), defaultValues: valuesOf(benefit) });
+  const [uploading, setUploading] = useState(false);
   const type = watch("type");
   const expires = watch("properties.expires");
   const activations = watch("properties.activations");
@@ -270,12 +273,48 @@ export function BenefitForm({
           </>
         )}
         {type === "downloadables" && (
-          <Textarea
-            label="File ids"
-            description="One uploaded file id a line (file upload in the dashboard comes with the files API)."
-            {...register("properties.files")}
-            error={pe?.files?.message}
-          />
+          <Stack gap={6}>
+            <Textarea
+              label="Files"
+              description="The files the buyer downloads: upload them here (their ids are listed, one a line)."
+              {...register("properties.files")}
+              error={pe?.files?.message}
+            />
+            <Group gap="xs">
+              <FileButton
+                multiple
+                onChange={async (chosen) => {
+                  if (chosen.length === 0) return;
+                  setUploading(true);
+                  try {
+                    const ids: string[] = [];
+                    for (const file of chosen) ids.push(await uploadDownloadable(organizationId, file));
+                    const current = String(getValues("properties.files") ?? "").trim();
+                    setValue("properties.files", [current, ...ids].filter(Boolean).join("\n"), {
+                      shouldDirty: true,
+                    });
+                    notifications.show({
+                      color: "green",
+                      message: `${ids.length === 1 ? "1 file" : `${ids.length} files`} uploaded.`,
+                    });
+                  } catch (e) {
+                    notifications.show({
+                      color: "red",
+                      message: e instanceof Error ? e.message : "The upload failed.",
+                    });
+                  } finally {
+                    setUploading(false);
+                  }
+                }}
+              >
+                {(props) => (
+                  <Button variant="default" size="xs" loading={uploading} {...props}>
+                    Upload files
+                  </Button>
+                )}
+              </FileButton>
+            </Group>
+          </Stack>
         )}
         {type === "github_repository" && (
           <Group grow align="flex-start">
