@@ -71,6 +71,7 @@ describe("tall dialogs in an 800 px high window", () => {
 
   it("new discount: the create button is reached and creates the discount", async () => {
     await page.goto(`${server.url}/dashboard/${merchant.slug}/discounts`);
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "New discount" }).first().click();
     await dialog()
       .getByLabel(/^Name\s*\*?$/)
@@ -86,6 +87,8 @@ describe("tall dialogs in an 800 px high window", () => {
 
   it("new customer: the create button is reached and creates the customer", async () => {
     await page.goto(`${server.url}/dashboard/${merchant.slug}/customers`);
+    // The list loads after the page: a click on a button its arrival re-renders can be lost.
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "New customer" }).first().click();
     await dialog()
       .getByLabel(/^E-mail\s*\*?$/)
