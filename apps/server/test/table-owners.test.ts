@@ -124,10 +124,8 @@ const FOREIGN_READS: Record<string, string> = {
   "modules/customer-meters/repository.ts kassa_event":
     "claims look for events of an external id before its customer",
   "modules/customer-meters/repository.ts kassa_customer":
-    "claims and the list's external-id filter; customers imports this module (the state's meters): a cycle",
-  "modules/customer-meters/service.ts kassa_customer":
-    "the customer rows for the wire and the check's lookup; customers imports this module: a cycle",
-  "modules/customer-meters/charge.ts kassa_product_price":
+    "claims, the list's external-id filter, the rows for the wire and the check's lookup; customers imports this module (the state's meters): a cycle",
+  "modules/customer-meters/repository.ts kassa_product_price":
     "the customer state's subscription meters; products imports customers, which imports this module: a cycle",
   "modules/customers/repository.ts kassa_subscription":
     "the customer's state; subscriptions imports customers, so calling it back would be a cycle",

@@ -77,12 +77,6 @@ export async function stateSubscriptionMeters(
   priceIds: string[],
 ) {
   if (priceIds.length < 2) return [];
-  const prices = await db
-    .selectFrom("kassa_product_price")
-    .select(["id", "meter_id", "unit_amount", "cap_amount"])
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", priceIds)
-    .where("amount_type", "=", "metered_unit")
-    .execute();
+  const prices = await repo.meteredPrices(db, organizationId, priceIds);
   return (await subscriptionMeters(db, organizationId, customerId, prices)).map(({ meter: _, ...m }) => m);
 }

@@ -239,3 +239,39 @@ export async function startPeriod(db: Db, id: string, rollover: number, now: Dat
     agg_count = 0, recorded = 0, consumed = 0, credited = ${rollover}, rollover_credited = ${rollover},
     modified_at = ${now} where id = ${id}`.execute(db);
 }
+
+/**
+ * Customers by id, for the wire. Reads `kassa_customer` here: customers imports this module
+ * (the state's meters), so calling customers back would be a cycle.
+ */
+export function customersById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("kassa_customer")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+}
+
+/** The id of the organization's live customer with that id or external id, if any. */
+export function liveCustomerId(db: Db, organizationId: string, column: "id" | "external_id", value: string) {
+  return db
+    .selectFrom("kassa_customer")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where(column, "=", value)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+}
+
+/** A subscription's metered prices among `priceIds` (the customer state's subscription meters). */
+export function meteredPrices(db: Db, organizationId: string, priceIds: string[]) {
+  return db
+    .selectFrom("kassa_product_price")
+    .select(["id", "meter_id", "unit_amount", "cap_amount"])
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", priceIds)
+    .where("amount_type", "=", "metered_unit")
+    .execute();
+}

@@ -43,16 +43,6 @@ function stateMeter(n: repo.CustomerMeterNumbers): CustomerStateMeterWire {
   };
 }
 
-function customersById(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([] as CustomerRow[]);
-  return db
-    .selectFrom("kassa_customer")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", [...new Set(ids)])
-    .execute();
-}
-
 async function toWire(
   db: Db,
   organizationId: string,
@@ -60,7 +50,7 @@ async function toWire(
   customerWire: CustomerToWire,
 ): Promise<CustomerMeterWire[]> {
   const [customers, meters] = await Promise.all([
-    customersById(
+    repo.customersById(
       db,
       organizationId,
       rows.map((r) => r.customer_id),
@@ -402,13 +392,12 @@ async function findCustomer(
     ]);
   if (field === "customer_id" && !isUuid(value))
     throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
-  const row = await ctx.db
-    .selectFrom("kassa_customer")
-    .select("id")
-    .where("organization_id", "=", ctx.organizationId)
-    .where(field === "customer_id" ? "id" : "external_id", "=", value)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const row = await repo.liveCustomerId(
+    ctx.db,
+    ctx.organizationId,
+    field === "customer_id" ? "id" : "external_id",
+    value,
+  );
   if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
   return row.id;
 }
