@@ -18,6 +18,7 @@ export * from "./events.js";
 export * from "./files.js";
 export * from "./license-keys.js";
 export * from "./meters.js";
+export * from "./metrics.js";
 export * from "./orders.js";
 export * from "./organization-access-tokens.js";
 export * from "./organizations.js";
