@@ -10,6 +10,9 @@
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
  *    time from its confirm to the `order.paid` webhook at a local receiver.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
+ * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, license-keys, webhooks,
+ * checkout, renewals) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
+ * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
@@ -26,6 +29,13 @@ import { benchWebhooks } from "./webhooks.js";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CORES = os.availableParallelism();
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+const runs = (name: string) => ONLY.size === 0 || ONLY.has(name);
 
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST"];
 function cleanEnv(extra: Record<string, string>) {
@@ -99,8 +109,11 @@ async function main() {
     `Kassa bench: ${CORES} cores, ${SECONDS} s per measurement, database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`,
   );
 
-  const kassa = fork(path.join(here, "../dist/main.js"), [], {
+  // BENCH_KASSA_MAIN: another build of the server (a copy of dist/ from an earlier commit), to
+  // measure before and after on the same machine in the same hour.
+  const kassa = fork(process.env.BENCH_KASSA_MAIN ?? path.join(here, "../dist/main.js"), [], {
     env,
+    execArgv: (process.env.BENCH_KASSA_ARGS ?? "").split(" ").filter(Boolean),
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   const baseline = await spawnReady(
@@ -156,177 +169,212 @@ async function main() {
     };
     // Unmeasured: a freshly started server runs its sign-in path unoptimized at first, and the
     // measurement is of the steady state (both sides warm up alike).
-    await runPaired({
-      seconds: 2,
-      rounds: 1,
-      concurrency,
-      baseline: () => scryptOnce(password, salt),
-      subject: signInOnce,
-    });
-    // Twice the rounds: each sign-in round completes only a few dozen requests, and the
-    // machine's speed drifts by several percent from second to second.
-    const signInPair = await runPaired({
-      seconds: SECONDS * 2,
-      rounds: rounds * 2,
-      concurrency,
-      baseline: () => scryptOnce(password, salt),
-      subject: signInOnce,
-    });
+    const signInPair = runs("sign-in")
+      ? await (async () => {
+          await runPaired({
+            seconds: 2,
+            rounds: 1,
+            concurrency,
+            baseline: () => scryptOnce(password, salt),
+            subject: signInOnce,
+          });
+          // Twice the rounds: each sign-in round completes only a few dozen requests, and the
+          // machine's speed drifts by several percent from second to second.
+          return runPaired({
+            seconds: SECONDS * 2,
+            rounds: rounds * 2,
+            concurrency,
+            baseline: () => scryptOnce(password, salt),
+            subject: signInOnce,
+          });
+        })()
+      : undefined;
     const bareRoute = async () => {
       const r = await client.request(`http://127.0.0.1:${baseline.port}/baseline`);
       return r.status === 200;
     };
-    const sessionPair = await runPaired({
-      seconds: SECONDS,
-      rounds,
-      concurrency: httpConcurrency,
-      baseline: bareRoute,
-      subject: async () => {
-        const r = await client.request(`${base}/api/auth/get-session`, { headers: { cookie, origin: base } });
-        const body = JSON.parse(r.body) as { session?: unknown } | null;
-        return r.status === 200 && !!body?.session;
-      },
-    });
-    // The billing API: an organization, a token made by its owner, ten products to list.
-    const org = await fetch(`${base}/api/auth/organization/create`, {
-      method: "POST",
-      headers: { ...headers, cookie },
-      body: JSON.stringify({ name: "Bench", slug: `bench-${randomBytes(4).toString("hex")}` }),
-    }).then((r) => r.json() as Promise<{ id: string }>);
-    const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
-      method: "POST",
-      headers: { ...headers, cookie },
-      body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
-    }).then((r) => r.json() as Promise<{ token: string }>);
-    const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
-    for (let i = 0; i < 10; i++) {
-      const r = await fetch(`${base}/v1/products/`, {
-        method: "POST",
-        headers: bearer,
-        body: JSON.stringify({
-          name: `Product ${i}`,
-          recurring_interval: "month",
-          prices: [{ amount_type: "fixed", price_amount: 1000 + i }],
-        }),
-      });
-      if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
-    }
-    const productsPair = await runPaired({
-      seconds: SECONDS,
-      rounds,
-      concurrency: httpConcurrency,
-      baseline: bareRoute,
-      subject: async () => {
-        const r = await client.request(`${base}/v1/products/`, { headers: bearer });
-        const body = JSON.parse(r.body) as { items?: unknown[] };
-        return r.status === 200 && body.items?.length === 10;
-      },
-    });
+    const sessionPair = runs("get-session")
+      ? await runPaired({
+          seconds: SECONDS,
+          rounds,
+          concurrency: httpConcurrency,
+          baseline: bareRoute,
+          subject: async () => {
+            const r = await client.request(`${base}/api/auth/get-session`, {
+              headers: { cookie, origin: base },
+            });
+            const body = JSON.parse(r.body) as { session?: unknown } | null;
+            return r.status === 200 && !!body?.session;
+          },
+        })
+      : undefined;
+    const productsPair = runs("products")
+      ? await (async () => {
+          // The billing API: an organization, a token made by its owner, ten products to list.
+          const org = await fetch(`${base}/api/auth/organization/create`, {
+            method: "POST",
+            headers: { ...headers, cookie },
+            body: JSON.stringify({ name: "Bench", slug: `bench-${randomBytes(4).toString("hex")}` }),
+          }).then((r) => r.json() as Promise<{ id: string }>);
+          const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
+            method: "POST",
+            headers: { ...headers, cookie },
+            body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
+          }).then((r) => r.json() as Promise<{ token: string }>);
+          const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
+          for (let i = 0; i < 10; i++) {
+            const r = await fetch(`${base}/v1/products/`, {
+              method: "POST",
+              headers: bearer,
+              body: JSON.stringify({
+                name: `Product ${i}`,
+                recurring_interval: "month",
+                prices: [{ amount_type: "fixed", price_amount: 1000 + i }],
+              }),
+            });
+            if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
+          }
+          return runPaired({
+            seconds: SECONDS,
+            rounds,
+            concurrency: httpConcurrency,
+            baseline: bareRoute,
+            subject: async () => {
+              const r = await client.request(`${base}/v1/products/`, { headers: bearer });
+              const body = JSON.parse(r.body) as { items?: unknown[] };
+              return r.status === 200 && body.items?.length === 10;
+            },
+          });
+        })()
+      : undefined;
 
     client.close();
 
-    const licenseKeys = await benchLicenseKeys({
-      // With the rate limits off, as every line of the bench (one client address would hit the
-      // public limit, 120 a minute per address, at once).
-      env: { ...env, DATA_DIR: licenseKeysDir },
-      baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
-      seconds: SECONDS,
-      rounds,
-      concurrency: httpConcurrency,
-    });
-    console.log(line("bare Hono + PK select", licenseKeys.baseline));
-    console.log(line("license-key validate", licenseKeys.validate));
-    if (process.env.BENCH_ONLY === "license-keys") return;
+    const licenseKeys = runs("license-keys")
+      ? await benchLicenseKeys({
+          // With the rate limits off, as every line of the bench (one client address would hit
+          // the public limit, 120 a minute per address, at once).
+          env: { ...env, DATA_DIR: licenseKeysDir },
+          baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+          seconds: SECONDS,
+          rounds,
+          concurrency: httpConcurrency,
+        })
+      : undefined;
+    if (licenseKeys) {
+      console.log(line("bare Hono + PK select", licenseKeys.baseline));
+      console.log(line("license-key validate", licenseKeys.validate));
+    }
 
-    const webhooks = await benchWebhooks({
-      base,
-      cookie,
-      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 500),
-      rounds: 3,
-      concurrency: 10,
-    });
-    const checkout = await benchCheckout({
-      base,
-      cookie,
-      baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
-      seconds: SECONDS,
-      rounds,
-      concurrency: 8,
-    });
-    const renewals = await benchRenewals({
-      base,
-      cookie,
-      subscriptions: Number(process.env.BENCH_RENEWAL_SUBSCRIPTIONS ?? 1000),
-      months: Number(process.env.BENCH_RENEWAL_MONTHS ?? 12),
-      concurrency: 8,
-    });
-    const [scryptRun, signInRun] = [signInPair.baseline, signInPair.subject];
-    const [baselineRun, sessionRun] = [sessionPair.baseline, sessionPair.subject];
+    const webhooks = runs("webhooks")
+      ? await benchWebhooks({
+          base,
+          cookie,
+          events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 500),
+          rounds: 3,
+          concurrency: 10,
+        })
+      : undefined;
+    const checkout = runs("checkout")
+      ? await benchCheckout({
+          base,
+          cookie,
+          baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+          seconds: SECONDS,
+          rounds,
+          concurrency: 8,
+        })
+      : undefined;
+    const renewals = runs("renewals")
+      ? await benchRenewals({
+          base,
+          cookie,
+          subscriptions: Number(process.env.BENCH_RENEWAL_SUBSCRIPTIONS ?? 1000),
+          months: Number(process.env.BENCH_RENEWAL_MONTHS ?? 12),
+          concurrency: 8,
+        })
+      : undefined;
 
-    const signInRatio = signInRun.throughput / scryptRun.throughput;
-    const sessionRatio = sessionRun.throughput / baselineRun.throughput;
-    const [productsBaselineRun, productsRun] = [productsPair.baseline, productsPair.subject];
-    const productsRatio = productsRun.throughput / productsBaselineRun.throughput;
+    const ratio = (a: LoadResult, b: LoadResult) => a.throughput / b.throughput;
+    const signInRatio = signInPair && ratio(signInPair.subject, signInPair.baseline);
+    const sessionRatio = sessionPair && ratio(sessionPair.subject, sessionPair.baseline);
+    const productsRatio = productsPair && ratio(productsPair.subject, productsPair.baseline);
     console.log("");
-    console.log(line(`raw scrypt x${concurrency}`, scryptRun));
-    console.log(line(`POST /sign-in/email x${concurrency}`, signInRun));
-    console.log(line(`bare Hono + PK select x${httpConcurrency}`, baselineRun));
-    console.log(line(`GET /get-session x${httpConcurrency}`, sessionRun));
-    console.log(line(`bare Hono + PK select x${httpConcurrency}`, productsBaselineRun));
-    console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsRun));
-    console.log(line("bare Hono + PK select x8", checkout.baseline));
-    console.log(line("checkout purchase x8", checkout.purchase));
-    console.log(
-      `${"confirm -> order.paid".padEnd(28)}              p50 ${checkout.webhookLatency.p50.toFixed(1).padStart(7)} ms   p99 ${checkout.webhookLatency.p99.toFixed(1).padStart(7)} ms   (${checkout.webhookLatency.requests} received, ${checkout.webhooksMissing} missing)`,
-    );
+    if (signInPair) {
+      console.log(line(`raw scrypt x${concurrency}`, signInPair.baseline));
+      console.log(line(`POST /sign-in/email x${concurrency}`, signInPair.subject));
+    }
+    if (sessionPair) {
+      console.log(line(`bare Hono + PK select x${httpConcurrency}`, sessionPair.baseline));
+      console.log(line(`GET /get-session x${httpConcurrency}`, sessionPair.subject));
+    }
+    if (productsPair) {
+      console.log(line(`bare Hono + PK select x${httpConcurrency}`, productsPair.baseline));
+      console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsPair.subject));
+    }
+    if (checkout) {
+      console.log(line("bare Hono + PK select x8", checkout.baseline));
+      console.log(line("checkout purchase x8", checkout.purchase));
+      console.log(
+        `${"confirm -> order.paid".padEnd(28)}              p50 ${checkout.webhookLatency.p50.toFixed(1).padStart(7)} ms   p99 ${checkout.webhookLatency.p99.toFixed(1).padStart(7)} ms   (${checkout.webhookLatency.requests} received, ${checkout.webhooksMissing} missing)`,
+      );
+    }
     console.log("");
-    console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
-    console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
     const drainedRatio = (a: LoadResult, b: LoadResult) =>
       (((a.drained?.throughput ?? Number.NaN) / (b.drained?.throughput ?? Number.NaN)) * 100).toFixed(1);
-    console.log(
-      `  counted with each round's ramp and drain (before 2026-11-23): sign-in ${drainedRatio(signInRun, scryptRun)}%, get-session ${drainedRatio(sessionRun, baselineRun)}%`,
-    );
-    console.log(
-      `webhook deliveries:         ${webhooks.kassaPerSecond.toFixed(1)} /s vs signed POST loop ${webhooks.baselinePerSecond.toFixed(1)} /s = ${(webhooks.ratio * 100).toFixed(1)}%  (${webhooks.events} events x ${webhooks.rounds} rounds, ${webhooks.concurrency} in flight)`,
-    );
-    console.log(
-      `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
-    );
-    const licenseKeysRatio = licenseKeys.validate.throughput / licenseKeys.baseline.throughput;
-    console.log(
-      `license-key validations:    ${licenseKeys.validate.throughput.toFixed(1)} /s = ${(licenseKeysRatio * 100).toFixed(1)}% of the bare route  (public validate, one key; goal >= 50%)`,
-    );
-    console.log(
-      `checkout purchase / baseline: ${((checkout.purchase.throughput / checkout.baseline.throughput) * 100).toFixed(1)}%  (create + card token + confirm, sandbox; p99 ${checkout.purchase.p99.toFixed(1)} ms vs ${checkout.baseline.p99.toFixed(1)} ms)`,
-    );
-    console.log(
-      `confirm -> order.paid:      p50 ${checkout.webhookLatency.p50.toFixed(1)} ms, p99 ${checkout.webhookLatency.p99.toFixed(1)} ms = ${(checkout.webhookLatency.p50 / checkout.baseline.p50).toFixed(1)}x the bare round trip p50${checkout.webhooksMissing ? ` (${checkout.webhooksMissing} never arrived)` : ""}`,
-    );
-    const renewalRatio = renewals.renewalsPerSecond / checkout.purchase.throughput;
-    console.log(
-      `renewals while advancing:   ${renewals.renewalsPerSecond.toFixed(1)} /s (${renewals.renewals} renewals of ${renewals.subscriptions} subscriptions over ${renewals.months} months in ${renewals.seconds.toFixed(1)} s) vs checkout purchases ${checkout.purchase.throughput.toFixed(1)} /s = ${renewalRatio.toFixed(2)}x  (goal > 1: a renewal costs less than a purchase)`,
-    );
+    if (signInPair && signInRatio !== undefined)
+      console.log(`sign-in / scrypt limit:     ${(signInRatio * 100).toFixed(1)}%  (goal >= 90%)`);
+    if (sessionPair && sessionRatio !== undefined)
+      console.log(`get-session / baseline:     ${(sessionRatio * 100).toFixed(1)}%  (goal >= 60%)`);
+    if (signInPair && sessionPair)
+      console.log(
+        `  counted with each round's ramp and drain (before 2026-11-23): sign-in ${drainedRatio(signInPair.subject, signInPair.baseline)}%, get-session ${drainedRatio(sessionPair.subject, sessionPair.baseline)}%`,
+      );
+    if (webhooks)
+      console.log(
+        `webhook deliveries:         ${webhooks.kassaPerSecond.toFixed(1)} /s vs signed POST loop ${webhooks.baselinePerSecond.toFixed(1)} /s = ${(webhooks.ratio * 100).toFixed(1)}%  (${webhooks.events} events x ${webhooks.rounds} rounds, ${webhooks.concurrency} in flight)`,
+      );
+    if (productsRatio !== undefined)
+      console.log(
+        `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
+      );
+    const licenseKeysRatio = licenseKeys && ratio(licenseKeys.validate, licenseKeys.baseline);
+    if (licenseKeys && licenseKeysRatio !== undefined)
+      console.log(
+        `license-key validations:    ${licenseKeys.validate.throughput.toFixed(1)} /s = ${(licenseKeysRatio * 100).toFixed(1)}% of the bare route  (public validate, one key; goal >= 50%)`,
+      );
+    if (checkout) {
+      console.log(
+        `checkout purchase / baseline: ${((checkout.purchase.throughput / checkout.baseline.throughput) * 100).toFixed(1)}%  (create + card token + confirm, sandbox; p99 ${checkout.purchase.p99.toFixed(1)} ms vs ${checkout.baseline.p99.toFixed(1)} ms)`,
+      );
+      console.log(
+        `confirm -> order.paid:      p50 ${checkout.webhookLatency.p50.toFixed(1)} ms, p99 ${checkout.webhookLatency.p99.toFixed(1)} ms = ${(checkout.webhookLatency.p50 / checkout.baseline.p50).toFixed(1)}x the bare round trip p50${checkout.webhooksMissing ? ` (${checkout.webhooksMissing} never arrived)` : ""}`,
+      );
+    }
+    const renewalRatio = renewals && checkout && renewals.renewalsPerSecond / checkout.purchase.throughput;
+    if (renewals)
+      console.log(
+        `renewals while advancing:   ${renewals.renewalsPerSecond.toFixed(1)} /s (${renewals.renewals} renewals of ${renewals.subscriptions} subscriptions over ${renewals.months} months in ${renewals.seconds.toFixed(1)} s)${renewalRatio === undefined ? "" : ` vs checkout purchases ${checkout?.purchase.throughput.toFixed(1)} /s = ${renewalRatio.toFixed(2)}x  (goal > 1: a renewal costs less than a purchase)`}`,
+      );
     if (process.env.BENCH_JSON) {
+      const pair = (p?: { baseline: LoadResult; subject: LoadResult }) =>
+        p && { baseline: brief(p.baseline), subject: brief(p.subject) };
       console.log(
         JSON.stringify({
-          scrypt: brief(scryptRun),
-          signIn: brief(signInRun),
-          baseline: brief(baselineRun),
-          getSession: brief(sessionRun),
+          signIn: pair(signInPair),
           signInRatio,
+          getSession: pair(sessionPair),
           sessionRatio,
-          productsBaseline: brief(productsBaselineRun),
-          products: brief(productsRun),
+          products: pair(productsPair),
           productsRatio,
-          licenseKeys: {
+          licenseKeys: licenseKeys && {
             baseline: brief(licenseKeys.baseline),
             validate: brief(licenseKeys.validate),
             ratio: licenseKeysRatio,
           },
           webhooks,
-          renewals: { ...renewals, ratioToPurchases: renewalRatio },
-          checkout: {
+          renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },
+          checkout: checkout && {
             baseline: brief(checkout.baseline),
             purchase: brief(checkout.purchase),
             webhookLatency: brief(checkout.webhookLatency),

@@ -199,6 +199,45 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("completes a job in the handler's own write: both commit, or neither and it is retried", async () => {
+    await sql`create table if not exists test_job_effect (word text not null)`.execute(database.db);
+    const once = defineJob({
+      name: "test.completes-itself",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }, ctx) => {
+        const write = sql`with job as (${ctx.completion()})
+          insert into test_job_effect (word) values (${`${word} ${ctx.job.attempt}`})`;
+        if (ctx.job.attempt === 1)
+          // The first attempt's write rolls back: neither its row nor the job's completion stays.
+          await ctx.db.transaction().execute(async (trx) => {
+            await write.execute(trx);
+            throw new Error("rolled back after the write");
+          });
+        await write.execute(ctx.db);
+      },
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [once],
+      concurrency: 1,
+      ...fast,
+    });
+    workers.push(worker);
+    await database.db.transaction().execute((trx) => once.enqueue(trx, { word: "hello" }));
+    const row = await until(async () => {
+      const [job] = await listJobs(database.db, { name: "test.completes-itself" });
+      return job?.status === "completed" && job;
+    });
+    expect(row).toMatchObject({ status: "completed", attempts: 2, last_error: null });
+    expect(row.finished_at).toBeInstanceOf(Date);
+    const effects = await sql<{ word: string }>`select word from test_job_effect`.execute(database.db);
+    expect(effects.rows.map((r) => r.word)).toEqual(["hello 2"]);
+    await worker.stop();
+  });
+
   it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
     const seen: number[] = [];
     const ping = defineJob({

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from "kysely";
 import type { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../clock.js";
@@ -11,6 +11,16 @@ export interface JobContext {
   clock: Clock;
   logger: Logger;
   job: { id: string; name: string; attempt: number; maxAttempts: number };
+  /**
+   * The statement that marks this job completed, for a handler to run inside its own final
+   * write (as a CTE of that statement, or in its transaction) so that the work's outcome and
+   * the job's completion commit together: one commit instead of two. Once a handler has asked
+   * for it and returns, the worker does not complete the job again; if the handler throws, the
+   * worker retries or buries the job as usual. It only matches while this worker still holds
+   * the job (the same guard as the worker's own settle), so a job whose lease lapsed and was
+   * claimed elsewhere is left to that worker.
+   */
+  completion(): UpdateQueryBuilder<KassaDatabase, "kassa_job", "kassa_job", UpdateResult>;
 }
 
 /** Thrown by a handler for a failure that no retry can fix: the job goes dead at once. */

@@ -141,14 +141,27 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
+  const completed = (job: ClaimedJob) =>
+    settle(job).set({
+      status: "completed",
+      finished_at: clock.now(), // locked_by stays: which worker ran it
+      locked_until: null,
+      last_error: null,
+    });
+
   const run = async (job: ClaimedJob) => {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
+    let completedByHandler = false;
     const ctx: JobContext = {
       db,
       clock,
       logger,
       job: { id: job.id, name: job.name, attempt: job.attempts, maxAttempts },
+      completion: () => {
+        completedByHandler = true;
+        return completed(job);
+      },
     };
     if (!definition) {
       // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
@@ -176,14 +189,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
     try {
       await definition.handler(parsed.data, ctx);
-      await settle(job)
-        .set({
-          status: "completed",
-          finished_at: clock.now(), // locked_by stays: which worker ran it
-          locked_until: null,
-          last_error: null,
-        })
-        .execute();
+      // A handler that completed the job in its own write has committed it already.
+      if (!completedByHandler) await completed(job).execute();
     } catch (error) {
       const message = errorText(error);
       if (error instanceof PermanentJobError || job.attempts >= maxAttempts) {

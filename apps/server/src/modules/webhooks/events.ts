@@ -24,18 +24,15 @@ export interface RecordedEvent {
 export async function recordEvent(trx: Kysely<KassaDatabase>, event: RecordedEvent): Promise<string> {
   const at = event.at ?? (await sql<{ now: Date }>`select now() as now`.execute(trx)).rows[0]!.now;
   const payload = JSON.stringify({ type: event.type, timestamp: at.toISOString(), data: event.data });
-  const eventId = await repo.insertEvent(trx, {
+  const { eventId, sendIds } = await repo.insertEventWithSends(trx, {
     organization_id: event.organizationId,
     type: event.type,
     payload,
     created_at: at,
   });
-  const endpointIds = await repo.subscribedEndpointIds(trx, event.organizationId, event.type);
-  await queueSends(
+  await enqueueMany(
     trx,
-    event.organizationId,
-    endpointIds.map((endpoint_id) => ({ event_id: eventId, endpoint_id })),
-    at,
+    sendIds.map((sendId) => ({ name: DELIVER_JOB, payload: { sendId } })),
   );
   return eventId;
 }

@@ -33,7 +33,7 @@ async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJob
   // Endpoint or event deleted since, or already settled by an earlier run of this job.
   if (send?.status !== "pending") return;
   if (!send.enabled) {
-    await repo.settleSend(db, sendId, "skipped", null, clock.now());
+    await repo.settleSend(db, sendId, "skipped", null, clock.now(), ctx.completion());
     return;
   }
   const attempt = ctx.job.attempt;
@@ -82,6 +82,9 @@ async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJob
       created_at: startedAt,
     },
     succeeded ? { status: "succeeded", finished_at: clock.now() } : { status: "pending", finished_at: null },
+    // A success settles the job in the same statement (one commit); a failure is rescheduled
+    // by the worker, with its backoff, after this.
+    succeeded ? ctx.completion() : undefined,
   );
   if (succeeded) return;
   throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);

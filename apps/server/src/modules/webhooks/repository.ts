@@ -1,8 +1,13 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryCreator, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
 import type { KassaDatabase, WebhookSendStatus } from "../../db/schema.js";
 
 /** All of the webhooks module's SQL. Every query a caller can reach is scoped by organization. */
 type Db = Kysely<KassaDatabase>;
+/** The job queue's statement completing the running job (`JobContext.completion`), run as a CTE of ours. */
+type JobCompletion = UpdateQueryBuilder<KassaDatabase, "kassa_job", "kassa_job", UpdateResult>;
+/** `db`, or `db` with the job's completion as a CTE that no part of the statement reads (hence the cast). */
+const withJob = (db: Db, job?: JobCompletion): QueryCreator<KassaDatabase> =>
+  job ? (db.with("job", () => job) as unknown as QueryCreator<KassaDatabase>) : db;
 
 export type EndpointRow = {
   id: string;
@@ -100,16 +105,33 @@ export async function deleteEndpoint(db: Db, organizationId: string, id: string)
   return Number(result.numDeletedRows) > 0;
 }
 
-export async function insertEvent(
+/**
+ * Records an event and makes it pending for every enabled endpoint of the organization
+ * subscribed to its type, in one statement (most events of a write reach no endpoint: one
+ * statement each, not two or three). Returns the event's id and the new sends' ids.
+ */
+export async function insertEventWithSends(
   db: Db,
   row: { organization_id: string; type: string; payload: string; created_at: Date },
-): Promise<string> {
-  const { id } = await db
-    .insertInto("kassa_webhook_event")
-    .values(row)
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return id;
+): Promise<{ eventId: string; sendIds: string[] }> {
+  const result = await sql<{ event_id: string; send_ids: string[] }>`
+    with ev as (
+      insert into kassa_webhook_event (organization_id, type, payload, created_at)
+      values (${row.organization_id}, ${row.type}, ${row.payload}, ${row.created_at})
+      returning id
+    ), sends as (
+      insert into kassa_webhook_send (event_id, endpoint_id, organization_id, created_at)
+      select ev.id, en.id, ${row.organization_id}, ${row.created_at}
+      from ev, kassa_webhook_endpoint en
+      where en.organization_id = ${row.organization_id} and en.enabled
+        and en.events @> ${JSON.stringify([row.type])}::jsonb
+      returning id
+    )
+    select ev.id as event_id, (select coalesce(json_agg(sends.id), '[]'::json) from sends) as send_ids from ev`.execute(
+    db,
+  );
+  const first = result.rows[0]!;
+  return { eventId: first.event_id, sendIds: first.send_ids };
 }
 
 /** Enabled endpoints of the organization subscribed to `type`. */
@@ -176,7 +198,10 @@ export async function loadSend(db: Db, sendId: string) {
     .executeTakeFirst();
 }
 
-/** Logs one attempt and sets the send's state from it, in one statement. */
+/**
+ * Logs one attempt and sets the send's state from it, in one statement; with `job`, that
+ * statement also completes the delivery's job, so attempt, log and job commit at once.
+ */
 export async function logAttempt(
   db: Db,
   row: {
@@ -194,8 +219,9 @@ export async function logAttempt(
     created_at: Date;
   },
   send: { status: WebhookSendStatus; finished_at: Date | null },
+  job?: JobCompletion,
 ) {
-  await db
+  await withJob(db, job)
     .with("attempt", (q) =>
       q
         .insertInto("kassa_webhook_delivery")
@@ -207,14 +233,16 @@ export async function logAttempt(
     .execute();
 }
 
+/** Sets a send's outcome; with `job`, the same statement completes the send's job. */
 export async function settleSend(
   db: Db,
   sendId: string,
   status: WebhookSendStatus,
   httpCode: number | null,
   at: Date | null,
+  job?: JobCompletion,
 ) {
-  await db
+  await withJob(db, job)
     .updateTable("kassa_webhook_send")
     .set({ status, last_http_code: httpCode, finished_at: at })
     .where("id", "=", sendId)
