@@ -14,6 +14,7 @@ import type { Logger } from "./kit/logger.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerDocumentRoutes } from "./modules/invoices/index.js";
+import type { Connections } from "./modules/oauth-accounts/index.js";
 import { mountStripeWebhook, type Payments } from "./modules/payments/index.js";
 import type { LifecycleDeps } from "./modules/subscription-lifecycle/index.js";
 import type { TaxCalculator } from "./modules/tax/index.js";
@@ -47,6 +48,8 @@ export interface AppDeps {
   lifecycle?: LifecycleDeps | undefined;
   /** The event outbox of every write (the composition root's, with the grant engine's seam); default the webhook sink alone. */
   events?: EventSink | undefined;
+  /** The customers' GitHub and Discord accounts (the portal's connect flow). */
+  connections?: Connections | undefined;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -207,6 +210,7 @@ export function createApp(deps: AppDeps) {
     trustProxy: config.trustProxy,
     sandboxTokenRateLimit: config.rateLimit ? config.payments.sandboxTokenRateLimit : undefined,
     files: deps.files,
+    connections: deps.connections,
   });
   // Before the /v1 app: Stripe signs the exact bytes it sent, and /v1 rewrites JSON bodies.
   const stripe = deps.payments.stripe;

@@ -119,6 +119,16 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool.default(false),
   S3_PREFIX: z.string().default(""),
+  GITHUB_BENEFIT_CLIENT_ID: optionalString,
+  GITHUB_BENEFIT_CLIENT_SECRET: optionalString,
+  GITHUB_BENEFIT_TOKEN: optionalString,
+  GITHUB_API_URL: urlString.default("https://api.github.com"),
+  GITHUB_OAUTH_URL: urlString.default("https://github.com"),
+  DISCORD_CLIENT_ID: optionalString,
+  DISCORD_CLIENT_SECRET: optionalString,
+  DISCORD_BOT_TOKEN: optionalString,
+  DISCORD_API_URL: urlString.default("https://discord.com/api/v10"),
+  DISCORD_OAUTH_URL: urlString.default("https://discord.com"),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -213,6 +223,22 @@ export interface KassaConfig {
       prefix: string;
     };
   };
+  /** The platforms customers connect accounts of in the portal (absent: that benefit type waits with an error). */
+  connections: { github?: ConnectionPlatformConfig; discord?: ConnectionPlatformConfig };
+}
+
+/**
+ * A platform the `github_repository` or `discord` benefits act on: the OAuth app customers
+ * connect their account with, the credential that gives access (a GitHub token able to invite
+ * collaborators, a Discord bot token), and the base URLs (local fakes in tests).
+ */
+export interface ConnectionPlatformConfig {
+  clientId: string;
+  clientSecret: string;
+  /** GITHUB_BENEFIT_TOKEN or DISCORD_BOT_TOKEN. */
+  token: string;
+  apiUrl: string;
+  oauthUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -230,6 +256,20 @@ function pair(
   if (!clientId) throw new ConfigError(`${idKey} is required when ${secretKey} is set`);
   if (!clientSecret) throw new ConfigError(`${secretKey} is required when ${idKey} is set`);
   return { clientId, clientSecret };
+}
+
+/** All three of a platform's variables, or none; a partial set names the first one missing. */
+function platform(
+  keys: [string, string, string],
+  values: [string | undefined, string | undefined, string | undefined],
+  urls: { apiUrl: string; oauthUrl: string },
+): ConnectionPlatformConfig | undefined {
+  if (!values.some(Boolean)) return undefined;
+  const missing = keys.find((_, i) => !values[i]);
+  if (missing) throw new ConfigError(`${missing} is required when any of ${keys.join(", ")} is set`);
+  const [clientId, clientSecret, token] = values as [string, string, string];
+  const trim = (u: string) => u.replace(/\/+$/, "");
+  return { clientId, clientSecret, token, apiUrl: trim(urls.apiUrl), oauthUrl: trim(urls.oauthUrl) };
 }
 
 /** Parses the environment. Throws ConfigError naming the first bad variable. */
@@ -319,6 +359,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
   const google = pair(env, "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET");
+  const githubBenefit = platform(
+    ["GITHUB_BENEFIT_CLIENT_ID", "GITHUB_BENEFIT_CLIENT_SECRET", "GITHUB_BENEFIT_TOKEN"],
+    [env.GITHUB_BENEFIT_CLIENT_ID, env.GITHUB_BENEFIT_CLIENT_SECRET, env.GITHUB_BENEFIT_TOKEN],
+    { apiUrl: env.GITHUB_API_URL, oauthUrl: env.GITHUB_OAUTH_URL },
+  );
+  const discord = platform(
+    ["DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "DISCORD_BOT_TOKEN"],
+    [env.DISCORD_CLIENT_ID, env.DISCORD_CLIENT_SECRET, env.DISCORD_BOT_TOKEN],
+    { apiUrl: env.DISCORD_API_URL, oauthUrl: env.DISCORD_OAUTH_URL },
+  );
 
   return {
     production,
@@ -399,6 +449,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       dir: env.FILES_DIR ?? path.join(env.DATA_DIR, "files"),
       uploadUrlTtlSeconds: env.FILES_UPLOAD_URL_TTL,
       ...(s3 ? { s3 } : {}),
+    },
+    connections: {
+      ...(githubBenefit ? { github: githubBenefit } : {}),
+      ...(discord ? { discord } : {}),
     },
   };
 }

@@ -16,6 +16,7 @@ import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
+import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
@@ -172,6 +173,8 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
     // and a checkout's paid order queues the buyer's confirmation mail).
     const events = orderMailsSink(benefitGrantsSink(webhookEventSink(clocks)));
     const signer = createUrlSigner(secret);
+    // The GitHub and Discord accounts customers connect, and the platforms' clients.
+    const connections = createConnections(config.connections, secret);
     // Renewals, dunning and cancellations.
     const lifecycle: LifecycleDeps = {
       signer,
@@ -198,7 +201,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
       ...paymentJobs({ listeners: [refundPaymentListener(events), checkoutPaymentListener(purchaseDeps)] }),
       ...refundJobs({ processor: payments.processor, events }),
-      ...benefitGrantJobs({ clocks, events }),
+      ...benefitGrantJobs({ clocks, events, connections }),
       ...lifecycleJobs(lifecycle),
       ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
     ];
@@ -261,6 +264,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       testClocks,
       lifecycle,
       events,
+      connections,
       files: {
         storage: fileStorage,
         signer,

@@ -32,6 +32,17 @@ describe("bad configuration stops start-up with a message naming the variable", 
     ],
     ["S3_ENDPOINT not a URL", { S3_BUCKET: "b", S3_ENDPOINT: "minio:9000" }, "S3_ENDPOINT"],
     ["FILES_UPLOAD_URL_TTL=0", { FILES_UPLOAD_URL_TTL: "0" }, "FILES_UPLOAD_URL_TTL"],
+    [
+      "GITHUB_BENEFIT_TOKEN without its OAuth app",
+      { GITHUB_BENEFIT_TOKEN: "ghp_x" },
+      "GITHUB_BENEFIT_CLIENT_ID",
+    ],
+    [
+      "DISCORD_CLIENT_ID without the bot",
+      { DISCORD_CLIENT_ID: "1", DISCORD_CLIENT_SECRET: "s" },
+      "DISCORD_BOT_TOKEN",
+    ],
+    ["DISCORD_API_URL not a URL", { DISCORD_API_URL: "discord" }, "DISCORD_API_URL"],
   ];
   it.each(cases)("%s", async (_label, env, variable) => {
     const dataDir = tempDir("kassa-badenv-");

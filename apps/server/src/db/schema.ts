@@ -806,7 +806,23 @@ export interface BenefitGrantErrorValue {
   timestamp: string;
 }
 
+/** An account a customer connected in the portal (migration 0880); tokens sealed (oauth-accounts/seal.ts). */
+export interface CustomerOAuthAccountTable {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  platform: "github" | "discord";
+  account_id: string;
+  account_username: string | null;
+  access_token: string;
+  refresh_token: string | null;
+  expires_at: Date | null;
+  created_at: Date;
+  modified_at: Date | null;
+}
+
 export interface KassaDatabase {
+  kassa_customer_oauth_account: CustomerOAuthAccountTable;
   kassa_benefit_grant: BenefitGrantTable;
   kassa_idempotency_key: IdempotencyKeyTable;
   kassa_customer_session: CustomerSessionTable;

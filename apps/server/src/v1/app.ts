@@ -41,6 +41,7 @@ import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerInvoiceRoutes } from "../modules/invoices/index.js";
 import { PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "../modules/license-keys/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
+import type { Connections } from "../modules/oauth-accounts/index.js";
 import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
 import { registerOrganizationRoutes } from "../modules/organizations/index.js";
@@ -93,6 +94,8 @@ export interface V1Deps {
   testClocks?: TestClocks | undefined;
   /** Renewals, cancellations and dunning (absent: subscriptions are read-only). */
   lifecycle?: LifecycleDeps | undefined;
+  /** The customers' GitHub and Discord accounts (absent: the portal's connect endpoints answer 422). */
+  connections?: Connections | undefined;
 }
 
 export const V1_PREFIX = "/v1";
@@ -281,7 +284,12 @@ export function createV1Api(deps: V1Deps) {
             windowSeconds: 60,
           }),
   });
-  registerCustomerPortalRoutes(api, { db: deps.db, lifecycle: deps.lifecycle });
+  registerCustomerPortalRoutes(api, {
+    db: deps.db,
+    lifecycle: deps.lifecycle,
+    connections: deps.connections,
+    baseURL: deps.baseURL,
+  });
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
     registerPaymentLinkRoutes(api, deps.lifecycle);

@@ -163,6 +163,9 @@ export function portalClient(token: string) {
     licenseKey: (keyId: string) => get<LicenseKey>(`/license-keys/${id(keyId)}`),
     deactivate: (body: z.input<typeof W.LicenseKeyDeactivate>) =>
       send<void>("POST", "/license-keys/deactivate", body),
+    /** Where to send the customer to connect their account; they come back to `returnTo`. */
+    authorizeConnect: (platform: "github" | "discord", returnTo: string) =>
+      get<{ url: string }>(`/oauth-accounts/authorize?platform=${platform}&return_to=${id(returnTo)}`),
     meters: () => get<Page<CustomerMeter>>("/meters/?limit=100&sorting=meter_name"),
     ledger: (customerMeterId: string) =>
       get<{ items: LedgerEntry[]; balance: number }>(`/meters/${id(customerMeterId)}/ledger`),

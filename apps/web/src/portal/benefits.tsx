@@ -1,7 +1,7 @@
 import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { CopyValue } from "../components/copy-value";
-import type { BenefitGrant, LicenseKey, PortalClient } from "./api";
+import { type BenefitGrant, type LicenseKey, type PortalClient, V1Error } from "./api";
 import { formatDate } from "./format";
 import { useLoad } from "./use-load";
 
@@ -44,6 +44,7 @@ export function BenefitsSection({
   if (grants.state === "loading") return <Loader size="sm" aria-label="Loading" />;
   if (grants.state === "error") return <Text c="red">{grants.message}</Text>;
   const shown = grants.data.items.filter((g) => !g.is_revoked);
+  const connectError = connectErrorOf(window.location.search);
   if (shown.length === 0)
     return (
       <Stack gap="xs" align="flex-start">
@@ -58,6 +59,11 @@ export function BenefitsSection({
     );
   return (
     <Stack gap="sm">
+      {connectError && (
+        <Alert color="red" variant="light" title={`Connecting ${connectError.platform} did not work`}>
+          {connectError.message} Try again with the button below.
+        </Alert>
+      )}
       {shown.map((g) => (
         <GrantCard
           key={g.id}
@@ -99,9 +105,14 @@ function GrantCard({
           )}
         </Group>
         {grant.error ? (
-          <Alert color="yellow" variant="light">
-            {grant.error.message}
-          </Alert>
+          <Stack gap="xs" align="flex-start">
+            <Alert color="yellow" variant="light" w="100%">
+              {grant.error.message}
+            </Alert>
+            {PLATFORM_OF[benefit.type] && grant.error.type === "BenefitActionRequiredError" && (
+              <ConnectButton platform={PLATFORM_OF[benefit.type]!} client={client} onExpired={onExpired} />
+            )}
+          </Stack>
         ) : (
           <GrantBody
             grant={grant}
@@ -162,15 +173,93 @@ function GrantBody({
         </Text>
       );
     case "github_repository": {
-      const owner = str(benefit.properties.repository_owner);
-      const name = str(benefit.properties.repository_name);
-      return owner && name ? <Text size="sm">Access to {`${owner}/${name}`} on GitHub.</Text> : null;
+      const owner = str(props.repository_owner) ?? str(benefit.properties.repository_owner);
+      const name = str(props.repository_name) ?? str(benefit.properties.repository_name);
+      if (!owner || !name) return null;
+      return grant.is_granted ? (
+        <Text size="sm" data-testid="benefit-github">
+          GitHub invited you to {`${owner}/${name}`}.{" "}
+          <Anchor href={`https://github.com/${owner}/${name}/invitations`} target="_blank" rel="noreferrer">
+            Accept the invitation
+          </Anchor>{" "}
+          if you have not yet.
+        </Text>
+      ) : (
+        <Text size="sm">Access to {`${owner}/${name}`} on GitHub.</Text>
+      );
     }
     case "discord":
-      return <Text size="sm">A role on the seller's Discord server.</Text>;
+      return (
+        <Text size="sm" data-testid="benefit-discord">
+          {grant.is_granted
+            ? "You have your role on the seller's Discord server."
+            : "A role on the seller's Discord server."}
+        </Text>
+      );
     default:
       return null;
   }
+}
+
+/** The account a benefit type needs the customer to connect. */
+const PLATFORM_OF: Record<string, "github" | "discord" | undefined> = {
+  github_repository: "github",
+  discord: "discord",
+};
+const PLATFORM_NAME = { github: "GitHub", discord: "Discord" } as const;
+
+/** What the server's connect callback said went wrong, from the address it sent the customer back to. */
+export function connectErrorOf(search: string): { platform: string; message: string } | null {
+  const params = new URLSearchParams(search);
+  const platform = params.get("error_platform");
+  const message = params.get("error");
+  if (!platform || !message) return null;
+  const name = PLATFORM_NAME[platform as keyof typeof PLATFORM_NAME] ?? platform;
+  return { platform: name, message: message === "access_denied" ? "You declined the access." : message };
+}
+
+/**
+ * Sends the customer to GitHub or Discord to authorize; they come back to this page (without
+ * its query, so an old error does not linger) and the grant completes a moment later.
+ */
+export function ConnectButton({
+  platform,
+  client,
+  onExpired,
+}: {
+  platform: "github" | "discord";
+  client: PortalClient;
+  onExpired: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { url } = await client.authorizeConnect(
+        platform,
+        `${window.location.origin}${window.location.pathname}`,
+      );
+      window.location.assign(url);
+    } catch (e) {
+      setBusy(false);
+      if (e instanceof V1Error && e.status === 401) return onExpired();
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <Stack gap={4} align="flex-start">
+      <Button size="xs" loading={busy} onClick={start}>
+        Connect {PLATFORM_NAME[platform]}
+      </Button>
+      {error && (
+        <Text size="xs" c="red">
+          {error}
+        </Text>
+      )}
+    </Stack>
+  );
 }
 
 const KEY_STATUS: Record<string, { label: string; color: string }> = {

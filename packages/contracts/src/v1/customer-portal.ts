@@ -224,3 +224,10 @@ export const CustomerPaymentMethod = z
 export const CustomerSubscriptionChangePreviewRequest = z
   .object({ product_id: z.string().min(1) })
   .meta({ id: "CustomerSubscriptionChangePreviewRequest" });
+
+/** The platforms a customer connects an account of (Polar's `CustomerOAuthPlatform`). */
+export const CUSTOMER_OAUTH_PLATFORMS = ["github", "discord"] as const;
+export const CustomerOAuthPlatform = z.enum(CUSTOMER_OAUTH_PLATFORMS).meta({ id: "CustomerOAuthPlatform" });
+
+/** `GET /v1/customer-portal/oauth-accounts/authorize`: where to send the customer (Polar's `AuthorizeResponse`). */
+export const CustomerOAuthAuthorizeResponse = z.object({ url: z.string() }).meta({ id: "AuthorizeResponse" });

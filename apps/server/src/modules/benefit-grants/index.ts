@@ -3,7 +3,12 @@ export { benefitGrantJobs, SYNC_JOB as BENEFIT_SYNC_JOB } from "./jobs.js";
 export type { GrantRow } from "./repository.js";
 export { registerBenefitGrantRoutes } from "./routes.js";
 export { BenefitGrant, CustomerBenefitGrant } from "./schemas.js";
-export { findCustomerGrantRow, grantsOfCause, listCustomerGrantRows } from "./service.js";
+export {
+  findCustomerGrantRow,
+  grantAwaitingAccount,
+  grantsOfCause,
+  listCustomerGrantRows,
+} from "./service.js";
 export { benefitGrantsSink, revokeDeletedBenefit, syncEndedGracePeriods } from "./sink.js";
 export { type GrantDeps, type SyncInput, syncCustomerGrants } from "./sync.js";
 export { benefitsOf, grantFields } from "./wire.js";

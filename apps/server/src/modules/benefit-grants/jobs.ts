@@ -12,6 +12,7 @@ const SyncPayload = z.object({
   retryGrantId: z.string().optional(),
   cycle: z.object({ subscriptionId: z.string(), orderId: z.string() }).optional(),
   editedBenefitId: z.string().optional(),
+  connectedGrantIds: z.array(z.string()).optional(),
 });
 
 /**

@@ -337,3 +337,33 @@ export async function listGrants(
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
   );
 }
+
+/**
+ * The customer's grants of a benefit type waiting for them to connect an account (failed with
+ * `BenefitActionRequiredError`, neither granted nor revoked), locked: the account they just
+ * connected is put on each.
+ */
+export async function lockGrantsAwaitingAccount(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  type: string,
+) {
+  return db
+    .selectFrom("kassa_benefit_grant")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("granted_at", "is", null)
+    .where("revoked_at", "is", null)
+    .where(sql<boolean>`error->>'type' = 'BenefitActionRequiredError'`)
+    .where("benefit_id", "in", (eb) =>
+      eb
+        .selectFrom("kassa_benefit")
+        .select("id")
+        .where("organization_id", "=", organizationId)
+        .where("type", "=", type),
+    )
+    .forUpdate()
+    .execute();
+}

@@ -126,3 +126,34 @@ export async function grantsOfCause(
     cause.subscriptionId ? g.subscription_id === cause.subscriptionId : g.order_id === cause.orderId,
   );
 }
+
+/**
+ * The customer connected an account of the platform a benefit type acts on (the portal's OAuth
+ * callback, in its transaction): each grant of that type waiting for them gets the account
+ * (`account_id`, as Polar does) and is granted again by a sync queued here, whose outcome is
+ * sent as `benefit_grant.updated`.
+ */
+export async function grantAwaitingAccount(
+  trx: Db,
+  input: { organizationId: string; customerId: string; benefitType: string; accountId: string; now: Date },
+): Promise<void> {
+  await repo.lockCustomerGrants(trx, input.customerId);
+  const waiting = await repo.lockGrantsAwaitingAccount(
+    trx,
+    input.organizationId,
+    input.customerId,
+    input.benefitType,
+  );
+  for (const g of waiting)
+    await repo.updateGrant(trx, g.id, {
+      properties: JSON.stringify({ ...g.properties, account_id: input.accountId }),
+      modified_at: input.now,
+    });
+  await enqueueGrantSyncs(trx, [
+    {
+      organizationId: input.organizationId,
+      customerId: input.customerId,
+      connectedGrantIds: waiting.map((g) => g.id),
+    },
+  ]);
+}

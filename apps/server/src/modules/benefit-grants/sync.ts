@@ -6,6 +6,7 @@ import type { Clocks } from "../../kit/clock.js";
 import type { Ctx, EventSink } from "../../kit/context.js";
 import { type BenefitRow, findBenefitsWithDeleted } from "../benefits/index.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
+import type { Connections } from "../oauth-accounts/index.js";
 import * as repo from "./repository.js";
 import { BenefitActionRequired, type GrantProperties, STRATEGIES } from "./strategies/index.js";
 import { grantsWire } from "./wire.js";
@@ -17,6 +18,8 @@ export interface GrantDeps {
   db: Kysely<KassaDatabase>;
   clocks: Clocks;
   events: EventSink;
+  /** The customers' GitHub and Discord accounts (github_repository and discord benefits). */
+  connections?: Connections | undefined;
 }
 
 export interface SyncInput {
@@ -28,10 +31,15 @@ export interface SyncInput {
   cycle?: { subscriptionId: string; orderId: string } | undefined;
   /** A benefit the merchant edited: its granted grants are refreshed where its type asks for it. */
   editedBenefitId?: string | undefined;
+  /**
+   * Grants waiting for an account the customer just connected: tried again, and their outcome
+   * sent as `benefit_grant.updated` (Polar's update after the connect).
+   */
+  connectedGrantIds?: string[] | undefined;
 }
 
 type Action =
-  | { kind: "grant"; key: string; benefitId: string; scope: repo.GrantScope }
+  | { kind: "grant"; key: string; benefitId: string; scope: repo.GrantScope; grantId: string | undefined }
   | { kind: "revoke"; key: string; grant: repo.GrantRow }
   | { kind: "cycle"; key: string; grant: repo.GrantRow; orderId: string }
   | { kind: "refresh"; key: string; grant: repo.GrantRow };
@@ -72,13 +80,15 @@ async function nextAction(
     const pending =
       !g ||
       g.revoked_at !== null ||
-      (g.granted_at === null && (!waitsForCustomer(g) || g.id === input.retryGrantId));
+      (g.granted_at === null &&
+        (!waitsForCustomer(g) || g.id === input.retryGrantId || input.connectedGrantIds?.includes(g.id)));
     if (pending)
       actions.push({
         kind: "grant",
         key: `grant:${key}`,
         benefitId: e.benefitId,
         scope: { subscriptionId: e.subscriptionId, orderId: e.orderId },
+        grantId: g?.id,
       });
   }
   const cycle = input.cycle;
@@ -158,6 +168,8 @@ async function grant(
   benefitId: string,
   scope: repo.GrantScope,
   cycleOrderId: string | undefined,
+  connections: Connections | undefined,
+  connected: boolean,
 ) {
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, benefitId);
@@ -174,6 +186,7 @@ async function grant(
       scope,
       properties: row.properties,
       now,
+      connections,
     });
     updated = await repo.updateGrant(trx, row.id, {
       granted_at: now,
@@ -192,11 +205,12 @@ async function grant(
       modified_at: now,
     });
   }
-  // Polar sends `created` for every grant attempt, failed ones and re-grants included.
-  await emitGrant(ctx, trx, "created", updated, previous);
+  // Polar sends `created` for every grant attempt, failed ones and re-grants included, and
+  // `updated` for the attempt after the customer connected their account.
+  await emitGrant(ctx, trx, connected ? "updated" : "created", updated, previous);
 }
 
-async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
+async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Connections | undefined) {
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -217,6 +231,7 @@ async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
         scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
         properties: row.properties,
         now,
+        connections,
       });
     } catch (error) {
       if (!(error instanceof BenefitActionRequired)) throw error;
@@ -230,7 +245,13 @@ async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
   await emitGrant(ctx, trx, "revoked", updated, row.properties);
 }
 
-async function cycle(ctx: Ctx, trx: Trx, row: repo.GrantRow, orderId: string) {
+async function cycle(
+  ctx: Ctx,
+  trx: Trx,
+  row: repo.GrantRow,
+  orderId: string,
+  connections: Connections | undefined,
+) {
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -244,6 +265,7 @@ async function cycle(ctx: Ctx, trx: Trx, row: repo.GrantRow, orderId: string) {
       scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
       properties: row.properties,
       now,
+      connections,
     });
     updated = await repo.updateGrant(trx, row.id, {
       properties: JSON.stringify(properties),
@@ -263,7 +285,7 @@ async function cycle(ctx: Ctx, trx: Trx, row: repo.GrantRow, orderId: string) {
 }
 
 /** Grants again after an edit of the benefit; `benefit_grant.updated` if the properties moved. */
-async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
+async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Connections | undefined) {
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -276,6 +298,7 @@ async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow) {
     scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
     properties: row.properties,
     now,
+    connections,
   });
   if (JSON.stringify(properties) === JSON.stringify(row.properties)) return;
   const updated = await repo.updateGrant(trx, row.id, {
@@ -340,10 +363,22 @@ export async function syncCustomerGrants(deps: GrantDeps, input: SyncInput): Pro
           const renewal = input.cycle;
           const cycleOrderId =
             renewal && picked.scope.subscriptionId === renewal.subscriptionId ? renewal.orderId : undefined;
-          await grant(ctx, trx, input.customerId, picked.benefitId, picked.scope, cycleOrderId);
-        } else if (picked.kind === "revoke") await revoke(ctx, trx, picked.grant);
-        else if (picked.kind === "cycle") await cycle(ctx, trx, picked.grant, picked.orderId);
-        else await refresh(ctx, trx, picked.grant);
+          const grantId = picked.grantId;
+          const connected = grantId !== undefined && (input.connectedGrantIds?.includes(grantId) ?? false);
+          await grant(
+            ctx,
+            trx,
+            input.customerId,
+            picked.benefitId,
+            picked.scope,
+            cycleOrderId,
+            deps.connections,
+            connected,
+          );
+        } else if (picked.kind === "revoke") await revoke(ctx, trx, picked.grant, deps.connections);
+        else if (picked.kind === "cycle")
+          await cycle(ctx, trx, picked.grant, picked.orderId, deps.connections);
+        else await refresh(ctx, trx, picked.grant, deps.connections);
       });
     } catch (error) {
       // Not a step's failure (the database): the job retries the whole sync.

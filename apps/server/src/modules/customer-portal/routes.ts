@@ -12,6 +12,7 @@ import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { CustomerBenefitGrant } from "../benefit-grants/index.js";
+import type { Connections } from "../oauth-accounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import {
   cancelAtPeriodEnd,
@@ -21,6 +22,7 @@ import {
   uncancel,
 } from "../subscription-lifecycle/index.js";
 import { registerCustomerAccountRoutes } from "./account-routes.js";
+import { registerPortalConnectRoutes } from "./connect.js";
 import { registerPortalDownloadableRoutes } from "./downloadables.js";
 import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
@@ -172,7 +174,12 @@ const addPaymentMethod = customerRoute({
 
 export function registerCustomerPortalRoutes(
   app: V1App,
-  deps: { db: Db; lifecycle?: LifecycleDeps | undefined },
+  deps: {
+    db: Db;
+    lifecycle?: LifecycleDeps | undefined;
+    connections?: Connections | undefined;
+    baseURL?: string | undefined;
+  },
 ) {
   app.openAPIRegistry.registerComponent("securitySchemes", "customer_session", {
     type: "http",
@@ -200,6 +207,11 @@ export function registerCustomerPortalRoutes(
     c.json(await service.getBenefitGrant({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
   );
   registerPortalMeterRoutes(app);
+  registerPortalConnectRoutes(app, {
+    db: deps.db,
+    connections: deps.connections,
+    baseURL: deps.baseURL ?? "",
+  });
   const lifecycle = deps.lifecycle;
   if (!lifecycle) return;
   registerPortalDownloadableRoutes(app, lifecycle);

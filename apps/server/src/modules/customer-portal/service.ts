@@ -3,6 +3,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import { findCustomerGrantRow, listCustomerGrantRows } from "../benefit-grants/index.js";
 import { type AddressInputValue, findCustomer, updateCustomer } from "../customers/index.js";
+import { connectedAccounts } from "../oauth-accounts/index.js";
 import { findOrder } from "../orders/index.js";
 import { findOrganizationBySlug } from "../organizations/index.js";
 import { listProducts } from "../products/index.js";
@@ -31,7 +32,11 @@ export async function getMe({ ctx }: { ctx: Ctx }) {
   const row = await findCustomer(ctx.db, caller.organizationId, caller.customerId);
   // Authentication already refused sessions of deleted customers; a race lands here.
   if (!row) throw new Unauthorized();
-  return portalCustomerWire(row, await defaultPaymentMethodId(ctx.db, caller));
+  return portalCustomerWire(
+    row,
+    await defaultPaymentMethodId(ctx.db, caller),
+    await connectedAccounts(ctx.db, caller.organizationId, caller.customerId),
+  );
 }
 
 /**

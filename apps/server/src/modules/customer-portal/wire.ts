@@ -24,7 +24,11 @@ const address = (value: CustomerRow["billing_address"]) =>
     : null;
 
 /** Polar's `CustomerPortalCustomer`: what a customer sees of themself. */
-export function portalCustomerWire(row: CustomerRow, defaultPaymentMethodId: string | null = null) {
+export function portalCustomerWire(
+  row: CustomerRow,
+  defaultPaymentMethodId: string | null = null,
+  oauthAccounts: Record<string, { account_id: string; account_username: string | null }> = {},
+) {
   return {
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
@@ -36,7 +40,7 @@ export function portalCustomerWire(row: CustomerRow, defaultPaymentMethodId: str
     billing_name: row.name,
     billing_address: address(row.billing_address),
     tax_id: row.tax_id,
-    oauth_accounts: {},
+    oauth_accounts: oauthAccounts,
     default_payment_method_id: defaultPaymentMethodId,
     type: "individual" as const,
   };

@@ -1,71 +1,134 @@
+import { type ConnectedAccount, type OAuthPlatform, PlatformError } from "../../oauth-accounts/index.js";
 import { BenefitActionRequired, type BenefitStrategy, type StrategyInput } from "./strategy.js";
 
 /**
- * Benefits that act on the customer's account elsewhere (`github_repository`, `discord`): they
- * need the account the customer connected (`account_id` on the grant, set by the portal's
- * connect flow), else the grant fails with Polar's message and waits for the customer.
- *
- * TODO(oauth): the connect flow (portal `PATCH /v1/customer-portal/benefit-grants/{id}`) and
- * the GitHub / Discord clients (base URLs configurable, tested against local fakes) come
- * later. `client` is the seam: with an account connected it invites the collaborator / adds
- * the role; until a client exists the grant fails as "not set up" rather than claim access it
- * did not give.
+ * Benefits that act on the customer's account elsewhere (`github_repository`, `discord`). The
+ * account is the one the customer connected in the portal (`account_id` on the grant, set by
+ * the connect flow; without one, the account they connected last). Without an account the
+ * grant fails with Polar's message and waits for the customer; a failure of GitHub or Discord
+ * that a retry may fix is thrown, so the job retries it with backoff.
  */
-/** What gives and takes back access on the service (the GitHub app, the Discord bot). */
-export interface AccountClient {
-  give(input: StrategyInput, accountId: string): Promise<void>;
-  takeBack(input: StrategyInput, accountId: string): Promise<void>;
+
+const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+
+async function accountOf(
+  input: StrategyInput,
+  platform: OAuthPlatform,
+  accountId: string | undefined,
+): Promise<ConnectedAccount | undefined> {
+  return input.connections?.account(input.trx, {
+    organizationId: input.organizationId,
+    customerId: input.customerId,
+    platform,
+    ...(accountId ? { accountId } : {}),
+    now: input.now,
+  });
 }
 
-function accountStrategy(opts: {
-  service: string;
-  needsAccount: string;
-  client?: AccountClient;
-  granted: (input: StrategyInput, accountId: string) => Record<string, unknown>;
-}): BenefitStrategy {
-  const accountOf = (input: StrategyInput) =>
-    typeof input.properties.account_id === "string" ? input.properties.account_id : undefined;
-  return {
-    refreshOnEdit: false,
-    revokeIndividually: false,
-    async grant(input) {
-      const accountId = accountOf(input);
-      if (!accountId) throw new BenefitActionRequired(opts.needsAccount);
-      if (!opts.client)
-        throw new BenefitActionRequired(`${opts.service} access is not set up on this Kassa server yet.`);
-      await opts.client.give(input, accountId);
-      return opts.granted(input, accountId);
-    },
-    // The account stays on the grant, so a later grant needs no new connect (Polar's).
-    revoke: async (input) => {
-      const accountId = accountOf(input);
-      if (accountId && opts.client && input.properties.granted_account_id)
-        await opts.client.takeBack(input, accountId);
-      return accountId ? { account_id: accountId } : {};
-    },
-    cycle: async ({ properties }) => properties,
-  };
+const notSetUp = (service: string, variables: string) =>
+  new BenefitActionRequired(`${service} access is not set up on this Kassa server (${variables}).`);
+
+const GITHUB_CONNECT = "The customer needs to connect their GitHub account";
+const GITHUB_VARIABLES = "GITHUB_BENEFIT_CLIENT_ID, GITHUB_BENEFIT_CLIENT_SECRET, GITHUB_BENEFIT_TOKEN";
+
+/** Invites the account to the repository with the benefit's permission; a revoke removes it. */
+export const githubRepositoryStrategy: BenefitStrategy = {
+  refreshOnEdit: false,
+  revokeIndividually: false,
+  async grant(input) {
+    const account = await accountOf(input, "github", str(input.properties.account_id));
+    if (!account?.username) throw new BenefitActionRequired(GITHUB_CONNECT);
+    const api = input.connections?.github;
+    if (!api) throw notSetUp("GitHub", GITHUB_VARIABLES);
+    const { repository_owner, repository_name, permission } = input.benefit.properties as Record<
+      string,
+      string
+    >;
+    await api.invite(repository_owner!, repository_name!, account.username, permission ?? "pull");
+    return {
+      ...input.properties,
+      account_id: account.accountId,
+      repository_owner,
+      repository_name,
+      permission,
+      granted_account_id: account.accountId,
+    };
+  },
+  // The account stays on the grant, so a later grant needs no new connect (Polar's).
+  async revoke(input) {
+    const kept = { account_id: str(input.properties.account_id) ?? null };
+    const granted = str(input.properties.granted_account_id);
+    if (!granted) return kept;
+    const api = input.connections?.github;
+    if (!api) throw notSetUp("GitHub", GITHUB_VARIABLES);
+    const account = await accountOf(input, "github", granted);
+    if (!account?.username) throw new BenefitActionRequired(GITHUB_CONNECT);
+    const owner = str(input.properties.repository_owner) ?? String(input.benefit.properties.repository_owner);
+    const repo = str(input.properties.repository_name) ?? String(input.benefit.properties.repository_name);
+    await api.remove(owner, repo, account.accountId, account.username);
+    return kept;
+  },
+  cycle: async ({ properties }) => properties,
+};
+
+const DISCORD_VARIABLES = "DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET, DISCORD_BOT_TOKEN";
+
+/**
+ * Discord refuses for good with a 4xx (the bot ranks below the role, the user left, the token
+ * was revoked): the customer or the merchant must act (Polar's "Discord error: ..."). A 429,
+ * a 5xx or no answer is retried.
+ */
+function discordFailure(error: unknown): unknown {
+  if (error instanceof PlatformError && error.status >= 400 && error.status < 500 && error.status !== 429)
+    return new BenefitActionRequired(`Discord error: ${error.body}`);
+  return error;
 }
 
-export const githubRepositoryStrategy = accountStrategy({
-  service: "GitHub",
-  needsAccount: "The customer needs to connect their GitHub account",
-  granted: (input, accountId) => ({
-    account_id: accountId,
-    repository_owner: input.benefit.properties.repository_owner,
-    repository_name: input.benefit.properties.repository_name,
-    permission: input.benefit.properties.permission,
-    granted_account_id: accountId,
-  }),
-});
-
-export const discordStrategy = accountStrategy({
-  service: "Discord",
-  needsAccount: "The customer needs to connect their Discord account",
-  granted: (input, accountId) => ({
-    account_id: accountId,
-    guild_id: input.benefit.properties.guild_id,
-    role_id: input.benefit.properties.role_id,
-    granted_account_id: accountId,
-  }),
-});
+/** Adds the member to the guild with the role; a revoke removes the role, or kicks (`kick_member`). */
+export const discordStrategy: BenefitStrategy = {
+  refreshOnEdit: false,
+  revokeIndividually: false,
+  async grant(input) {
+    const wanted = str(input.properties.account_id);
+    const account = await accountOf(input, "discord", wanted);
+    if (!account)
+      throw new BenefitActionRequired(
+        wanted
+          ? "The customer needs to reconnect their Discord account"
+          : "The customer needs to connect their Discord account",
+      );
+    const api = input.connections?.discord;
+    if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
+    const guildId = String(input.benefit.properties.guild_id);
+    const roleId = String(input.benefit.properties.role_id);
+    try {
+      await api.addMember(guildId, roleId, account.accountId, account.accessToken);
+    } catch (error) {
+      throw discordFailure(error);
+    }
+    return {
+      ...input.properties,
+      account_id: account.accountId,
+      guild_id: guildId,
+      role_id: roleId,
+      granted_account_id: account.accountId,
+    };
+  },
+  async revoke(input) {
+    const kept = { account_id: str(input.properties.account_id) ?? null };
+    const guildId = str(input.properties.guild_id);
+    const roleId = str(input.properties.role_id);
+    const userId = str(input.properties.granted_account_id);
+    if (!guildId || !roleId || !userId) return {};
+    const api = input.connections?.discord;
+    if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
+    try {
+      if (input.benefit.properties.kick_member === true) await api.kick(guildId, userId);
+      else await api.removeRole(guildId, roleId, userId);
+    } catch (error) {
+      throw discordFailure(error);
+    }
+    return kept;
+  },
+  cycle: async ({ properties }) => properties,
+};

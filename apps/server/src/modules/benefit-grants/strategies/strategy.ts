@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../../db/schema.js";
 import type { BenefitRow } from "../../benefits/index.js";
+import type { Connections } from "../../oauth-accounts/index.js";
 import type { GrantScope } from "../repository.js";
 
 export type GrantProperties = Record<string, unknown>;
@@ -16,6 +17,8 @@ export interface StrategyInput {
   properties: GrantProperties;
   /** The organization's time. */
   now: Date;
+  /** The customers' GitHub and Discord accounts and the platforms' clients (absent: none configured). */
+  connections: Connections | undefined;
 }
 
 /**

@@ -1,0 +1,473 @@
+// Runs on both databases: the connect callback stores the account and requeues the grant sync under the customer's advisory lock.
+import { validateEvent } from "@polar-sh/sdk/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { type FakePlatforms, type FakeUser, startFakePlatforms } from "./support/fake-platforms.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+
+/**
+ * GitHub and Discord benefits (issue 17) against a local fake of both platforms: a purchase
+ * waits for the customer's account, the customer connects it through the portal's authorize
+ * and callback (the browser's redirects followed by hand), the grant completes (GitHub invites
+ * with the benefit's permission; Discord adds the member with the role), a refund with
+ * `revoke_benefits` takes it back, failures of the platform are retried without touching the
+ * order, and the signed state keeps one customer out of another's connection.
+ */
+
+const BOT = "discord-bot-token";
+const GH = "github-benefit-token";
+let server: TestServer;
+let receiver: Receiver;
+let fake: FakePlatforms;
+
+beforeAll(async () => {
+  [fake, receiver] = await Promise.all([
+    startFakePlatforms({ botToken: BOT, githubToken: GH }),
+    startReceiver(),
+  ]);
+  server = await startTestServer({
+    inProcess: true,
+    env: {
+      JOB_POLL_INTERVAL_MS: "100",
+      JOB_BACKOFF_BASE_MS: "100",
+      JOB_BACKOFF_MAX_MS: "300",
+      GITHUB_BENEFIT_CLIENT_ID: "gh-client",
+      GITHUB_BENEFIT_CLIENT_SECRET: "gh-secret",
+      GITHUB_BENEFIT_TOKEN: GH,
+      GITHUB_API_URL: fake.url,
+      GITHUB_OAUTH_URL: fake.url,
+      DISCORD_CLIENT_ID: "dc-client",
+      DISCORD_CLIENT_SECRET: "dc-secret",
+      DISCORD_BOT_TOKEN: BOT,
+      DISCORD_API_URL: `${fake.url}/api/v10`,
+      DISCORD_OAUTH_URL: fake.url,
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  await fake?.close();
+});
+
+interface Shop {
+  merchant: Merchant;
+  token: string;
+  secret: string;
+  path: string;
+}
+
+async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
+  const res = await promise;
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res.body;
+}
+
+async function shop(name: string): Promise<Shop> {
+  const merchant = await createMerchant(server, name);
+  const token = await createToken(merchant, [
+    "products:write",
+    "benefits:write",
+    "benefits:read",
+    "checkouts:write",
+    "orders:read",
+    "refunds:write",
+    "webhooks:write",
+    "customers:write",
+  ]);
+  const path = `/${name.toLowerCase()}`;
+  const ep = await ok(
+    call(server, token, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${path}`,
+      format: "raw",
+      events: ["benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked"],
+    }),
+    201,
+  );
+  return { merchant, token, secret: ep.secret, path };
+}
+
+const benefit = async (s: Shop, body: Json): Promise<string> =>
+  (await ok(call(server, s.token, "POST", "/v1/benefits/", body), 201)).id;
+
+async function product(s: Shop, benefits: string[]): Promise<string> {
+  const created = await ok(
+    call(server, s.token, "POST", "/v1/products/", {
+      name: "Pack",
+      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+    }),
+    201,
+  );
+  await ok(call(server, s.token, "POST", `/v1/products/${created.id}/benefits`, { benefits }));
+  return created.id;
+}
+
+async function buy(s: Shop, productId: string) {
+  const c = await ok(
+    call(server, s.token, "POST", "/v1/checkouts/", {
+      products: [productId],
+      customer_email: `buyer-${Math.random().toString(36).slice(2)}@example.com`,
+    }),
+    201,
+  );
+  const token = await ok(
+    call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    }),
+    201,
+  );
+  const done = await ok(
+    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
+      confirmation_token_id: token.id,
+      customer_billing_address: { country: "FR" },
+    }),
+  );
+  const checkout = await ok(call(server, s.token, "GET", `/v1/checkouts/${c.id}`));
+  const orders = await ok(call(server, s.token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
+  return {
+    orderId: orders.items[0].id as string,
+    customerId: checkout.customer_id as string,
+    portalToken: done.customer_session_token as string,
+  };
+}
+
+async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => void,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+const grantOf = async (s: Shop, customerId: string, benefitId: string) =>
+  (
+    (await ok(call(server, s.token, "GET", `/v1/benefit-grants/?customer_id=${customerId}&limit=100`)))
+      .items as Json[]
+  ).find((g) => g.benefit_id === benefitId)!;
+
+/** The shop's webhooks of a type about a grant, each checked with the SDK's `validateEvent`. */
+function hooks(s: Shop, type: string, grantId: string) {
+  return receiver.received
+    .filter((h) => h.path === s.path)
+    .map((h) => ({ h, body: JSON.parse(h.body) as { type: string; data: Json } }))
+    .filter(({ body }) => body.type === type && body.data.id === grantId)
+    .map(({ h, body }) => {
+      expect(() => validateEvent(h.body, h.headers, s.secret)).not.toThrow();
+      return body.data;
+    });
+}
+
+const waitHook = (s: Shop, type: string, grantId: string, check: (d: Json) => boolean = () => true) =>
+  eventually(
+    async () => hooks(s, type, grantId).filter(check),
+    (got) => expect(got.length).toBeGreaterThanOrEqual(1),
+  );
+
+/**
+ * What the customer's browser does: asks the portal for the provider's URL, follows it (the
+ * fake approves as `user`), and follows the provider's redirect back to Kassa's callback.
+ */
+async function connect(portalToken: string, platform: "github" | "discord", user: FakeUser | undefined) {
+  fake.signIn(platform, user);
+  const returnTo = `${server.url}/portal/somewhere?tab=benefits`;
+  const { url } = await ok(
+    call(
+      server,
+      portalToken,
+      "GET",
+      `/v1/customer-portal/oauth-accounts/authorize?platform=${platform}&return_to=${encodeURIComponent(returnTo)}`,
+    ),
+  );
+  const provider = await fetch(url, { redirect: "manual" });
+  expect(provider.status).toBe(302);
+  const callbackUrl = provider.headers.get("location")!;
+  expect(callbackUrl.startsWith(`${server.url}/v1/customer-portal/oauth-accounts/callback?`)).toBe(true);
+  const back = await fetch(callbackUrl, { redirect: "manual" });
+  return { status: back.status, location: back.headers.get("location"), returnTo, callbackUrl };
+}
+
+const refund = (s: Shop, orderId: string) =>
+  ok(
+    call(server, s.token, "POST", "/v1/refunds/", {
+      order_id: orderId,
+      reason: "customer_request",
+      amount: 2000,
+      revoke_benefits: true,
+    }),
+    201,
+  );
+
+const githubCalls = (method: string, pathPart: string) =>
+  fake.calls.filter((c) => c.method === method && c.path.includes(pathPart));
+
+describe("github_repository", () => {
+  it("waits for the account, is granted once the customer connects, and a refund removes the collaborator", async () => {
+    const s = await shop("GitHubFlow");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Source access",
+      properties: { repository_owner: "acme", repository_name: "engine", permission: "triage" },
+    });
+    const bought = await buy(s, await product(s, [repo]));
+    const waiting = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g?.error?.message).toBe("The customer needs to connect their GitHub account"),
+    );
+    expect(waiting).toMatchObject({ is_granted: false, error: { type: "BenefitActionRequiredError" } });
+
+    const octo = { id: "5001", name: "octo-ada" };
+    const back = await connect(bought.portalToken, "github", octo);
+    expect(back.status).toBe(307);
+    expect(back.location).toBe(back.returnTo);
+    // The token exchange carried the app's credentials and the code.
+    const exchange = githubCalls("POST", "/login/oauth/access_token").at(-1)!;
+    expect(new URLSearchParams(exchange.body).get("client_secret")).toBe("gh-secret");
+
+    const granted = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    expect(granted.error).toBeNull();
+    expect(granted.properties).toEqual({
+      account_id: "5001",
+      repository_owner: "acme",
+      repository_name: "engine",
+      permission: "triage",
+      granted_account_id: "5001",
+    });
+    const invite = githubCalls("PUT", "/repos/acme/engine/collaborators/octo-ada");
+    expect(invite).toHaveLength(1);
+    expect(JSON.parse(invite[0]!.body)).toEqual({ permission: "triage" });
+    expect(invite[0]!.authorization).toBe(`Bearer ${GH}`);
+    const [updated] = await waitHook(s, "benefit_grant.updated", granted.id, (d) => d.is_granted === true);
+    expect(updated).toMatchObject({ properties: { granted_account_id: "5001" }, error: null });
+
+    // The customer sees the account; the tokens are stored sealed and never answered.
+    const me = await ok(call(server, bought.portalToken, "GET", "/v1/customer-portal/customers/me"));
+    expect(me.oauth_accounts).toEqual({
+      "github:5001": { account_id: "5001", account_username: "octo-ada" },
+    });
+    const [row] = await server.sql<{ access_token: string }>(
+      "select access_token from kassa_customer_oauth_account where customer_id = $1",
+      bought.customerId,
+    );
+    expect(row!.access_token).toMatch(/^v1\./);
+    expect(row!.access_token).not.toContain("github-user-token");
+
+    fake.accept("acme/engine", "octo-ada");
+    await refund(s, bought.orderId);
+    await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.is_revoked).toBe(true),
+    );
+    expect(githubCalls("DELETE", "/repos/acme/engine/collaborators/octo-ada")).toHaveLength(1);
+    expect(fake.github.collaborators.get("acme/engine")?.has("octo-ada")).toBe(false);
+    const [revoked] = await waitHook(s, "benefit_grant.revoked", granted.id);
+    expect(revoked.properties).toEqual({ account_id: "5001" });
+  });
+
+  it("a failing GitHub: the job retries, the grant records the error, the order stays paid; then it is granted", async () => {
+    const s = await shop("GitHubFails");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Source access",
+      properties: { repository_owner: "acme", repository_name: "flaky", permission: "pull" },
+    });
+    const first = await buy(s, await product(s, [repo]));
+    await eventually(
+      () => grantOf(s, first.customerId, repo),
+      (g) => expect(g?.error?.type).toBe("BenefitActionRequiredError"),
+    );
+    fake.failNext("github", 3, 502);
+    await connect(first.portalToken, "github", { id: "5002", name: "octo-bob" });
+    const failed = await eventually(
+      () => grantOf(s, first.customerId, repo),
+      (g) => expect(g.error?.type).toBe("PlatformError"),
+    );
+    expect(failed.is_granted).toBe(false);
+    expect(failed.error.message).toContain("GitHub answered 502 to inviting octo-bob to acme/flaky");
+    const order = await ok(call(server, s.token, "GET", `/v1/orders/${first.orderId}`));
+    expect(order.status).toBe("paid");
+    // Retried by the queue with its backoff until GitHub answers.
+    const granted = await eventually(
+      () => grantOf(s, first.customerId, repo),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    expect(granted.error).toBeNull();
+    expect(githubCalls("PUT", "/repos/acme/flaky/collaborators/octo-bob").length).toBe(4);
+    const [job] = await server.sql<{ attempts: number }>(
+      "select attempts from kassa_job where name = 'benefits.sync' and payload ? 'connectedGrantIds' and payload->>'customerId' = $1",
+      first.customerId,
+    );
+    expect(job!.attempts).toBeGreaterThan(1);
+    expect((await ok(call(server, s.token, "GET", `/v1/orders/${first.orderId}`))).status).toBe("paid");
+  });
+});
+
+describe("discord", () => {
+  for (const kick of [false, true])
+    it(`adds the member with the role, and a refund ${kick ? "kicks them" : "removes the role"}`, async () => {
+      const s = await shop(kick ? "DiscordKick" : "DiscordRole");
+      const guild = kick ? "112233445566778899" : "998877665544332211";
+      const role = await benefit(s, {
+        type: "discord",
+        description: "Members' room",
+        properties: {
+          guild_token: "ignored",
+          guild_id: guild,
+          role_id: "123456789012345678",
+          kick_member: kick,
+        },
+      });
+      const bought = await buy(s, await product(s, [role]));
+      await eventually(
+        () => grantOf(s, bought.customerId, role),
+        (g) => expect(g?.error?.message).toBe("The customer needs to connect their Discord account"),
+      );
+      const user = {
+        id: kick ? "800000000000000002" : "800000000000000001",
+        name: kick ? "wumpus-k" : "wumpus",
+      };
+      expect((await connect(bought.portalToken, "discord", user)).status).toBe(307);
+      const granted = await eventually(
+        () => grantOf(s, bought.customerId, role),
+        (g) => expect(g.is_granted).toBe(true),
+      );
+      expect(granted.properties).toEqual({
+        account_id: user.id,
+        guild_id: guild,
+        role_id: "123456789012345678",
+        granted_account_id: user.id,
+      });
+      const join = fake.calls.find(
+        (c) => c.method === "PUT" && c.path === `/api/v10/guilds/${guild}/members/${user.id}`,
+      )!;
+      expect(join.authorization).toBe(`Bot ${BOT}`);
+      expect(JSON.parse(join.body).roles).toEqual(["123456789012345678"]);
+      expect([...fake.discord.members.get(guild)!.get(user.id)!]).toEqual(["123456789012345678"]);
+      await waitHook(s, "benefit_grant.updated", granted.id, (d) => d.is_granted === true);
+
+      await refund(s, bought.orderId);
+      await eventually(
+        () => grantOf(s, bought.customerId, role),
+        (g) => expect(g.is_revoked).toBe(true),
+      );
+      const members = fake.discord.members.get(guild)!;
+      if (kick) expect(members.has(user.id)).toBe(false);
+      else expect([...members.get(user.id)!]).toEqual([]);
+      const removal = fake.calls.filter(
+        (c) =>
+          c.method === "DELETE" &&
+          c.path === `/api/v10/guilds/${guild}/members/${user.id}${kick ? "" : "/roles/123456789012345678"}`,
+      );
+      expect(removal).toHaveLength(1);
+      await waitHook(s, "benefit_grant.revoked", granted.id);
+    });
+});
+
+describe("the connect flow", () => {
+  it("refuses a tampered, foreign or missing state; reports the provider's refusal back to the portal", async () => {
+    const s = await shop("ConnectState");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Source access",
+      properties: { repository_owner: "acme", repository_name: "state", permission: "pull" },
+    });
+    const a = await buy(s, await product(s, [repo]));
+    const b = await buy(s, await product(s, [repo]));
+    fake.signIn("github", { id: "6001", name: "octo-a" });
+    const { url } = await ok(
+      call(server, a.portalToken, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"),
+    );
+    const authorize = new URL(url);
+    expect(authorize.searchParams.get("redirect_uri")).toBe(
+      `${server.url}/v1/customer-portal/oauth-accounts/callback`,
+    );
+    const state = authorize.searchParams.get("state")!;
+    // A's state rewritten to name B: the signature no longer matches.
+    const [payload, signature] = state.split(".");
+    const claims = JSON.parse(Buffer.from(payload!, "base64url").toString());
+    expect(claims.customer_id).toBe(a.customerId);
+    const forged = `${Buffer.from(JSON.stringify({ ...claims, customer_id: b.customerId })).toString("base64url")}.${signature}`;
+    for (const bad of [forged, `${payload}.${"A".repeat(43)}`, "not-a-state", `${state}x`]) {
+      const res = await call(
+        server,
+        undefined,
+        "GET",
+        `/v1/customer-portal/oauth-accounts/callback?code=whatever&state=${encodeURIComponent(bad)}`,
+      );
+      expect(res.status, bad).toBe(403);
+      expect(res.body).toEqual({ error: "NotPermitted", detail: "Invalid state" });
+    }
+    expect(
+      await server.sql(
+        "select 1 from kassa_customer_oauth_account where customer_id in ($1, $2)",
+        a.customerId,
+        b.customerId,
+      ),
+    ).toEqual([]);
+
+    // A connects with their own state: only A's grant moves; B's still waits, nobody invited B.
+    const provider = await fetch(url, { redirect: "manual" });
+    const back = await fetch(provider.headers.get("location")!, { redirect: "manual" });
+    expect(back.status).toBe(307);
+    expect(back.headers.get("location")).toBe(`${server.url}/portal/${s.merchant.slug}`);
+    await eventually(
+      () => grantOf(s, a.customerId, repo),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    const bGrant = await grantOf(s, b.customerId, repo);
+    expect(bGrant).toMatchObject({ is_granted: false, error: { type: "BenefitActionRequiredError" } });
+    const bMe = await ok(call(server, b.portalToken, "GET", "/v1/customer-portal/customers/me"));
+    expect(bMe.oauth_accounts).toEqual({});
+    expect(githubCalls("PUT", "/repos/acme/state/collaborators/")).toHaveLength(1);
+
+    // The customer declines at the provider: back to the portal with Polar's error parameters.
+    const declined = await connect(b.portalToken, "github", undefined);
+    expect(declined.status).toBe(303);
+    const location = new URL(declined.location!);
+    expect(location.searchParams.get("error")).toBe("access_denied");
+    expect(location.searchParams.get("error_platform")).toBe("github");
+
+    // Where the portal may come back to, and who may ask.
+    const foreign = await call(
+      server,
+      b.portalToken,
+      "GET",
+      `/v1/customer-portal/oauth-accounts/authorize?platform=github&return_to=${encodeURIComponent("https://evil.example/portal")}`,
+    );
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail[0].loc).toEqual(["query", "return_to"]);
+    const platform = await call(
+      server,
+      b.portalToken,
+      "GET",
+      "/v1/customer-portal/oauth-accounts/authorize?platform=gitlab",
+    );
+    expect(platform.status).toBe(422);
+    expect(platform.body.detail[0].loc).toEqual(["query", "platform"]);
+    expect(
+      (await call(server, undefined, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"))
+        .status,
+    ).toBe(401);
+    expect(
+      (await call(server, s.token, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"))
+        .status,
+    ).toBe(401);
+  });
+});
