@@ -13,6 +13,7 @@ import {
 import { useDocumentTitle } from "./components/document-title";
 import { authClient } from "./lib/auth-client";
 import { validateListSearch } from "./lib/list-search";
+import { validateMetricsSearch } from "./lib/metrics-search";
 import { sessionQuery } from "./lib/queries";
 
 /** The organization queries, loaded with the dashboard (not with the sign-in pages). */
@@ -250,7 +251,16 @@ const orgRoute = createRoute({
 const orgHomeRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/",
+  validateSearch: validateMetricsSearch,
   component: lazyRouteComponent(() => import("./routes/dashboard/organization"), "OrganizationHome"),
+});
+
+/** Every metric as a chart, with the period, interval and product in the address (charts load lazily). */
+const analyticsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/analytics",
+  validateSearch: validateMetricsSearch,
+  component: lazyRouteComponent(() => import("./routes/dashboard/analytics"), "AnalyticsPage"),
 });
 
 const orgSettingsRoute = createRoute({
@@ -486,6 +496,7 @@ export const routeTree = rootRoute.addChildren([
     newOrganizationRoute,
     orgRoute.addChildren([
       orgHomeRoute,
+      analyticsRoute,
       productsRoute,
       productNewRoute,
       productRoute,
