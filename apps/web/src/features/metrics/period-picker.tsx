@@ -1,7 +1,7 @@
 import { Group, Select, TextInput } from "@mantine/core";
 import { useNavigate, useSearch } from "@tanstack/react-router";
-import type { MetricsSearch } from "../../lib/metrics-search";
-import { type DayRange, isPeriodKey, PERIODS, type PeriodKey, rangeOf } from "./period";
+
+import { type DayRange, isPeriodKey, type MetricsSearch, PERIODS, type PeriodKey, rangeOf } from "./period";
 
 /** The page's metrics search params and a way to change some of them (the rest kept). */
 export function useMetricsSearch() {

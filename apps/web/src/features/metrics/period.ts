@@ -1,5 +1,8 @@
 import { METRIC_INTERVAL_LIMITS, type MetricInterval, type MetricsQuery } from "@kassa/contracts/v1";
-import type { MetricsSearch } from "../../lib/metrics-search";
+import type { ListSearch } from "../../lib/list-search";
+
+/** The search params the metrics pages read (kept by the list validator of the router). */
+export type MetricsSearch = Pick<ListSearch, "period" | "from" | "to" | "interval" | "product_id">;
 
 /**
  * The period a metrics page shows: a preset or a custom range of calendar days in the viewer's
@@ -53,6 +56,9 @@ const ymd = (day: string): [number, number, number] => {
   return [y, m - 1, d];
 };
 
+const isDay = (v: string | undefined): v is string =>
+  v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
+
 export const isPeriodKey = (v: unknown): v is PeriodKey => PERIODS.some((p) => p.value === v);
 
 /** The range a period covers, ending today (a custom range as given, its ends in order). */
@@ -71,8 +77,8 @@ export function rangeOf(search: MetricsSearch, today = new Date()): { key: Perio
     case "month":
       return { key, range: { start: `${t.slice(0, 8)}01`, end: t } };
     case "custom": {
-      const from = search.from ?? addDays(t, -29);
-      const to = search.to ?? t;
+      const from = isDay(search.from) ? search.from : addDays(t, -29);
+      const to = isDay(search.to) ? search.to : t;
       return { key, range: from <= to ? { start: from, end: to } : { start: to, end: from } };
     }
   }

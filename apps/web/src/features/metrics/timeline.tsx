@@ -1,9 +1,9 @@
 import { Group, Paper, Stack, Text, ThemeIcon, Timeline, Title } from "@mantine/core";
 import {
-  IconReceipt2,
   IconReceiptRefund,
   IconRepeat,
   IconRepeatOff,
+  IconShoppingBag,
   IconShoppingCart,
 } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
@@ -85,7 +85,7 @@ export function timelineEvents(
 }
 
 const KIND_LOOK = {
-  order: { icon: IconReceipt2, color: "teal" },
+  order: { icon: IconShoppingBag, color: "teal" },
   subscription: { icon: IconRepeat, color: "indigo" },
   cancellation: { icon: IconRepeatOff, color: "orange" },
   refund: { icon: IconReceiptRefund, color: "red" },

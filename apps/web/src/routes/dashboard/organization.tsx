@@ -10,6 +10,9 @@ import { ActivityTimeline } from "../../features/metrics/timeline";
 import { roleNames } from "../../features/organization/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";
 
+/** The analytics page loads with the home (one chunk behind one import site in the router). */
+export { AnalyticsPage } from "../../features/metrics/analytics-page";
+
 /**
  * `/dashboard/{slug}`: the organization at a glance: the period's figures against the previous
  * period, revenue and MRR charts, the latest activity and, for a new organization, the first
