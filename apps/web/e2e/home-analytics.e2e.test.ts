@@ -124,11 +124,14 @@ describe("the merchant's home and analytics pages", () => {
     await card("Orders").getByLabel("Up: nothing in the previous period").waitFor();
 
     for (const chart of ["Revenue chart", "MRR chart"]) {
-      const figure = page.getByRole("figure", { name: chart });
+      const figure = page.getByRole("figure", { name: chart, exact: true });
       await figure.locator("svg.recharts-surface").waitFor();
     }
     expect(
-      await page.getByRole("figure", { name: "Revenue chart" }).locator(".recharts-bar-rectangle").count(),
+      await page
+        .getByRole("figure", { name: "Revenue chart", exact: true })
+        .locator(".recharts-bar-rectangle")
+        .count(),
     ).toBeGreaterThan(0);
 
     const timeline = page.getByLabel("Latest activity");
@@ -168,7 +171,10 @@ describe("the merchant's home and analytics pages", () => {
     await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
     await card("Revenue").getByText("$49.00").waitFor();
     await page.getByRole("group", { name: "Cancellation reasons" }).waitFor();
-    await page.getByRole("figure", { name: "Revenue chart" }).locator("svg.recharts-surface").waitFor();
+    await page
+      .getByRole("figure", { name: "Revenue chart", exact: true })
+      .locator("svg.recharts-surface")
+      .waitFor();
 
     await page.getByRole("combobox", { name: "Interval" }).click();
     await page.getByRole("option", { name: "Week" }).click();

@@ -113,7 +113,8 @@ function EventLink({ slug, event }: { slug: string; event: TimelineEvent }) {
 
 /** The home page's "Latest activity" card. */
 export function ActivityTimeline({ organizationId, slug }: { organizationId: string; slug: string }) {
-  const since = addDays(dayOf(new Date()), -90);
+  // A date and time as the filter takes it, the same all day (it is part of the query key).
+  const since = `${addDays(dayOf(new Date()), -90)}T00:00:00`;
   const queries = [
     useQuery(latestOrdersQuery(organizationId)),
     useQuery(latestSubscriptionsQuery(organizationId)),
