@@ -80,9 +80,48 @@ function billingZod(): Plugin {
   };
 }
 
+/**
+ * The charts' `react-is` (recharts requires it) is the same module the reCAPTCHA widget's
+ * `prop-types` requires: shared by two lazy chunks, it became a common chunk of CommonJS, which
+ * moved rolldown's runtime out of the entry into a chunk of its own on the sign-in route. The
+ * charts get a copy of their own instead (module ids carry `?charts`), so nothing is shared.
+ */
+const CHARTS_COPY = "?charts";
+function chartsReactIs(): Plugin {
+  return {
+    name: "kassa:charts-react-is",
+    apply: "build",
+    enforce: "pre",
+    async resolveId(source, importer, options) {
+      if (!importer) return null;
+      const marked = importer.endsWith(CHARTS_COPY);
+      if (
+        !(marked && source.startsWith(".")) &&
+        !(source === "react-is" && importer.includes("/node_modules/recharts/"))
+      )
+        return null;
+      const from = marked ? importer.slice(0, -CHARTS_COPY.length) : importer;
+      const resolved = await this.resolve(source, from, { ...options, skipSelf: true });
+      if (!resolved || resolved.external || !resolved.id.includes("/node_modules/react-is/")) return resolved;
+      return { ...resolved, id: resolved.id + CHARTS_COPY };
+    },
+    load(id) {
+      if (!id.endsWith(CHARTS_COPY)) return null;
+      return readFileSync(id.slice(0, -CHARTS_COPY.length), "utf8");
+    },
+  };
+}
+
 export default defineConfig({
   root: here,
-  plugins: [billingZod(), react(), checkoutDevRewrite(), portalDevRewrite(), buildCheckoutToo()],
+  plugins: [
+    billingZod(),
+    chartsReactIs(),
+    react(),
+    checkoutDevRewrite(),
+    portalDevRewrite(),
+    buildCheckoutToo(),
+  ],
   resolve: {
     // The shared schemas from source: no build step between editing them and seeing the page.
     alias: [

@@ -128,6 +128,12 @@ const FOREIGN_READS: Record<string, string> = {
     "claims, the list's external-id filter, the rows for the wire and the check's lookup; customers imports this module (the state's meters): a cycle",
   "modules/customer-meters/repository.ts kassa_product_price":
     "the customer state's subscription meters; products imports customers, which imports this module: a cycle",
+  "modules/metrics/repository.ts kassa_order":
+    "metrics (owns no table): revenue and orders per period aggregated in SQL over the paid orders",
+  "modules/metrics/repository.ts kassa_subscription":
+    "metrics: active subscriptions, MRR, cancellations and churn aggregated in SQL; orders join their subscription's start",
+  "modules/metrics/repository.ts kassa_checkout": "metrics: checkouts and their conversion per period in SQL",
+  "modules/metrics/repository.ts kassa_product": "metrics: the checkouts' billing-type filter",
   "modules/customers/repository.ts kassa_subscription":
     "the customer's state; subscriptions imports customers, so calling it back would be a cycle",
 };

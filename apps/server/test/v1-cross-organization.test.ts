@@ -962,6 +962,20 @@ function cases(): Case[] {
         "nothing of B",
       ),
     ),
+    // metrics: B's organization refused, B's product or customer as a filter counts nothing
+    // (v1-metrics.test.ts asserts the figures: zero for another organization's product)
+    ...[
+      ["organization_id", org, 404],
+      ["product_id", B.product, "nothing of B"],
+      ["customer_id", B.customer, "nothing of B"],
+    ].map(([name, id, expected]) =>
+      c(
+        "GET /v1/metrics/",
+        [`query:${name}`],
+        `/v1/metrics/?start_date=2026-01-01&end_date=2026-01-31&interval=day&${name}=${id}`,
+        expected as Expected,
+      ),
+    ),
     ...list("/v1/customer-meters/", {
       customer_id: B.customer,
       external_customer_id: B.externalCustomerId,

@@ -211,6 +211,9 @@ const newOrganizationRoute = createRoute({
   component: lazyRouteComponent(() => import("./routes/dashboard/new-organization"), "NewOrganizationPage"),
 });
 
+/** The home, analytics and not-found pages of an organization: one chunk, one import site (one preload list in the entry). */
+const organizationPages = () => import("./routes/dashboard/organization");
+
 /**
  * One organization: the slug in the address decides which, and becomes the session's active
  * organization (so calls that default to it agree with the page).
@@ -240,17 +243,23 @@ const orgRoute = createRoute({
     const { fullOrganizationQuery } = await organizationModule();
     return context.queryClient.ensureQueryData(fullOrganizationQuery(params.slug));
   },
-  notFoundComponent: lazyRouteComponent(
-    () => import("./routes/dashboard/organization"),
-    "OrganizationNotFound",
-  ),
+  notFoundComponent: lazyRouteComponent(organizationPages, "OrganizationNotFound"),
   component: Outlet,
 });
 
 const orgHomeRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/",
-  component: lazyRouteComponent(() => import("./routes/dashboard/organization"), "OrganizationHome"),
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(organizationPages, "OrganizationHome"),
+});
+
+/** Every metric as a chart, with the period, interval and product in the address (charts load lazily). */
+const analyticsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/analytics",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(organizationPages, "AnalyticsPage"),
 });
 
 const orgSettingsRoute = createRoute({
@@ -486,6 +495,7 @@ export const routeTree = rootRoute.addChildren([
     newOrganizationRoute,
     orgRoute.addChildren([
       orgHomeRoute,
+      analyticsRoute,
       productsRoute,
       productNewRoute,
       productRoute,

@@ -41,6 +41,7 @@ import { type FilesEnv, registerFileRoutes } from "../modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerInvoiceRoutes } from "../modules/invoices/index.js";
 import { PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "../modules/license-keys/index.js";
 import { registerMeterRoutes } from "../modules/meters/index.js";
+import { registerMetricRoutes } from "../modules/metrics/index.js";
 import type { Connections } from "../modules/oauth-accounts/index.js";
 import { registerOrderRoutes } from "../modules/orders/index.js";
 import { registerOrganizationAccessTokenRoutes } from "../modules/organization-access-tokens/index.js";
@@ -263,6 +264,7 @@ export function createV1Api(deps: V1Deps) {
   registerTaxRoutes(api);
   registerOrderRoutes(api);
   registerSubscriptionRoutes(api);
+  registerMetricRoutes(api);
   registerCustomerSessionRoutes(api, {
     baseURL: deps.baseURL,
     codes: deps.mailer

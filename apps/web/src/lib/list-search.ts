@@ -22,9 +22,27 @@ export interface ListSearch {
   /** Orders, subscriptions: one customer's, one product's. */
   customer_id?: string;
   product_id?: string;
+  /** The home and analytics pages: a period preset or `custom` with `from`/`to` (YYYY-MM-DD), an interval. */
+  period?: string;
+  from?: string;
+  to?: string;
+  interval?: string;
 }
 
-const KEYS = ["sorting", "query", "kind", "type", "status", "email", "customer_id", "product_id"] as const;
+const KEYS = [
+  "sorting",
+  "query",
+  "kind",
+  "type",
+  "status",
+  "email",
+  "customer_id",
+  "product_id",
+  "period",
+  "from",
+  "to",
+  "interval",
+] as const;
 const FLAGS = ["archived", "succeeded"] as const;
 
 export function validateListSearch(s: Record<string, unknown>): ListSearch {

@@ -1,5 +1,6 @@
 import type { OrganizationAction, OrganizationResource } from "@kassa/contracts/organization";
 import {
+  IconChartBar,
   IconDiscount,
   IconForms,
   IconGauge,
@@ -44,7 +45,12 @@ export interface NavSection {
 const billingRead = { resource: "billing", action: "read" } as const;
 
 export const organizationNavigation: NavSection[] = [
-  { items: [{ label: "Home", path: "", icon: IconHome, exact: true }] },
+  {
+    items: [
+      { label: "Home", path: "", icon: IconHome, exact: true },
+      { label: "Analytics", path: "/analytics", icon: IconChartBar, requires: billingRead },
+    ],
+  },
   {
     label: "Products",
     items: [

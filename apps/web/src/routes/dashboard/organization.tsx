@@ -1,15 +1,23 @@
-import { Anchor, Badge, Button, Card, Center, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import { IconApi, IconMailForward, IconUsers, IconUsersGroup } from "@tabler/icons-react";
+import { Anchor, Badge, Center, Group, Stack, Text, Title } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
-import { CardLink } from "../../components/card-link";
 import { useDocumentTitle } from "../../components/document-title";
-import { API_REFERENCE_PATH, ButtonLink } from "../../components/links";
+import { AnchorLink, API_REFERENCE_PATH } from "../../components/links";
 import { OrganizationAvatar } from "../../components/organization-avatar";
 import { ErrorState, LoadingState } from "../../components/states";
+import { OnboardingChecklist } from "../../features/metrics/checklist";
+import { HomeMetrics } from "../../features/metrics/home-metrics";
+import { ActivityTimeline } from "../../features/metrics/timeline";
 import { roleNames } from "../../features/organization/roles";
 import { useCurrentOrganization } from "../../features/organization/viewer";
 
-/** `/dashboard/{slug}`: the organization at a glance. The billing issues put their metrics here. */
+/** The analytics page loads with the home (one chunk behind one import site in the router). */
+export { AnalyticsPage } from "../../features/metrics/analytics-page";
+
+/**
+ * `/dashboard/{slug}`: the organization at a glance: the period's figures against the previous
+ * period, revenue and MRR charts, the latest activity and, for a new organization, the first
+ * steps. Members and teams are a line under the name.
+ */
 export function OrganizationHome() {
   const { organization, viewer, query, slug } = useCurrentOrganization();
   useDocumentTitle(organization?.name);
@@ -18,97 +26,42 @@ export function OrganizationHome() {
     return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
 
   const teams = organization.teams ?? [];
-  const cards = [
-    {
-      label: "Members",
-      value: organization.members.length,
-      icon: IconUsers,
-      to: "/dashboard/$slug/settings/members" as const,
-    },
-    {
-      label: "Teams",
-      value: teams.length,
-      icon: IconUsersGroup,
-      to: "/dashboard/$slug/settings/teams" as const,
-    },
-  ];
+  const members = organization.members.length;
+  const canWrite = viewer?.can("billing", "write") ?? false;
 
   return (
-    <Stack gap="lg" maw={960}>
+    <Stack gap="lg" maw={1200}>
       <Group gap="md" wrap="nowrap">
-        <OrganizationAvatar src={organization.logo} name={organization.name} size={56} radius="md" />
+        <OrganizationAvatar src={organization.logo} name={organization.name} size={48} radius="md" />
         <Stack gap={2} miw={0}>
           <Title order={1} size="h2">
             {organization.name}
           </Title>
           <Group gap="xs">
-            <Text size="sm" c="dimmed">
-              /dashboard/{organization.slug}
-            </Text>
             {viewer?.member && (
               <Badge variant="light" aria-label={`Your role: ${roleNames(viewer.member.role)}`}>
                 {roleNames(viewer.member.role)}
               </Badge>
             )}
+            <Text size="sm" c="dimmed">
+              <AnchorLink to="/dashboard/$slug/settings/members" params={{ slug }} inherit>
+                {members === 1 ? "1 member" : `${members} members`}
+              </AnchorLink>
+              {" · "}
+              <AnchorLink to="/dashboard/$slug/settings/teams" params={{ slug }} inherit>
+                {teams.length === 1 ? "1 team" : `${teams.length} teams`}
+              </AnchorLink>
+              {" · "}
+              <Anchor href={API_REFERENCE_PATH} target="_blank" rel="noopener" inherit>
+                API reference
+              </Anchor>
+            </Text>
           </Group>
         </Stack>
       </Group>
-      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-        {cards.map(({ label, value, icon: Icon, to }) => (
-          <CardLink key={label} withBorder radius="md" to={to} params={{ slug }}>
-            <Group justify="space-between">
-              <Text size="sm" c="dimmed" fw={500}>
-                {label}
-              </Text>
-              <Icon size={20} aria-hidden />
-            </Group>
-            <Text fz={28} fw={700}>
-              {value}
-            </Text>
-          </CardLink>
-        ))}
-      </SimpleGrid>
-      {viewer?.can("invitation", "create") && (
-        <Card withBorder radius="md">
-          <Group justify="space-between" gap="sm">
-            <Stack gap={2}>
-              <Text fw={600}>Bring your team</Text>
-              <Text size="sm" c="dimmed">
-                Invite people by e-mail and choose what they may do.
-              </Text>
-            </Stack>
-            <ButtonLink
-              to="/dashboard/$slug/settings/invitations"
-              params={{ slug }}
-              leftSection={<IconMailForward size={16} />}
-              variant="light"
-            >
-              Invite a member
-            </ButtonLink>
-          </Group>
-        </Card>
-      )}
-      <Card withBorder radius="md">
-        <Group justify="space-between" gap="sm">
-          <Stack gap={2}>
-            <Text fw={600}>Build on the API</Text>
-            <Text size="sm" c="dimmed">
-              Your servers sell through the billing API with an access token: every endpoint is described in
-              the API reference.
-            </Text>
-          </Stack>
-          <Button
-            component="a"
-            href={API_REFERENCE_PATH}
-            target="_blank"
-            rel="noopener"
-            leftSection={<IconApi size={16} />}
-            variant="light"
-          >
-            API reference
-          </Button>
-        </Group>
-      </Card>
+      {canWrite && <OnboardingChecklist organizationId={organization.id} slug={slug} />}
+      <HomeMetrics organizationId={organization.id} slug={slug} />
+      <ActivityTimeline organizationId={organization.id} slug={slug} />
     </Stack>
   );
 }

@@ -1,0 +1,1 @@
+export { registerMetricRoutes } from "./routes.js";

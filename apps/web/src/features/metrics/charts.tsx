@@ -1,0 +1,79 @@
+import "@mantine/charts/styles.css";
+import type { MetricInterval, MetricsResponse, MetricType } from "@kassa/contracts/v1";
+import { AreaChart, BarChart, LineChart } from "@mantine/charts";
+import { formatAxis, formatMetric } from "./format";
+import { periodLabel } from "./period";
+
+/**
+ * The charts (`@mantine/charts` over recharts), in a module of their own that the metrics
+ * pages load with `React.lazy` (see `lazy-charts.tsx`): no other page carries recharts.
+ */
+
+export interface MetricChartProps {
+  answer: MetricsResponse;
+  slug: string;
+  label: string;
+  type: MetricType;
+  interval: MetricInterval;
+  currency: string;
+  kind?: "area" | "bar" | "line";
+  h?: number;
+  color?: string;
+}
+
+export function MetricChart({
+  answer,
+  slug,
+  label,
+  type,
+  interval,
+  currency,
+  kind = "area",
+  h = 220,
+  color = "indigo.6",
+}: MetricChartProps) {
+  const data = answer.periods.map((p) => ({
+    period: periodLabel(String(p.timestamp), interval),
+    [slug]: Number((p as Record<string, unknown>)[slug] ?? 0),
+  }));
+  const common = {
+    h,
+    data,
+    dataKey: "period",
+    series: [{ name: slug, label, color }],
+    valueFormatter: (v: number) => formatMetric(v, type, currency),
+    yAxisProps: { tickFormatter: (v: number) => formatAxis(v, type, currency), width: 64 },
+    gridAxis: "y" as const,
+    tooltipAnimationDuration: 0,
+  };
+  return (
+    <figure aria-label={`${label} chart`} data-chart={slug} style={{ margin: 0 }}>
+      {kind === "bar" ? (
+        <BarChart {...common} />
+      ) : kind === "line" ? (
+        <LineChart {...common} curveType="monotone" withDots={data.length <= 31} />
+      ) : (
+        <AreaChart {...common} curveType="monotone" withDots={false} />
+      )}
+    </figure>
+  );
+}
+
+/** Bars of a few named counts (the cancellation reasons), longest labels on the side. */
+export function BreakdownChart({ data, label }: { data: { name: string; value: number }[]; label: string }) {
+  return (
+    <figure aria-label={`${label} chart`} data-chart="breakdown" style={{ margin: 0 }}>
+      <BarChart
+        h={Math.max(160, data.length * 32)}
+        data={data}
+        dataKey="name"
+        orientation="vertical"
+        series={[{ name: "value", label: "Subscriptions", color: "red.6" }]}
+        yAxisProps={{ width: 140 }}
+        gridAxis="x"
+        tooltipAnimationDuration={0}
+        valueFormatter={(v) => new Intl.NumberFormat().format(v)}
+      />
+    </figure>
+  );
+}

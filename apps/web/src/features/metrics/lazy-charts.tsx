@@ -1,0 +1,25 @@
+import { Skeleton } from "@mantine/core";
+import { type ComponentProps, lazy, Suspense } from "react";
+
+/** The charts behind `React.lazy`: recharts loads when a metrics page draws its first chart. */
+const charts = () => import("./charts");
+const MetricChartLazy = lazy(() => charts().then((m) => ({ default: m.MetricChart })));
+const BreakdownChartLazy = lazy(() => charts().then((m) => ({ default: m.BreakdownChart })));
+
+type MetricChartProps = ComponentProps<typeof MetricChartLazy>;
+
+export function MetricChart(props: MetricChartProps) {
+  return (
+    <Suspense fallback={<Skeleton h={props.h ?? 220} radius="md" />}>
+      <MetricChartLazy {...props} />
+    </Suspense>
+  );
+}
+
+export function BreakdownChart(props: ComponentProps<typeof BreakdownChartLazy>) {
+  return (
+    <Suspense fallback={<Skeleton h={160} radius="md" />}>
+      <BreakdownChartLazy {...props} />
+    </Suspense>
+  );
+}
