@@ -506,3 +506,15 @@ describe("the SDK", () => {
     expect(limits.intervals.week).toEqual({ minDays: 14, maxDays: 371 });
   });
 });
+
+describe("the README", () => {
+  it("lists every metric with its type, total and definition from the contract", async () => {
+    const { readFileSync } = await import("node:fs");
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    const { METRIC_DEFINITIONS } = await import("@kassa/contracts/v1");
+    const missing = METRIC_DEFINITIONS.filter(
+      (d) => !readme.includes(`| \`${d.slug}\` | ${d.type} | ${d.total} | ${d.description} |`),
+    ).map((d) => d.slug);
+    expect(missing).toEqual([]);
+  });
+});
