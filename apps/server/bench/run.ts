@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchCheckout } from "./checkout.js";
+import { benchCores, type CoresBenchResult } from "./cores.js";
 import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchRenewals } from "./renewals.js";
@@ -99,8 +100,10 @@ async function main() {
     `Kassa bench: ${CORES} cores, ${SECONDS} s per measurement, database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`,
   );
 
-  const kassa = fork(path.join(here, "../dist/main.js"), [], {
-    env,
+  const mainScript = path.join(here, "../dist/main.js");
+  // One process: every line below is of one process; the cores line adds a cluster beside it.
+  const kassa = fork(mainScript, [], {
+    env: { ...env, WEB_CONCURRENCY: "1" },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   const baseline = await spawnReady(
@@ -224,6 +227,30 @@ async function main() {
     });
 
     client.close();
+
+    // One process vs every core: PostgreSQL only (PGlite is one process).
+    let cores: CoresBenchResult | undefined;
+    if (process.env.DATABASE_URL) {
+      cores = await benchCores({
+        main: mainScript,
+        env,
+        base,
+        cookie,
+        organizationId: org.id,
+        productsToken: created.token,
+        workers: CORES,
+        seconds: SECONDS,
+        rounds,
+      });
+      const perSecond = (r: LoadResult) => `${r.throughput.toFixed(1)} /s`;
+      console.log(
+        `every core / one process:   GET /v1/products/ x32 ${perSecond(cores.products.all)} vs ${perSecond(cores.products.one)} = ${cores.products.ratio.toFixed(2)}x; purchase x16 ${perSecond(cores.purchase.all)} vs ${perSecond(cores.purchase.one)} = ${cores.purchase.ratio.toFixed(2)}x  (${cores.workers} workers; the bench client shares the cores)`,
+      );
+      if (process.env.BENCH_JSON) console.log(JSON.stringify({ cores }));
+    } else {
+      console.log("every core / one process:   not measured on PGlite (one process; set DATABASE_URL)");
+    }
+    if (process.env.BENCH_ONLY === "cores") return;
 
     const licenseKeys = await benchLicenseKeys({
       // With the rate limits off, as every line of the bench (one client address would hit the
