@@ -8,8 +8,11 @@
  *  - webhook deliveries vs a plain loop of signed POSTs;
  *  - license-key validations (the public validate endpoint) vs the same bare route;
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
- *    time from its confirm to the `order.paid` webhook at a local receiver.
- * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
+ *    time from its confirm to the `order.paid` webhook at a local receiver;
+ *  - on PostgreSQL, every core against one process (bench/cores.ts): the products read and a
+ *    purchase on a cluster of WEB_CONCURRENCY = cores beside this one-process server.
+ * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
+ * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
@@ -244,7 +247,7 @@ async function main() {
       });
       const perSecond = (r: LoadResult) => `${r.throughput.toFixed(1)} /s`;
       console.log(
-        `every core / one process:   GET /v1/products/ x32 ${perSecond(cores.products.all)} vs ${perSecond(cores.products.one)} = ${cores.products.ratio.toFixed(2)}x; purchase x16 ${perSecond(cores.purchase.all)} vs ${perSecond(cores.purchase.one)} = ${cores.purchase.ratio.toFixed(2)}x  (${cores.workers} workers; the bench client shares the cores)`,
+        `every core / one process:   GET /v1/products/ x32 ${perSecond(cores.products.all)} vs ${perSecond(cores.products.one)} = ${cores.products.ratio.toFixed(2)}x; purchase x8 ${perSecond(cores.purchase.all)} vs ${perSecond(cores.purchase.one)} = ${cores.purchase.ratio.toFixed(2)}x  (${cores.workers} workers; the bench client shares the cores)`,
       );
       if (process.env.BENCH_JSON) console.log(JSON.stringify({ cores }));
     } else {
