@@ -11,8 +11,11 @@
  *    time from its confirm to the `order.paid` webhook at a local receiver;
  *  - a year of daily metrics (100,000 orders, 10,000 subscriptions) vs one indexed aggregate
  *    over the same orders (`BENCH_ONLY=metrics` runs this line alone).
- * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off.
- * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, license-keys, webhooks,
+ *  - on PostgreSQL, every core against one process (bench/cores.ts): the products read and a
+ *    purchase on a cluster of WEB_CONCURRENCY = cores beside this one-process server.
+ * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
+ * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
+ * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, cores, license-keys, webhooks,
  * checkout, renewals, metrics) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
  * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
@@ -23,6 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchCheckout } from "./checkout.js";
+import { benchCores, type CoresBenchResult } from "./cores.js";
 import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchMetrics, type MetricsBenchResult } from "./metrics.js";
@@ -105,6 +109,8 @@ async function main() {
   const port = 30000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
   const env = cleanEnv({
+    // One process for every server the bench starts; the cores line sets its own.
+    WEB_CONCURRENCY: "1",
     PORT: String(port),
     HOST: "127.0.0.1",
     BASE_URL: base,
@@ -118,8 +124,10 @@ async function main() {
 
   // BENCH_KASSA_MAIN: another build of the server (a copy of dist/ from an earlier commit), to
   // measure before and after on the same machine in the same hour.
-  const kassa = fork(process.env.BENCH_KASSA_MAIN ?? path.join(here, "../dist/main.js"), [], {
-    env,
+  const mainScript = process.env.BENCH_KASSA_MAIN ?? path.join(here, "../dist/main.js");
+  // One process: every line below is of one process; the cores line adds a cluster beside it.
+  const kassa = fork(mainScript, [], {
+    env: { ...env, WEB_CONCURRENCY: "1" },
     execArgv: (process.env.BENCH_KASSA_ARGS ?? "").split(" ").filter(Boolean),
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -215,47 +223,76 @@ async function main() {
           },
         })
       : undefined;
-    const productsPair = runs("products")
-      ? await (async () => {
-          // The billing API: an organization, a token made by its owner, ten products to list.
-          const org = await fetch(`${base}/api/auth/organization/create`, {
-            method: "POST",
-            headers: { ...headers, cookie },
-            body: JSON.stringify({ name: "Bench", slug: `bench-${randomBytes(4).toString("hex")}` }),
-          }).then((r) => r.json() as Promise<{ id: string }>);
-          const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
-            method: "POST",
-            headers: { ...headers, cookie },
-            body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
-          }).then((r) => r.json() as Promise<{ token: string }>);
-          const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
-          for (let i = 0; i < 10; i++) {
-            const r = await fetch(`${base}/v1/products/`, {
+    const productsShop =
+      runs("products") || runs("cores")
+        ? await (async () => {
+            // The billing API: an organization, a token made by its owner, ten products to list.
+            const org = await fetch(`${base}/api/auth/organization/create`, {
               method: "POST",
-              headers: bearer,
-              body: JSON.stringify({
-                name: `Product ${i}`,
-                recurring_interval: "month",
-                prices: [{ amount_type: "fixed", price_amount: 1000 + i }],
-              }),
-            });
-            if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
-          }
-          return runPaired({
+              headers: { ...headers, cookie },
+              body: JSON.stringify({ name: "Bench", slug: `bench-${randomBytes(4).toString("hex")}` }),
+            }).then((r) => r.json() as Promise<{ id: string }>);
+            const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
+              method: "POST",
+              headers: { ...headers, cookie },
+              body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
+            }).then((r) => r.json() as Promise<{ token: string }>);
+            const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
+            for (let i = 0; i < 10; i++) {
+              const r = await fetch(`${base}/v1/products/`, {
+                method: "POST",
+                headers: bearer,
+                body: JSON.stringify({
+                  name: `Product ${i}`,
+                  recurring_interval: "month",
+                  prices: [{ amount_type: "fixed", price_amount: 1000 + i }],
+                }),
+              });
+              if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
+            }
+            return { organizationId: org.id, token: created.token, bearer };
+          })()
+        : undefined;
+    const productsPair =
+      productsShop && runs("products")
+        ? await runPaired({
             seconds: SECONDS,
             rounds,
             concurrency: httpConcurrency,
             baseline: bareRoute,
             subject: async () => {
-              const r = await client.request(`${base}/v1/products/`, { headers: bearer });
+              const r = await client.request(`${base}/v1/products/`, { headers: productsShop.bearer });
               const body = JSON.parse(r.body) as { items?: unknown[] };
               return r.status === 200 && body.items?.length === 10;
             },
-          });
-        })()
-      : undefined;
+          })
+        : undefined;
 
     client.close();
+
+    // One process vs every core: PostgreSQL only (PGlite is one process).
+    let cores: CoresBenchResult | undefined;
+    if (productsShop && runs("cores")) {
+      if (process.env.DATABASE_URL) {
+        cores = await benchCores({
+          main: mainScript,
+          env,
+          base,
+          cookie,
+          organizationId: productsShop.organizationId,
+          productsToken: productsShop.token,
+          workers: CORES,
+          seconds: SECONDS,
+          rounds,
+        });
+        const perSecond = (r: LoadResult) => `${r.throughput.toFixed(1)} /s`;
+        console.log(
+          `every core / one process:   GET /v1/products/ x32 ${perSecond(cores.products.all)} vs ${perSecond(cores.products.one)} = ${cores.products.ratio.toFixed(2)}x; purchase x8 ${perSecond(cores.purchase.all)} vs ${perSecond(cores.purchase.one)} = ${cores.purchase.ratio.toFixed(2)}x  (${cores.workers} workers; the bench client shares the cores)`,
+        );
+      } else {
+        console.log("every core / one process:   not measured on PGlite (one process; set DATABASE_URL)");
+      }
+    }
 
     const licenseKeys = runs("license-keys")
       ? await benchLicenseKeys({
@@ -390,6 +427,7 @@ async function main() {
           webhooks,
           renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },
           metrics,
+          cores,
           checkout: checkout && {
             baseline: brief(checkout.baseline),
             purchase: brief(checkout.purchase),

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -40,6 +41,7 @@ const envSchema = z.object({
     ),
   DATABASE_POOL_SIZE: positiveInt.default(10),
   DATABASE_PREPARED_STATEMENTS: z.enum(["on", "off"]).default("on"),
+  WEB_CONCURRENCY: z.preprocess((v) => (v === "" ? undefined : v), positiveInt.optional()),
   KASSA_ALLOW_EMBEDDED_DB: bool.default(false),
   AUTH_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 32,
@@ -143,6 +145,11 @@ export interface KassaConfig {
     | { kind: "pglite"; dataDir: string }
     | { kind: "postgres"; url: string; poolSize: number; preparedStatements: boolean };
   allowEmbeddedInProduction: boolean;
+  /**
+   * Server processes sharing the port (node:cluster; cluster.ts). Default: the machine's cores
+   * on PostgreSQL, 1 on PGlite (one process owns its data directory).
+   */
+  webConcurrency: number;
   /** Undefined until resolved by `resolveAuthSecret` (generated and kept in the data dir outside production). */
   authSecret: string | undefined;
   trustedOrigins: string[];
@@ -356,6 +363,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError("S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set");
   }
 
+  if (!env.DATABASE_URL && env.WEB_CONCURRENCY !== undefined && env.WEB_CONCURRENCY > 1)
+    throw new ConfigError(
+      `WEB_CONCURRENCY: the embedded database (PGlite) is opened by one process only; set DATABASE_URL to run ${env.WEB_CONCURRENCY} processes, or WEB_CONCURRENCY=1`,
+    );
+  const webConcurrency = env.WEB_CONCURRENCY ?? (env.DATABASE_URL ? os.availableParallelism() : 1);
+
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
   const google = pair(env, "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET");
@@ -385,6 +398,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         }
       : { kind: "pglite", dataDir: env.DATA_DIR },
     allowEmbeddedInProduction: env.KASSA_ALLOW_EMBEDDED_DB,
+    webConcurrency,
     authSecret: env.AUTH_SECRET,
     trustedOrigins: [
       baseURL,

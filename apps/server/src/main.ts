@@ -1,13 +1,29 @@
+import cluster from "node:cluster";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./kit/logger.js";
 
-const logger = createLogger(process.env.LOG_LEVEL === "debug" ? "debug" : "info");
+const logger = createLogger(
+  process.env.LOG_LEVEL === "debug" ? "debug" : "info",
+  cluster.isWorker ? `worker ${cluster.worker?.id} pid ${process.pid}` : undefined,
+);
 
 async function main() {
   const config = loadConfig();
+  if (cluster.isPrimary && config.webConcurrency > 1) {
+    // The primary only migrates and supervises the workers, which run this file again.
+    const { runCluster } = await import("./cluster.js");
+    await runCluster(config, logger);
+    return;
+  }
   // The server and its packages (Better Auth, PGlite, ...) load only once the configuration
   // holds: a bad variable is reported in a fraction of a second instead of after them.
   const { startKassa } = await import("./server.js");
+  if (cluster.isPrimary)
+    logger.info(
+      config.database.kind === "pglite"
+        ? "one process: the embedded database (PGlite) is opened by one process only; set DATABASE_URL to use every core"
+        : "one process (WEB_CONCURRENCY=1)",
+    );
   const server = await startKassa(config, { logger });
   let stopping = false;
   const stop = (signal: string) => {
@@ -24,6 +40,8 @@ async function main() {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // A worker whose primary is gone (killed) closes instead of serving on unsupervised.
+  if (cluster.isWorker) process.on("disconnect", () => stop("primary gone"));
 }
 
 main().catch((error: unknown) => {

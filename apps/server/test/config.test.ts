@@ -43,6 +43,7 @@ describe("bad configuration stops start-up with a message naming the variable", 
       "DISCORD_BOT_TOKEN",
     ],
     ["DISCORD_API_URL not a URL", { DISCORD_API_URL: "discord" }, "DISCORD_API_URL"],
+    ["WEB_CONCURRENCY=0", { WEB_CONCURRENCY: "0" }, "WEB_CONCURRENCY"],
   ];
   it.each(cases)("%s", async (_label, env, variable) => {
     const dataDir = tempDir("kassa-badenv-");

@@ -10,11 +10,16 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: LogLevel = "info"): Logger {
+/**
+ * `tag` prefixes every message (`[worker 2 pid 4242]` in a cluster), so the lines of several
+ * processes sharing one output can be told apart.
+ */
+export function createLogger(level: LogLevel = "info", tag?: string): Logger {
+  const prefix = tag ? `[${tag}] ` : "";
   const emit = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields, errorReplacer)}` : "";
-    const line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${message}${extra}`;
+    const line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${prefix}${message}${extra}`;
     if (at === "error" || at === "warn") process.stderr.write(`${line}\n`);
     else process.stdout.write(`${line}\n`);
   };

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import nodemailer from "nodemailer";
 import type { KassaDatabase } from "../db/schema.js";
 import type { Clock } from "../kit/clock.js";
@@ -31,6 +31,19 @@ export interface Mailer {
 
 const MAX_ATTEMPTS = 8;
 const POLL_MS = 5_000;
+interface ClaimedMail {
+  id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  attempts: number;
+  created_at: Date | string;
+}
+
+/** How long a claimed mail is this process's to send before another may retry it. */
+const CLAIM_LEASE_MS = 10 * 60_000;
 
 /**
  * Every mail is written to `kassa_mail` first (an outbox), so a failed SMTP server loses
@@ -78,15 +91,20 @@ export function createMailer(opts: {
   let timer: ReturnType<typeof setInterval> | undefined;
 
   const deliverDue = async () => {
-    const due = await db
-      .selectFrom("kassa_mail")
-      .selectAll()
-      .where("sent_at", "is", null)
-      .where("attempts", "<", MAX_ATTEMPTS)
-      .where("next_attempt_at", "<=", clock.now())
-      .orderBy("created_at")
-      .limit(20)
-      .execute();
+    // Claimed, not just read: every server process runs a dispatcher on the same outbox, and
+    // a mail two of them read at once would be sent twice. The claim moves the mail's next
+    // attempt past the lease, so another process retries it only if this one dies sending.
+    const now = clock.now();
+    const due = (
+      await sql<ClaimedMail>`
+        update kassa_mail set next_attempt_at = ${new Date(now.getTime() + CLAIM_LEASE_MS)}
+        where id in (
+          select id from kassa_mail
+          where sent_at is null and attempts < ${MAX_ATTEMPTS} and next_attempt_at <= ${now}
+          order by created_at limit 20
+          for update skip locked)
+        returning id, kind, to_address, subject, text_body, html_body, attempts, created_at`.execute(db)
+    ).rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime());
     for (const mail of due) {
       if (closed) return;
       try {

@@ -34,6 +34,7 @@ const OWN = [
   "OIDC_CLIENT_ID",
   "OIDC_CLIENT_SECRET",
   "KASSA_ALLOW_EMBEDDED_DB",
+  "WEB_CONCURRENCY",
 ];
 
 function baseEnv(extra: Record<string, string>): Record<string, string> {
@@ -41,7 +42,9 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !SCRUBBED.includes(k) && !OWN.includes(k)) env[k] = v;
   }
-  return { ...env, HOST: "127.0.0.1", LOG_LEVEL: "info", ...extra };
+  // One process unless a test asks for more (cluster.test.ts): on PostgreSQL the default is
+  // every core, and the other process suites are about one server's start, restart and stop.
+  return { ...env, HOST: "127.0.0.1", LOG_LEVEL: "info", WEB_CONCURRENCY: "1", ...extra };
 }
 
 export interface Proc {
