@@ -85,9 +85,17 @@ export interface V1Request {
   body?: unknown;
 }
 
+/**
+ * The address of a `/v1` path for an organization. The session cookie authenticates `/v1`, so
+ * a plain link to it works too (a CSV export downloads without fetching it into a blob).
+ */
+export function v1Url(organizationId: string, path: string, query: Record<string, QueryValue> = {}): string {
+  return `/v1${path}${queryString({ organization_id: organizationId, ...query })}`;
+}
+
 /** One call to `/v1` for an organization; resolves the decoded body (undefined for 204). */
 export async function v1<T>(organizationId: string, path: string, req: V1Request = {}): Promise<T> {
-  const url = `/v1${path}${queryString({ organization_id: organizationId, ...req.query })}`;
+  const url = v1Url(organizationId, path, req.query);
   let res: Response;
   try {
     res = await fetch(url, {
