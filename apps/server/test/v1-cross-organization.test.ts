@@ -739,6 +739,7 @@ function cases(): Case[] {
     ...byId("/v1/orders", B.order, ["GET", "PATCH"], { billing_name: "Taken" }),
     // The CSV carries no ids: B's customer's e-mail (in ownIds) is what a leak would show.
     ...list("/v1/orders/export", { product_id: B.product, customer_id: B.customer }),
+    c("GET /v1/customers/{id}/summary", ["path:id"], `/v1/customers/${B.customer}/summary`, 404),
     c("POST /v1/orders/{id}/invoice", ["path:id"], `/v1/orders/${B.order}/invoice`, 404),
     c("GET /v1/orders/{id}/invoice", ["path:id"], `/v1/orders/${B.order}/invoice`, 404),
     c("GET /v1/orders/{id}/receipt", ["path:id"], `/v1/orders/${B.order}/receipt`, 404),

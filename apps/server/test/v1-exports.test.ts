@@ -11,6 +11,7 @@ import { call, createMerchant, createToken, type Merchant, sdk } from "./support
  * ISO with the asked time zone's offset, names with commas, quotes and line breaks intact,
  * formula-looking cells neutralised, the filters applied, and only the caller's organization.
  * Things are bought through checkouts as a buyer does; the CSV is read back with a CSV parser.
+ * Also Kassa's own customer summary (the customer page's lifetime value), over the same sales.
  */
 
 let server: TestServer;
@@ -124,6 +125,7 @@ beforeAll(async () => {
   [acme, other] = await Promise.all([createMerchant(server, "Acme"), createMerchant(server, "Other")]);
   const scopes = [
     "products:write",
+    "customers:write",
     "checkouts:write",
     "orders:read",
     "subscriptions:write",
@@ -548,5 +550,48 @@ describe("a large export", () => {
       expect(Math.floor((n[i] ?? 0) / 3)).toBeLessThanOrEqual(Math.floor((n[i - 1] ?? 0) / 3));
     expect(rows.find((r) => r[0] === "BIG-00150")?.[1]).toBe("1.5");
     expect(rows.find((r) => r[0] === "BIG-01000")?.[1]).toBe("10.0");
+  });
+});
+
+describe("GET /v1/customers/{id}/summary (Kassa's own)", () => {
+  it("sums the customer's paid orders less refunds, with the first and last purchase", async () => {
+    const again = await buy(token, ebook, { email: "team@example.com", name: "Team Lead" });
+    expect(again.order.customer_id).toBe(teamOrder.customer_id);
+    const summary = await ok(call(server, token, "GET", `/v1/customers/${teamOrder.customer_id}/summary`));
+    expect(summary).toEqual({
+      customer_id: teamOrder.customer_id,
+      currency: "usd",
+      lifetime_value: 4500 + 1999,
+      refunded_amount: 0,
+      orders: 2,
+      first_order_at: teamOrder.created_at,
+      last_order_at: again.order.created_at,
+      totals: [{ currency: "usd", lifetime_value: 6499, refunded_amount: 0, orders: 2 }],
+    });
+    // A partial refund comes off the lifetime value.
+    const plain = await ok(call(server, token, "GET", `/v1/customers/${plainOrder.customer_id}/summary`));
+    expect(plain).toMatchObject({ lifetime_value: 1999 - 500, refunded_amount: 500, orders: 1 });
+  });
+
+  it("a customer with no paid order has nothing yet; another organization's customer is not found", async () => {
+    const created = await ok(
+      call(server, token, "POST", "/v1/customers/", { email: "window-shopper@example.com" }),
+      201,
+    );
+    const empty = await ok(call(server, token, "GET", `/v1/customers/${created.id}/summary`));
+    expect(empty).toEqual({
+      customer_id: created.id,
+      currency: "usd",
+      lifetime_value: 0,
+      refunded_amount: 0,
+      orders: 0,
+      first_order_at: null,
+      last_order_at: null,
+      totals: [],
+    });
+    const theirs = await call(server, otherToken, "GET", `/v1/customers/${plainOrder.customer_id}/summary`);
+    expect(theirs.status).toBe(404);
+    const unknown = await call(server, token, "GET", "/v1/customers/not-an-id/summary");
+    expect(unknown.status).toBe(404);
   });
 });

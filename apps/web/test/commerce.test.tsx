@@ -72,6 +72,18 @@ describe("customers", () => {
       ]),
       "/v1/orders/": page([order]),
       "/v1/subscriptions/": page([subscription]),
+      "/v1/refunds/": page([]),
+      "/v1/events/": page([]),
+      "/v1/customers/cus-1/summary": {
+        customer_id: "cus-1",
+        currency: "eur",
+        lifetime_value: 2000,
+        refunded_amount: 400,
+        orders: 1,
+        first_order_at: order.created_at,
+        last_order_at: order.created_at,
+        totals: [{ currency: "eur", lifetime_value: 2000, refunded_amount: 400, orders: 1 }],
+      },
     });
     renderApp("/dashboard/acme/customers/cus-1", { session });
     await screen.findByRole("heading", { name: "Ada Buyer" }, slow);

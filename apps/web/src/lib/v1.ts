@@ -203,6 +203,10 @@ export type BillingOrganization = Out<typeof W.Organization>;
 
 export type Address = Out<typeof W.Address>;
 export type Customer = Out<typeof W.Customer>;
+/** Kassa's own `GET /v1/customers/{id}/summary`: lifetime value, refunds, orders, first and last purchase. */
+export type CustomerSummary = Out<typeof W.CustomerSummary>;
+/** A usage event as `GET /v1/events/` answers it. */
+export type UsageEvent = Out<typeof W.Event>;
 export type CustomerState = Out<typeof W.CustomerState>;
 export type CustomerStateSubscription = CustomerState["active_subscriptions"][number];
 export type SubscriptionStatus = (typeof W.SUBSCRIPTION_STATUSES)[number];

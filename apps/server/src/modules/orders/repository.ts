@@ -421,3 +421,28 @@ export function exportOrdersPage(
 }
 
 export type OrderExportRow = Awaited<ReturnType<typeof exportOrdersPage>>[number];
+
+/** Statuses of an order that was paid (refunded ones too: their refunds are subtracted). */
+const PAID_STATUSES = ["paid", "partially_refunded", "refunded"];
+
+/**
+ * A customer's paid orders in one aggregate, a line per currency: net amounts, refunds, count,
+ * first and last. Served by the (customer_id) index.
+ */
+export function customerOrderTotals(db: Db, organizationId: string, customerId: string) {
+  return db
+    .selectFrom("kassa_order")
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("status", "in", PAID_STATUSES)
+    .groupBy("currency")
+    .select((eb) => [
+      "currency",
+      sql<string>`coalesce(sum(net_amount), 0)`.as("net_amount"),
+      sql<string>`coalesce(sum(refunded_amount), 0)`.as("refunded_amount"),
+      eb.fn.countAll<string>().as("orders"),
+      eb.fn.min("created_at").as("first_order_at"),
+      eb.fn.max("created_at").as("last_order_at"),
+    ])
+    .execute();
+}

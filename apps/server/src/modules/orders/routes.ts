@@ -4,8 +4,9 @@ import { listResource, metadataFilter, pageParams, repeatable, sortingParam } fr
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { ExportTimeZone, IdParam } from "../../kit/api/schemas.js";
 import { exportOrders, ORDER_EXPORT_COLUMNS } from "./export.js";
-import { ORDER_STATUSES, Order, OrderUpdate } from "./schemas.js";
+import { CustomerSummary, ORDER_STATUSES, Order, OrderUpdate } from "./schemas.js";
 import * as service from "./service.js";
+import { customerSummary } from "./summary.js";
 
 const TAG = "orders";
 const ok = (schema: z.ZodType) => ({
@@ -111,7 +112,23 @@ const update = route({
   responses: { 200: ok(Order), ...errorResponses({ notFound: true }) },
 });
 
+/** Kassa's own: served by orders (which own the figures) under the customer it sums up. */
+const summary = route({
+  method: "get",
+  path: "/v1/customers/{id}/summary",
+  tags: ["customers"],
+  summary: "Get a customer's purchase summary (Kassa)",
+  description:
+    "Kassa's own: the customer's lifetime value (paid orders' net amounts less refunds), refunds, order count, first and last purchase, in one aggregate.",
+  scope: "orders:read",
+  request: { params: IdParam },
+  responses: { 200: ok(CustomerSummary), ...errorResponses({ notFound: true }) },
+});
+
 export function registerOrderRoutes(app: V1App) {
+  app.openapi(summary, async (c) =>
+    c.json(await customerSummary({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+  );
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
     return c.json(await service.listOrders({ ctx: c.var.ctx, input }), 200);
