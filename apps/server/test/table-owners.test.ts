@@ -84,12 +84,16 @@ const BETTER_AUTH = new Set(["organization", "member", "user", "session", "accou
  * through the owner's index.ts.
  */
 const FOREIGN_READS: Record<string, string> = {
-  "modules/orders/repository.ts kassa_customer": "listOrders filters and sorts on the customer's columns",
-  "modules/orders/repository.ts kassa_product": "listOrders filters on the billing type, sorts on the name",
+  "modules/orders/repository.ts kassa_customer":
+    "listOrders filters and sorts on the customer's columns; the CSV export writes its e-mail and name",
+  "modules/orders/repository.ts kassa_product":
+    "listOrders filters on the billing type, sorts on the name; the CSV export writes the name",
   "modules/orders/repository.ts kassa_discount": "listOrders sorts on the discount's name",
-  "modules/subscriptions/repository.ts kassa_customer": "listSubscriptions filters and sorts on the customer",
+  "modules/subscriptions/repository.ts kassa_customer":
+    "listSubscriptions filters and sorts on the customer; the CSV export writes its e-mail, name, country",
   "modules/subscriptions/repository.ts kassa_product": "listSubscriptions filters and sorts on the product",
-  "modules/subscriptions/repository.ts kassa_discount": "listSubscriptions sorts on the discount's name",
+  "modules/subscriptions/repository.ts kassa_discount":
+    "listSubscriptions sorts on the discount's name; the CSV export writes its code or name",
   "modules/refunds/repository.ts kassa_customer": "listRefunds filters on the customer's external id",
   "modules/products/repository.ts kassa_product_benefit": "listProducts filters on the benefits attached",
   "modules/customer-portal/repository.ts kassa_order": "the portal's order list, filtered on the product",

@@ -737,6 +737,9 @@ function cases(): Case[] {
       subscription_id: B.subscription,
     }),
     ...byId("/v1/orders", B.order, ["GET", "PATCH"], { billing_name: "Taken" }),
+    // The CSV carries no ids: B's customer's e-mail (in ownIds) is what a leak would show.
+    ...list("/v1/orders/export", { product_id: B.product, customer_id: B.customer }),
+    c("GET /v1/customers/{id}/summary", ["path:id"], `/v1/customers/${B.customer}/summary`, 404),
     c("POST /v1/orders/{id}/invoice", ["path:id"], `/v1/orders/${B.order}/invoice`, 404),
     c("GET /v1/orders/{id}/invoice", ["path:id"], `/v1/orders/${B.order}/invoice`, 404),
     c("GET /v1/orders/{id}/receipt", ["path:id"], `/v1/orders/${B.order}/receipt`, 404),
@@ -747,6 +750,7 @@ function cases(): Case[] {
       discount_id: B.discount,
     }),
     ...byId("/v1/subscriptions", B.subscription, ["GET", "PATCH", "DELETE"], { cancel_at_period_end: true }),
+    ...list("/v1/subscriptions/export", { product_id: B.recurringProduct, customer_id: B.customer }),
     c("PATCH /v1/subscriptions/{id}", ["body:product_id"], `/v1/subscriptions/${A.subscription}`, 422, {
       product_id: B.recurringProduct,
     }),
@@ -1284,6 +1288,7 @@ const ownIds = () =>
     B.key,
     B.activation,
     B.card,
+    B.customerEmail,
   ]);
 
 describe("references across organizations", () => {

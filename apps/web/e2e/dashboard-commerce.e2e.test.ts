@@ -140,6 +140,19 @@ describe("dashboard commerce pages", () => {
     const subscriptions = page.getByRole("table", { name: "The customer's subscriptions" });
     expect(await subscriptions.getByRole("row", { name: /Gadget club/ }).textContent()).toContain("Active");
     await page.getByText("Invalidenstraße 116").first().waitFor();
+    // The summary (Kassa's /v1/customers/{id}/summary) and the timeline, newest first.
+    await page.getByRole("group", { name: "Lifetime value" }).getByText("$49.00").waitFor();
+    expect(await page.getByRole("group", { name: "Orders" }).textContent()).toContain("2");
+    const timeline = page.getByLabel("Customer timeline");
+    await timeline.getByRole("link", { name: "Subscribed to Gadget club" }).waitFor();
+    // The subscription's order and its start share a moment; the first purchase is the oldest.
+    const entries = await timeline.getByRole("link").allTextContents();
+    expect([...entries].sort()).toEqual([
+      "New subscription: Gadget club",
+      "Purchase: Pocket gadget",
+      "Subscribed to Gadget club",
+    ]);
+    expect(entries.at(-1)).toBe("Purchase: Pocket gadget");
     await shots.take(page, "commerce-customer-state");
 
     const customers = await v1("GET", "/v1/customers/");
@@ -242,6 +255,31 @@ describe("dashboard commerce pages", () => {
       status: "partially_refunded",
       refunded_amount: 1500,
     });
+  });
+
+  it("downloads the orders as CSV with the list's filters", async () => {
+    await page.goto(dashboard(`/orders?product_id=${order.product_id}`));
+    await page
+      .getByRole("table", { name: "Orders" })
+      .getByRole("link", { name: order.invoice_number })
+      .waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Export CSV" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("kassa-orders.csv");
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    const lines = Buffer.concat(chunks).toString("utf8").trimEnd().split("\r\n");
+    // The session cookie authenticated it; only the filtered product's order, refunded in part.
+    expect(lines[0]).toBe("Email,Created At,Product,Net Amount,Currency,Status,Invoice number");
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${BUYER.email},[^,]+,Pocket gadget,40\\.0,usd,partially_refunded,${order.invoice_number}$`,
+        ),
+      ),
+    ]);
   });
 
   it("sees the subscription and the checkouts", async () => {

@@ -72,6 +72,18 @@ describe("customers", () => {
       ]),
       "/v1/orders/": page([order]),
       "/v1/subscriptions/": page([subscription]),
+      "/v1/refunds/": page([]),
+      "/v1/events/": page([]),
+      "/v1/customers/cus-1/summary": {
+        customer_id: "cus-1",
+        currency: "eur",
+        lifetime_value: 2000,
+        refunded_amount: 400,
+        orders: 1,
+        first_order_at: order.created_at,
+        last_order_at: order.created_at,
+        totals: [{ currency: "eur", lifetime_value: 2000, refunded_amount: 400, orders: 1 }],
+      },
     });
     renderApp("/dashboard/acme/customers/cus-1", { session });
     await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
@@ -192,6 +204,17 @@ describe("orders", () => {
     expect(list?.query.get("customer_id")).toBe("cus-1");
     expect(list?.query.get("product_id")).toBe("prod-1");
     expect(list?.query.get("status")).toBe("paid");
+    // The export downloads what the list shows: the same filters, no page.
+    const exportLink = screen.getByRole("link", { name: "Export CSV" });
+    const href = new URL(exportLink.getAttribute("href") ?? "", "http://kassa.test");
+    expect(href.pathname).toBe("/v1/orders/export");
+    expect(Object.fromEntries(href.searchParams)).toEqual({
+      organization_id: "org-1",
+      customer_id: "cus-1",
+      product_id: "prod-1",
+      status: "paid",
+    });
+    expect(exportLink.hasAttribute("download")).toBe(true);
   });
 
   it("an empty list says how the first order comes", async () => {
@@ -361,6 +384,16 @@ describe("subscriptions", () => {
     const list = requests.find((r) => r.path === "/v1/subscriptions/");
     expect(list?.query.get("active")).toBe("true");
     expect(list?.query.get("cancel_at_period_end")).toBe("true");
+    const href = new URL(
+      screen.getByRole("link", { name: "Export CSV" }).getAttribute("href") ?? "",
+      "http://kassa.test",
+    );
+    expect(href.pathname).toBe("/v1/subscriptions/export");
+    expect(Object.fromEntries(href.searchParams)).toEqual({
+      organization_id: "org-1",
+      active: "true",
+      cancel_at_period_end: "true",
+    });
     expect(screen.getByText("$19.00 / month")).toBeTruthy();
     await user.click(screen.getByRole("link", { name: "Starter" }));
     await screen.findByRole("heading", { name: "Starter for Ada Buyer" });

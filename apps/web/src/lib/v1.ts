@@ -85,9 +85,17 @@ export interface V1Request {
   body?: unknown;
 }
 
+/**
+ * The address of a `/v1` path for an organization. The session cookie authenticates `/v1`, so
+ * a plain link to it works too (a CSV export downloads without fetching it into a blob).
+ */
+export function v1Url(organizationId: string, path: string, query: Record<string, QueryValue> = {}): string {
+  return `/v1${path}${queryString({ organization_id: organizationId, ...query })}`;
+}
+
 /** One call to `/v1` for an organization; resolves the decoded body (undefined for 204). */
 export async function v1<T>(organizationId: string, path: string, req: V1Request = {}): Promise<T> {
-  const url = `/v1${path}${queryString({ organization_id: organizationId, ...req.query })}`;
+  const url = v1Url(organizationId, path, req.query);
   let res: Response;
   try {
     res = await fetch(url, {
@@ -195,6 +203,10 @@ export type BillingOrganization = Out<typeof W.Organization>;
 
 export type Address = Out<typeof W.Address>;
 export type Customer = Out<typeof W.Customer>;
+/** Kassa's own `GET /v1/customers/{id}/summary`: lifetime value, refunds, orders, first and last purchase. */
+export type CustomerSummary = Out<typeof W.CustomerSummary>;
+/** A usage event as `GET /v1/events/` answers it. */
+export type UsageEvent = Out<typeof W.Event>;
 export type CustomerState = Out<typeof W.CustomerState>;
 export type CustomerStateSubscription = CustomerState["active_subscriptions"][number];
 export type SubscriptionStatus = (typeof W.SUBSCRIPTION_STATUSES)[number];

@@ -143,3 +143,32 @@ export type CustomerCreateInput = z.output<typeof CustomerCreate>;
 export type CustomerUpdateInput = z.output<typeof CustomerUpdate>;
 export type CustomerUpdateExternalInput = z.output<typeof CustomerUpdateExternalID>;
 export type CustomerWire = z.output<typeof Customer>;
+
+/** What a customer's paid orders add up to in one currency (amounts in cents). */
+export const CustomerCurrencyTotal = z
+  .object({
+    currency: z.string(),
+    lifetime_value: z.number().int(),
+    refunded_amount: z.number().int(),
+    orders: z.number().int(),
+  })
+  .meta({ id: "CustomerCurrencyTotal" });
+
+/**
+ * Kassa's own `GET /v1/customers/{id}/summary` (Polar has no such endpoint): the customer's paid
+ * orders in one aggregate. `lifetime_value` is their net amounts (after discount, before tax)
+ * less what was refunded, in `currency`, the currency of the latest paid order (the
+ * organization's when there is none); `totals` has one line per currency the customer paid in.
+ */
+export const CustomerSummary = z
+  .object({
+    customer_id: z.string(),
+    currency: z.string(),
+    lifetime_value: z.number().int(),
+    refunded_amount: z.number().int(),
+    orders: z.number().int(),
+    first_order_at: DateTime.nullable(),
+    last_order_at: DateTime.nullable(),
+    totals: z.array(CustomerCurrencyTotal),
+  })
+  .meta({ id: "CustomerSummary" });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isTimeZone } from "../time-zone.js";
 
 /** The wire's datetimes are defined with the other shared wire pieces in `@kassa/contracts/v1`. */
 export { DateTime, DateTimeInput } from "@kassa/contracts/v1";
@@ -25,3 +26,10 @@ export const BooleanQuery = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1")
   .openapi({ type: "boolean" });
+
+/** Polar's `timezone` of an export: an IANA name, UTC when absent. */
+export const ExportTimeZone = z
+  .string()
+  .refine(isTimeZone, { error: (issue) => `'${String(issue.input)}' is not a valid IANA time zone` })
+  .default("UTC")
+  .openapi({ description: "Time zone used to render dates in the CSV." });

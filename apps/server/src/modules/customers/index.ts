@@ -5,6 +5,7 @@ export {
   findCustomer,
   findOrCreateCustomerForCheckout,
 } from "./core.js";
+export { CustomerNotFound } from "./errors.js";
 export {
   findByEmail as findCustomerByEmail,
   findByExternalId as findCustomerByExternalId,

@@ -263,3 +263,86 @@ export async function hasBillableSubscription(
       .where("c.deleted_at", "is", null);
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
+
+export interface SubscriptionExportFilters {
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  active?: boolean | undefined;
+  statuses?: string[] | undefined;
+  cancelAtPeriodEnd?: boolean | undefined;
+  startedAfter?: Date | undefined;
+  startedBefore?: Date | undefined;
+}
+
+/** Where the previous export page stopped (the database's text of `started_at`, microseconds kept). */
+export interface SubscriptionExportCursor {
+  startedAt: string;
+  id: string;
+}
+
+/**
+ * One keyset page of the CSV export: started subscriptions only (as Polar lists them), the
+ * latest started first. Reads the customer's e-mail, name and address, the product's name and
+ * the discount's code or name (their owners' tables) in the join the list makes.
+ */
+export function exportSubscriptionsPage(
+  db: Db,
+  organizationId: string,
+  filters: SubscriptionExportFilters,
+  cursor: SubscriptionExportCursor | null,
+  limit: number,
+) {
+  let query = db
+    .selectFrom("kassa_subscription as s")
+    .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
+    .innerJoin("kassa_product as p", "p.id", "s.product_id")
+    .leftJoin("kassa_discount as d", "d.id", "s.discount_id")
+    .where("s.organization_id", "=", organizationId)
+    .where("s.started_at", "is not", null);
+  if (filters.productIds?.length) query = query.where("s.product_id", "in", filters.productIds);
+  if (filters.customerIds?.length) query = query.where("s.customer_id", "in", filters.customerIds);
+  if (filters.active !== undefined)
+    query = query.where("s.status", "in", filters.active ? ACTIVE_STATUSES : REVOKED_STATUSES);
+  if (filters.statuses?.length) query = query.where("s.status", "in", filters.statuses);
+  if (filters.cancelAtPeriodEnd !== undefined)
+    query = query.where("s.cancel_at_period_end", "=", filters.cancelAtPeriodEnd);
+  if (filters.startedAfter) query = query.where("s.started_at", ">", filters.startedAfter);
+  if (filters.startedBefore) query = query.where("s.started_at", "<", filters.startedBefore);
+  if (cursor) {
+    const at = sql<Date>`${cursor.startedAt}::timestamptz`;
+    query = query
+      .where("s.started_at", "<=", at)
+      .where(sql<boolean>`(s.started_at < ${at} or s.id < ${cursor.id})`);
+  }
+  return query
+    .select([
+      "s.id",
+      "s.status",
+      "s.amount",
+      "s.currency",
+      "s.recurring_interval",
+      "s.recurring_interval_count",
+      "s.current_period_start",
+      "s.current_period_end",
+      "s.cancel_at_period_end",
+      "s.canceled_at",
+      "s.ends_at",
+      "s.ended_at",
+      "s.customer_cancellation_reason",
+      "s.trial_start",
+      "s.trial_end",
+      "c.email",
+      "c.name as customer_name",
+      "c.billing_address",
+      "p.name as product_name",
+      sql<string | null>`coalesce(d.code, d.name)`.as("discount"),
+      sql<Date>`s.started_at`.as("started_at"),
+      sql<string>`s.started_at::text`.as("cursor_at"),
+    ])
+    .orderBy("s.started_at", "desc")
+    .orderBy("s.id", "desc")
+    .limit(limit)
+    .execute();
+}
+
+export type SubscriptionExportRow = Awaited<ReturnType<typeof exportSubscriptionsPage>>[number];

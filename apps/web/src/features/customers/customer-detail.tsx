@@ -22,9 +22,11 @@ import { formatDate } from "../billing/format";
 import { ListView } from "../billing/list";
 import { orderColumns, subscriptionColumns } from "../billing/sales-columns";
 import { CustomerForm } from "./customer-form";
+import { CustomerSummarySection } from "./customer-summary";
+import { CustomerTimeline } from "./customer-timeline";
 import { customerStateQuery, useDeleteCustomer } from "./queries";
 
-/** One customer: details, state, orders and subscriptions; owners and admins edit or delete. */
+/** One customer: summary, details, state, orders, subscriptions and timeline; owners and admins edit or delete. */
 export function CustomerDetail({
   customer: c,
   organizationId,
@@ -67,6 +69,7 @@ export function CustomerDetail({
           )
         }
       />
+      <CustomerSummarySection organizationId={organizationId} customerId={c.id} />
       <Details
         label="Customer details"
         rows={[
@@ -95,6 +98,7 @@ export function CustomerDetail({
       <CustomerStateSections organizationId={organizationId} customerId={c.id} />
       <CustomerOrders organizationId={organizationId} customerId={c.id} slug={slug} />
       <CustomerSubscriptions organizationId={organizationId} customerId={c.id} slug={slug} />
+      <CustomerTimeline organizationId={organizationId} customerId={c.id} slug={slug} />
       <Modal opened={editing} onClose={() => setEditing(false)} title="Edit customer" size="lg">
         {editing && (
           <CustomerForm customer={c} organizationId={organizationId} onDone={() => setEditing(false)} />

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import {
   type Customer,
   type CustomerState,
+  type CustomerSummary,
   getQuery,
   invalidate,
   listQuery,
@@ -25,6 +26,14 @@ export const customerStateQuery = (organizationId: string, customerId: string) =
   queryOptions({
     queryKey: ["v1", organizationId, "customers", "state", customerId],
     queryFn: () => v1<CustomerState>(organizationId, `/customers/${customerId}/state`),
+    enabled: organizationId !== "" && customerId !== "",
+  });
+
+/** Kassa's own summary of the customer's purchases (one aggregate on the server). */
+export const customerSummaryQuery = (organizationId: string, customerId: string) =>
+  queryOptions({
+    queryKey: ["v1", organizationId, "customers", "summary", customerId],
+    queryFn: () => v1<CustomerSummary>(organizationId, `/customers/${customerId}/summary`),
     enabled: organizationId !== "" && customerId !== "",
   });
 

@@ -3,6 +3,7 @@ import { IconReceipt } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { ORDER_STATUSES } from "../../lib/v1";
 import { ORDER_STATUS_LABELS } from "../billing/commerce";
+import { ExportCsvButton } from "../billing/export-button";
 import { ListView, useListParams } from "../billing/list";
 import { CustomerPicker, ProductPicker } from "../billing/pickers";
 import { orderColumns } from "../billing/sales-columns";
@@ -48,6 +49,11 @@ export function OrdersTable({ organizationId, slug }: { organizationId: string; 
           value={status}
           onChange={(v) => set({ status: v ?? undefined })}
           w={200}
+        />
+        <ExportCsvButton
+          organizationId={organizationId}
+          resource="orders"
+          filters={{ customer_id: customerId, product_id: productId, status }}
         />
       </Group>
       <ListView

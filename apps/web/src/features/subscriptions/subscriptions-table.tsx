@@ -2,6 +2,7 @@ import { Group, Select } from "@mantine/core";
 import { IconRepeat } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { Page, Subscription } from "../../lib/v1";
+import { ExportCsvButton } from "../billing/export-button";
 import { ListView, useBilling, useListParams } from "../billing/list";
 import { CustomerPicker, ProductPicker } from "../billing/pickers";
 import { subscriptionColumns } from "../billing/sales-columns";
@@ -54,6 +55,11 @@ export function SubscriptionsTable() {
           value={status}
           onChange={(v) => set({ status: v ?? undefined })}
           w={220}
+        />
+        <ExportCsvButton
+          organizationId={organizationId}
+          resource="subscriptions"
+          filters={{ customer_id: customerId, product_id: productId, ...(filter?.params ?? {}) }}
         />
       </Group>
       <ListView
