@@ -3,8 +3,10 @@
  * each beside a baseline measured in the same run on the same machine:
  *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
  *  - get-session vs a bare Hono route doing one primary-key select on the same database kind;
- *  - authenticated `GET /v1/products/` (an organization access token, ten products with prices)
- *    vs the same bare route;
+ *  - authenticated `GET /v1/products/` and `GET /v1/products/{id}` (an organization access token,
+ *    and the session cookie; ten products with prices) vs the same bare route, and
+ *    `POST /v1/products/` and `POST /v1/checkouts/` vs a bare route doing one insert
+ *    (bench/billing-api.ts); `BENCH_ONLY=api` stops after these;
  *  - webhook deliveries vs a plain loop of signed POSTs;
  *  - license-key validations (the public validate endpoint) vs the same bare route;
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
@@ -17,6 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BillingApiLine, benchBillingApi } from "./billing-api.js";
 import { benchCheckout } from "./checkout.js";
 import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
@@ -196,7 +199,10 @@ async function main() {
     const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
       method: "POST",
       headers: { ...headers, cookie },
-      body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
+      body: JSON.stringify({
+        comment: "bench",
+        scopes: ["products:read", "products:write", "checkouts:write"],
+      }),
     }).then((r) => r.json() as Promise<{ token: string }>);
     const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
     for (let i = 0; i < 10; i++) {
@@ -211,19 +217,55 @@ async function main() {
       });
       if (r.status !== 201) throw new Error(`product create failed: ${r.status} ${await r.text()}`);
     }
-    const productsPair = await runPaired({
+    client.close();
+    const api = await benchBillingApi({
+      base,
+      cookie,
+      organizationId: org.id,
+      token: created.token,
+      baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
       seconds: SECONDS,
       rounds,
       concurrency: httpConcurrency,
-      baseline: bareRoute,
-      subject: async () => {
-        const r = await client.request(`${base}/v1/products/`, { headers: bearer });
-        const body = JSON.parse(r.body) as { items?: unknown[] };
-        return r.status === 200 && body.items?.length === 10;
-      },
     });
-
-    client.close();
+    const productsPair = api[0] as BillingApiLine;
+    const printApi = () => {
+      console.log("");
+      for (const l of api) {
+        console.log(
+          line(`${l.kind === "read" ? "bare PK select" : "bare insert"} x${httpConcurrency}`, l.baseline),
+        );
+        console.log(line(`${l.name} x${httpConcurrency}`, l.subject));
+      }
+      console.log("");
+      console.log(
+        `sign-in / scrypt limit:     ${((signInPair.subject.throughput / signInPair.baseline.throughput) * 100).toFixed(1)}%  (goal >= 90%)`,
+      );
+      console.log(
+        `get-session / baseline:     ${((sessionPair.subject.throughput / sessionPair.baseline.throughput) * 100).toFixed(1)}%  (goal >= 60%)`,
+      );
+      for (const l of api)
+        console.log(
+          `${`${l.name} / ${l.kind === "read" ? "bare select" : "bare insert"}:`.padEnd(46)} ${(l.ratio * 100).toFixed(1)}%${l.kind === "read" ? "  (goal >= 50%)" : ""}`,
+        );
+      if (process.env.BENCH_JSON)
+        console.log(
+          JSON.stringify({
+            signInRatio: signInPair.subject.throughput / signInPair.baseline.throughput,
+            sessionRatio: sessionPair.subject.throughput / sessionPair.baseline.throughput,
+            api: api.map((l) => ({
+              name: l.name,
+              ratio: l.ratio,
+              subject: brief(l.subject),
+              baseline: brief(l.baseline),
+            })),
+          }),
+        );
+    };
+    if (process.env.BENCH_ONLY === "api") {
+      printApi();
+      return;
+    }
 
     const licenseKeys = await benchLicenseKeys({
       // With the rate limits off, as every line of the bench (one client address would hit the
@@ -265,6 +307,7 @@ async function main() {
 
     const signInRatio = signInRun.throughput / scryptRun.throughput;
     const sessionRatio = sessionRun.throughput / baselineRun.throughput;
+    printApi();
     const [productsBaselineRun, productsRun] = [productsPair.baseline, productsPair.subject];
     const productsRatio = productsRun.throughput / productsBaselineRun.throughput;
     console.log("");
