@@ -1,7 +1,9 @@
 /**
- * Baseline for get-session: a bare Hono route doing one primary-key select on the same kind
- * of database, in its own process like the Kassa server.
+ * Baselines: a bare Hono route doing one primary-key select (`GET /baseline`), and one doing
+ * one insert of a row with a fresh id (`POST /baseline`, for the writes), on the same kind of
+ * database, in its own process like the Kassa server.
  */
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
@@ -20,7 +22,22 @@ await sql`insert into bench_baseline values (${id}, 'token', now() + interval '1
   db,
 );
 
+await sql`create table if not exists bench_baseline_write (id uuid primary key, name text not null, created_at timestamptz not null)`.execute(
+  db,
+);
+
 const app = new Hono();
+app.post("/baseline", async (c) => {
+  const body = (await c.req.json()) as { name?: string };
+  const row = await sql<{
+    id: string;
+    name: string;
+    created_at: Date;
+  }>`insert into bench_baseline_write values (${randomUUID()}, ${body.name ?? ""}, now()) returning *`.execute(
+    db,
+  );
+  return c.json(row.rows[0] ?? null, 201);
+});
 app.get("/baseline", async (c) => {
   const row = await sql<{
     id: string;

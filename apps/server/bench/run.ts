@@ -3,8 +3,10 @@
  * each beside a baseline measured in the same run on the same machine:
  *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
  *  - get-session vs a bare Hono route doing one primary-key select on the same database kind;
- *  - authenticated `GET /v1/products/` (an organization access token, ten products with prices)
- *    vs the same bare route;
+ *  - authenticated `GET /v1/products/` and `GET /v1/products/{id}` (an organization access token,
+ *    and the session cookie; ten products with prices) vs the same bare route, and
+ *    `POST /v1/products/` and `POST /v1/checkouts/` vs a bare route doing one insert
+ *    (bench/billing-api.ts, the `api` line);
  *  - webhook deliveries vs a plain loop of signed POSTs;
  *  - license-key validations (the public validate endpoint) vs the same bare route;
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
@@ -15,7 +17,7 @@
  *    purchase on a cluster of WEB_CONCURRENCY = cores beside this one-process server.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
  * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
- * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, cores, license-keys, webhooks,
+ * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, api, cores, license-keys, webhooks,
  * checkout, renewals, metrics) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
  * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
@@ -25,6 +27,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BillingApiLine, benchBillingApi } from "./billing-api.js";
 import { benchCheckout } from "./checkout.js";
 import { benchCores, type CoresBenchResult } from "./cores.js";
 import { benchLicenseKeys } from "./license-keys.js";
@@ -224,7 +227,7 @@ async function main() {
         })
       : undefined;
     const productsShop =
-      runs("products") || runs("cores")
+      runs("products") || runs("api") || runs("cores")
         ? await (async () => {
             // The billing API: an organization, a token made by its owner, ten products to list.
             const org = await fetch(`${base}/api/auth/organization/create`, {
@@ -235,7 +238,10 @@ async function main() {
             const created = await fetch(`${base}/v1/organization-access-tokens/?organization_id=${org.id}`, {
               method: "POST",
               headers: { ...headers, cookie },
-              body: JSON.stringify({ comment: "bench", scopes: ["products:read", "products:write"] }),
+              body: JSON.stringify({
+                comment: "bench",
+                scopes: ["products:read", "products:write", "checkouts:write"],
+              }),
             }).then((r) => r.json() as Promise<{ token: string }>);
             const bearer = { authorization: `Bearer ${created.token}`, "content-type": "application/json" };
             for (let i = 0; i < 10; i++) {
@@ -269,6 +275,20 @@ async function main() {
         : undefined;
 
     client.close();
+
+    const api: BillingApiLine[] | undefined =
+      productsShop && runs("api")
+        ? await benchBillingApi({
+            base,
+            cookie,
+            organizationId: productsShop.organizationId,
+            token: productsShop.token,
+            baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+            seconds: SECONDS,
+            rounds,
+            concurrency: httpConcurrency,
+          })
+        : undefined;
 
     // One process vs every core: PostgreSQL only (PGlite is one process).
     let cores: CoresBenchResult | undefined;
@@ -363,6 +383,12 @@ async function main() {
       console.log(line(`bare Hono + PK select x${httpConcurrency}`, productsPair.baseline));
       console.log(line(`GET /v1/products/ x${httpConcurrency}`, productsPair.subject));
     }
+    for (const l of api ?? []) {
+      console.log(
+        line(`${l.kind === "read" ? "bare PK select" : "bare insert"} x${httpConcurrency}`, l.baseline),
+      );
+      console.log(line(`${l.name} x${httpConcurrency}`, l.subject));
+    }
     if (checkout) {
       console.log(line("bare Hono + PK select x8", checkout.baseline));
       console.log(line("checkout purchase x8", checkout.purchase));
@@ -388,6 +414,10 @@ async function main() {
     if (productsRatio !== undefined)
       console.log(
         `/v1/products/ / baseline:   ${(productsRatio * 100).toFixed(1)}%  (token + 10 products with prices)`,
+      );
+    for (const l of api ?? [])
+      console.log(
+        `${`${l.name} / ${l.kind === "read" ? "bare select" : "bare insert"}:`.padEnd(46)} ${(l.ratio * 100).toFixed(1)}%${l.kind === "read" ? "  (goal >= 50%)" : ""}`,
       );
     const licenseKeysRatio = licenseKeys && ratio(licenseKeys.validate, licenseKeys.baseline);
     if (licenseKeys && licenseKeysRatio !== undefined)
@@ -427,6 +457,12 @@ async function main() {
           webhooks,
           renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },
           metrics,
+          api: api?.map((l) => ({
+            name: l.name,
+            ratio: l.ratio,
+            subject: brief(l.subject),
+            baseline: brief(l.baseline),
+          })),
           cores,
           checkout: checkout && {
             baseline: brief(checkout.baseline),

@@ -5,12 +5,14 @@ import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type KassaAuth } from "./auth/auth.js
 import { authErrorAnswer, checkAuthRequest } from "./auth/edge.js";
 import { renderErrorPage } from "./auth/error-page.js";
 import type { AuthHandler } from "./auth/handler.js";
+import type { createMembershipReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
 import type { Clock } from "./kit/clock.js";
 import type { EventSink } from "./kit/context.js";
 import { checkUrl, internalErrorText, reportUnexpected } from "./kit/edge.js";
 import type { Logger } from "./kit/logger.js";
+import type { RateLimitStore } from "./kit/rate-limit.js";
 import { type Mailer, readMailbox } from "./mail/mailer.js";
 import { type FilesEnv, registerStorageRoutes } from "./modules/files/index.js";
 import { DOCUMENT_URL_TTL_SECONDS, registerDocumentRoutes } from "./modules/invoices/index.js";
@@ -50,6 +52,10 @@ export interface AppDeps {
   events?: EventSink | undefined;
   /** The customers' GitHub and Discord accounts (the portal's connect flow). */
   connections?: Connections | undefined;
+  /** /v1's session-cookie caller in one statement (auth/session-reader.ts). */
+  readMembership?: ReturnType<typeof createMembershipReader> | undefined;
+  /** Where /v1's rate-limit counters live (RATE_LIMIT_STORE); default the database. */
+  rateLimitStore?: RateLimitStore | undefined;
 }
 
 type Env = { Bindings: HttpBindings };
@@ -199,6 +205,8 @@ export function createApp(deps: AppDeps) {
     baseURL: config.baseURL,
     trustedOrigins: config.trustedOrigins,
     rateLimitPerMinute: config.rateLimit ? config.v1RateLimit : undefined,
+    rateLimitStore: deps.rateLimitStore,
+    readMembership: deps.readMembership,
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
     portalCodeRateLimit: config.rateLimit ? config.portalCodeRateLimit : undefined,
     mailer: deps.mailer,

@@ -73,6 +73,12 @@ const envSchema = z.object({
   V1_RATE_LIMIT: positiveInt.default(500),
   PUBLIC_RATE_LIMIT: positiveInt.default(120),
   PORTAL_CODE_RATE_LIMIT: positiveInt.default(10),
+  RATE_LIMIT_STORE: optionalString.pipe(z.enum(["memory", "redis", "database"]).optional()),
+  REDIS_URL: optionalString.refine(
+    (v) => v === undefined || /^rediss?:\/\//.test(v),
+    "must start with redis:// or rediss://",
+  ),
+  REDIS_KEY_PREFIX: z.string().default("kassa:"),
   PASSWORD_MIN_LENGTH: positiveInt.default(8),
   PASSWORD_MAX_LENGTH: positiveInt.default(128),
   USERNAME_MIN_LENGTH: positiveInt.default(3),
@@ -167,6 +173,16 @@ export interface KassaConfig {
   publicRateLimit: number;
   /** Portal sign-in code requests and attempts a minute per client address. */
   portalCodeRateLimit: number;
+  /**
+   * Where rate-limit counters live (kit/rate-limit.ts): this process's memory, Redis (shared by
+   * every process using it), or the database (shared by every process on it, a write per hit).
+   * Default: redis when REDIS_URL is set, memory when this is the only process, else database.
+   */
+  rateLimitStore: "memory" | "redis" | "database";
+  /** Redis for shared rate limits (`redis://` or `rediss://`). */
+  redisUrl: string | undefined;
+  /** Put before every key Kassa keeps in Redis (several deployments can share one server). */
+  redisKeyPrefix: string;
   password: { min: number; max: number };
   username: { min: number; max: number };
   sessionFreshAge: number;
@@ -368,6 +384,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       `WEB_CONCURRENCY: the embedded database (PGlite) is opened by one process only; set DATABASE_URL to run ${env.WEB_CONCURRENCY} processes, or WEB_CONCURRENCY=1`,
     );
   const webConcurrency = env.WEB_CONCURRENCY ?? (env.DATABASE_URL ? os.availableParallelism() : 1);
+  if (env.RATE_LIMIT_STORE === "redis" && !env.REDIS_URL)
+    throw new ConfigError("REDIS_URL is required when RATE_LIMIT_STORE=redis");
+  const rateLimitStore =
+    env.RATE_LIMIT_STORE ?? (env.REDIS_URL ? "redis" : webConcurrency === 1 ? "memory" : "database");
 
   const baseURL = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const github = pair(env, "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
@@ -418,6 +438,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     v1RateLimit: env.V1_RATE_LIMIT,
     publicRateLimit: env.PUBLIC_RATE_LIMIT,
     portalCodeRateLimit: env.PORTAL_CODE_RATE_LIMIT,
+    rateLimitStore,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     password: { min: env.PASSWORD_MIN_LENGTH, max: env.PASSWORD_MAX_LENGTH },
     username: { min: env.USERNAME_MIN_LENGTH, max: env.USERNAME_MAX_LENGTH },
     sessionFreshAge: env.SESSION_FRESH_AGE,

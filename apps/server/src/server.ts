@@ -4,13 +4,14 @@ import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type AuthDeps, createAuth, type KassaAuth } from "./auth/auth.js";
 import { createAuthHandler } from "./auth/handler.js";
-import { createSessionReader } from "./auth/session-reader.js";
+import { createMembershipReader, createSessionReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrations.js";
 import { type Clock, oneClock, systemClock } from "./kit/clock.js";
 import { type JobDefinition, type JobWorker, startJobWorker } from "./kit/jobs/index.js";
 import { createLogger, type Logger } from "./kit/logger.js";
+import { openRateLimitStore, type RateLimitStore } from "./kit/rate-limit.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
@@ -126,7 +127,9 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   let reconciler: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let testClocks: TestClocks | undefined;
+  let rateLimitStore: RateLimitStore | undefined;
   const abort = async () => {
+    await rateLimitStore?.close();
     await jobs?.stop(0);
     await uploadSweeper?.stop();
     await reconciler?.stop();
@@ -144,11 +147,23 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       clock,
       logger,
     });
+    // Counters of every limit, /api/auth's and /v1's (RATE_LIMIT_STORE; docs/decisions.md).
+    rateLimitStore = config.rateLimit
+      ? await openRateLimitStore({
+          kind: config.rateLimitStore,
+          db: database.db,
+          redisUrl: config.redisUrl,
+          redisKeyPrefix: config.redisKeyPrefix,
+          logger,
+        })
+      : undefined;
+    if (rateLimitStore) logger.info(`rate limits counted in ${rateLimitStore.kind}`);
     const { auth, options: authOptions } = createAuth({
       config,
       secret,
       db: database.db,
       mailer,
+      rateLimitStore,
       logger,
       ...(options.password ? { password: options.password } : {}),
     });
@@ -225,6 +240,12 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       secret,
       prepare: (text) => database.prepare(text),
     });
+    const readMembership = createMembershipReader({
+      auth,
+      db: database.db,
+      secret,
+      prepare: (text) => database.prepare(text),
+    });
     const fileStorage = config.files.s3
       ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })
       : diskStorage(path.resolve(config.files.dir));
@@ -258,6 +279,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       clock,
       isReady: () => ready,
       readSession,
+      readMembership,
       authHandler: await createAuthHandler(auth),
       payments,
       tax,
@@ -265,6 +287,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       lifecycle,
       events,
       connections,
+      rateLimitStore,
       files: {
         storage: fileStorage,
         signer,
@@ -282,6 +305,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
         await scheduler?.stop();
         await testClocks?.close();
         await mailer.close();
+        await rateLimitStore?.close();
         await database.close();
         logger.info("Kassa stopped");
       })();

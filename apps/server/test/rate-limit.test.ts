@@ -36,8 +36,12 @@ describe("rate limiting, on by default", () => {
   let server: TestServer;
   let user: TestUser;
   beforeAll(async () => {
-    // RATE_LIMIT left unset: the default must be on.
-    server = await startTestServer({ unset: ["RATE_LIMIT"], env: { TRUST_PROXY: "1" } });
+    // RATE_LIMIT left unset: the default must be on. Counted in the database, whose rows these
+    // cases read (the memory and Redis stores: rate-limit-stores.test.ts).
+    server = await startTestServer({
+      unset: ["RATE_LIMIT"],
+      env: { TRUST_PROXY: "1", RATE_LIMIT_STORE: "database" },
+    });
     user = await createUser(server);
   });
   afterAll(async () => {
@@ -134,7 +138,10 @@ describe(`rate limit counters shared through the database (${TEST_DB})`, () => {
   let user: TestUser;
 
   beforeAll(async () => {
-    first = await startTestServer({ env: { RATE_LIMIT: "on" }, keepDatabase: true });
+    first = await startTestServer({
+      env: { RATE_LIMIT: "on", RATE_LIMIT_STORE: "database" },
+      keepDatabase: true,
+    });
     user = await createUser(first);
   });
   afterAll(async () => {
@@ -151,7 +158,7 @@ describe(`rate limit counters shared through the database (${TEST_DB})`, () => {
       expect(res.status).toBe(401);
     }
     if (TEST_DB !== "postgres") await first.stop();
-    second = await startTestServer({ env: { RATE_LIMIT: "on" }, database });
+    second = await startTestServer({ env: { RATE_LIMIT: "on", RATE_LIMIT_STORE: "database" }, database });
     for (let i = 0; i < half; i++) {
       const res = await wrongUsernameSignIn(new Client(second.url), {
         "x-forwarded-for": `192.0.2.${i + 50}`,

@@ -5,6 +5,7 @@ import { admin, captcha, genericOAuth, organization, username } from "better-aut
 import type { Kysely } from "kysely";
 import type { KassaConfig } from "../config.js";
 import type { Logger } from "../kit/logger.js";
+import { type RateLimitStore, verdictOf } from "../kit/rate-limit.js";
 import type { Mailer } from "../mail/mailer.js";
 import { mailTemplates } from "../mail/templates.js";
 import { adminAc, adminRoles, organizationAc, organizationRoles } from "./access-control.js";
@@ -30,6 +31,11 @@ export interface AuthDeps {
   logger: Logger;
   /** Password hashing override for fast test servers; production always uses scrypt. */
   password?: NonNullable<BetterAuthOptions["emailAndPassword"]>["password"];
+  /**
+   * Where `/api/auth`'s limits count when it is not the database (RATE_LIMIT_STORE): memory or
+   * Redis, through Better Auth's `customStorage`; absent or `database`: Better Auth's own table.
+   */
+  rateLimitStore?: RateLimitStore | undefined;
 }
 
 function organizationCreationPolicy(config: KassaConfig) {
@@ -214,6 +220,9 @@ export function buildAuthOptions(deps: AuthDeps) {
     rateLimit: {
       enabled: config.rateLimit,
       storage: "database",
+      ...(deps.rateLimitStore && deps.rateLimitStore.kind !== "database"
+        ? { customStorage: betterAuthStorage(deps.rateLimitStore) }
+        : {}),
       window: 60,
       max: 300,
       customRules: {
@@ -249,6 +258,20 @@ export function buildAuthOptions(deps: AuthDeps) {
     // Errors thrown by plugins' before hooks (username checks) get the spec's messages too.
     plugins: plugins.map(withSpecMessagesInBeforeHooks),
   } satisfies BetterAuthOptions;
+}
+
+/**
+ * Better Auth's limiter counting in a Kassa store: the same fixed windows and verdicts as /v1's,
+ * under keys of their own (`auth:` + Better Auth's ip-and-path key).
+ */
+function betterAuthStorage(store: RateLimitStore) {
+  return {
+    async consume(key: string, rule: { window: number; max: number }) {
+      const now = Date.now();
+      const verdict = verdictOf(await store.hit(`auth:${key}`, rule.window * 1000, now), rule.max, now);
+      return { allowed: verdict.allowed, retryAfter: verdict.allowed ? null : verdict.retryAfter };
+    },
+  };
 }
 
 export function createAuth(deps: AuthDeps) {

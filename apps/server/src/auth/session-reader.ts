@@ -92,6 +92,73 @@ export function createSessionReader(opts: {
   };
 }
 
+/** What a `/v1` request signed in with a session cookie needs: who, and their role in the organization. */
+export interface SessionMembership {
+  userId: string;
+  activeOrganizationId: string | null;
+  /** The user's role in the organization asked about (else the active one); null: not a member. */
+  role: string | null;
+}
+
+/**
+ * The dashboard's calls to `/v1`: the session cookie and the caller's membership in one
+ * statement, instead of Better Auth's `getSession` (about 1.5 ms of CPU) and a second query for
+ * the role. Same checks as the reader above; it declines (undefined) in the same cases, which
+ * Better Auth then answers (a refresh due, "don't remember me", cached session data, API
+ * keys). Null: no valid session (no cookie, a bad signature, unknown or expired), a 401. Read
+ * on every request, never cached: a signed-out or revoked session is refused at once in every
+ * process.
+ */
+export function createMembershipReader(opts: {
+  auth: KassaAuth;
+  // biome-ignore lint/suspicious/noExplicitAny: Better Auth's tables are not in Kassa's Kysely type.
+  db: Kysely<any>;
+  secret: string;
+  prepare?: (sqlText: string) => void;
+}) {
+  const { auth, db, secret } = opts;
+  opts.prepare?.(SESSION_MEMBERSHIP);
+  let resolved: Awaited<KassaAuth["$context"]> | undefined;
+  const key = createSecretKey(Buffer.from(secret, "utf8"));
+  const verified = new Map<string, string>();
+  return async function readMembership(
+    headers: Headers,
+    organizationId: string | undefined,
+  ): Promise<SessionMembership | null | undefined> {
+    resolved ??= await auth.$context;
+    const ctx = resolved;
+    if (headers.has("x-api-key")) return undefined;
+    const cookies = parseCookies(headers.get("cookie"));
+    if (cookies.has(ctx.authCookies.dontRememberToken.name)) return undefined;
+    if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return undefined;
+    const raw = cookies.get(ctx.authCookies.sessionToken.name);
+    if (!raw) return null;
+    let token = verified.get(raw);
+    if (!token) {
+      token = verifySigned(raw, key) ?? undefined;
+      if (!token) return null;
+      remember(verified, raw, token);
+    }
+    const result = await db.executeQuery<{
+      user_id: string;
+      expires_at: Date | string;
+      active_organization_id: string | null;
+      role: string | null;
+    }>(CompiledQuery.raw(SESSION_MEMBERSHIP, [token, organizationId ?? null]));
+    const row = result.rows[0];
+    if (!row) return null;
+    const expiresAt = new Date(row.expires_at).getTime();
+    if (expiresAt <= Date.now()) return null;
+    const { expiresIn, updateAge } = ctx.sessionConfig;
+    if (expiresAt - expiresIn * 1000 + updateAge * 1000 <= Date.now()) return undefined;
+    return { userId: row.user_id, activeOrganizationId: row.active_organization_id, role: row.role };
+  };
+}
+
+/** The session by its token and the user's membership in `$2` (else the session's active organization). */
+const SESSION_MEMBERSHIP =
+  'select s."userId" as user_id, s."expiresAt" as expires_at, s."activeOrganizationId" as active_organization_id, m."role" as role from "session" s left join "member" m on m."userId" = s."userId" and m."organizationId" = coalesce($2::text, s."activeOrganizationId") where s."token" = $1';
+
 /**
  * One round trip: the session by its token, with its user. Fixed text, prepared once per
  * connection on PostgreSQL; its two columns are jsonb whatever the tables' columns are, so a

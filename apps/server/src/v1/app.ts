@@ -24,7 +24,7 @@ import {
   reportUnexpected,
 } from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
-import { createRateLimiter } from "../kit/rate-limit.js";
+import { createRateLimiter, type RateLimitStore } from "../kit/rate-limit.js";
 import type { Mailer } from "../mail/mailer.js";
 import { registerBenefitGrantRoutes, revokeDeletedBenefit } from "../modules/benefit-grants/index.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
@@ -59,7 +59,7 @@ import { registerSubscriptionRoutes } from "../modules/subscriptions/index.js";
 import { registerTaxRoutes, type TaxCalculator } from "../modules/tax/index.js";
 import { registerTestClockRoutes, type TestClocks } from "../modules/test-clocks/index.js";
 import { registerWebhookRoutes } from "../modules/webhooks/index.js";
-import { authenticator } from "./authenticate.js";
+import { type AuthenticateDeps, authenticator } from "./authenticate.js";
 import { idempotency } from "./idempotency.js";
 import { mountReference } from "./reference.js";
 
@@ -74,6 +74,10 @@ export interface V1Deps {
   trustedOrigins: string[];
   /** Requests a minute per organization; undefined switches the limit off. */
   rateLimitPerMinute: number | undefined;
+  /** The session cookie and the caller's role in one statement (see authenticate.ts). */
+  readMembership?: AuthenticateDeps["readMembership"];
+  /** Where every limit below counts (memory, Redis or the database); default the database. */
+  rateLimitStore?: RateLimitStore | undefined;
   /** The payment processor; absent: no payment routes (suites that build /v1 alone). */
   payments?: Payments;
   /** The tax calculator checkouts price with (the composition root's one instance). */
@@ -219,6 +223,7 @@ export function createV1Api(deps: V1Deps) {
     deps.rateLimitPerMinute === undefined
       ? undefined
       : createRateLimiter({
+          store: deps.rateLimitStore,
           db: deps.db,
           clock: deps.clock,
           max: deps.rateLimitPerMinute,
@@ -280,6 +285,7 @@ export function createV1Api(deps: V1Deps) {
       deps.portalCodeRateLimit === undefined
         ? undefined
         : createRateLimiter({
+            store: deps.rateLimitStore,
             db: deps.db,
             clock: deps.clock,
             max: deps.portalCodeRateLimit,
@@ -305,6 +311,7 @@ export function createV1Api(deps: V1Deps) {
         deps.sandboxTokenRateLimit === undefined
           ? undefined
           : createRateLimiter({
+              store: deps.rateLimitStore,
               db: deps.db,
               clock: deps.clock,
               max: deps.sandboxTokenRateLimit,
@@ -315,6 +322,7 @@ export function createV1Api(deps: V1Deps) {
   // A buyer needs no account: these endpoints are limited per client address instead.
   if (deps.publicRateLimitPerMinute !== undefined) {
     const limit = createRateLimiter({
+      store: deps.rateLimitStore,
       db: deps.db,
       clock: deps.clock,
       max: deps.publicRateLimitPerMinute,

@@ -2,6 +2,7 @@ import { parseRoles } from "@kassa/contracts/organization";
 import type { Context } from "hono";
 import type { Kysely } from "kysely";
 import type { KassaAuth } from "../auth/auth.js";
+import type { SessionMembership } from "../auth/session-reader.js";
 import { rolesAllow } from "../auth/spec/organization.js";
 import type { KassaDatabase } from "../db/schema.js";
 import type { V1Env } from "../kit/api/env.js";
@@ -26,6 +27,16 @@ export interface AuthenticateDeps {
   events: EventSink;
   auth: KassaAuth;
   trustedOrigins: string[];
+  /**
+   * The session cookie and the caller's role in one statement (auth/session-reader.ts); when
+   * absent, or when it declines, Better Auth's `getSession` and a role lookup answer.
+   */
+  readMembership?:
+    | ((
+        headers: Headers,
+        organizationId: string | undefined,
+      ) => Promise<SessionMembership | null | undefined>)
+    | undefined;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -101,26 +112,34 @@ export function authenticator(deps: AuthenticateDeps) {
       };
     }
 
-    const session = await auth.api.getSession({ headers: c.req.raw.headers });
-    if (!session) throw new Unauthorized();
+    const named = await requestedOrganization(c);
+    const fast = await deps.readMembership?.(c.req.raw.headers, named?.id);
+    if (fast === null) throw new Unauthorized();
+    let userId: string;
+    let activeOrganizationId: string | null | undefined;
+    if (fast) ({ userId, activeOrganizationId } = fast);
+    else {
+      const session = await auth.api.getSession({ headers: c.req.raw.headers });
+      if (!session) throw new Unauthorized();
+      userId = session.user.id;
+      activeOrganizationId = (session.session as { activeOrganizationId?: string | null })
+        .activeOrganizationId;
+    }
     if (!SAFE_METHODS.has(c.req.method)) {
       const origin = c.req.header("origin");
       if (!origin || !deps.trustedOrigins.includes(origin))
         throw new NotPermitted("Requests signed in with a session cookie must come from a trusted origin.");
     }
-    const named = await requestedOrganization(c);
-    const activeOrganizationId = (session.session as { activeOrganizationId?: string | null })
-      .activeOrganizationId;
     const organizationId = named?.id ?? activeOrganizationId ?? undefined;
     if (!organizationId)
       throw RequestValidationError.field(["query", "organization_id"], "Field required", null, "missing");
-    const role = await findMemberRole(db, organizationId, session.user.id);
+    const role = fast ? (fast.role ?? undefined) : await findMemberRole(db, organizationId, userId);
     if (role === undefined) throw organizationMismatch(named?.in ?? "query", organizationId);
     return {
       organizationId,
       actor: {
         kind: "user",
-        userId: session.user.id,
+        userId,
         roles: parseRoles(role),
         canWrite: rolesAllow(role, { billing: ["write"] }),
       },

@@ -5,6 +5,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import { createTtlCache } from "../../kit/ttl-cache.js";
 import { OrganizationAccessTokenNotFound } from "./errors.js";
 import * as repo from "./repository.js";
 import type {
@@ -131,7 +132,7 @@ export async function updateToken({
   if (!isUuid(input.id)) throw new OrganizationAccessTokenNotFound();
   const { comment, scopes } = input.patch;
   if (scopes) checkGrantable(ctx, scopes);
-  return inTransaction(ctx, async (trx) => {
+  const updated = await inTransaction(ctx, async (trx) => {
     const row = await repo.updateToken(trx, ctx.organizationId, input.id, {
       ...(comment !== undefined && comment !== null ? { comment } : {}),
       ...(scopes !== undefined && scopes !== null ? { scopes: JSON.stringify([...new Set(scopes)]) } : {}),
@@ -140,12 +141,17 @@ export async function updateToken({
     if (!row) throw new OrganizationAccessTokenNotFound();
     return toWire(row);
   });
+  // Its scopes may have changed: the next request reads them again.
+  forgetToken(input.id);
+  return updated;
 }
 
 export async function deleteToken({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
   if (!isUuid(input.id)) throw new OrganizationAccessTokenNotFound();
   const deleted = await inTransaction(ctx, (trx) => repo.deleteToken(trx, ctx.organizationId, input.id));
   if (!deleted) throw new OrganizationAccessTokenNotFound();
+  // Refused from the very next request in this process; other processes within the cache's TTL.
+  forgetToken(input.id);
 }
 
 export interface AuthenticatedToken {
@@ -165,11 +171,53 @@ export async function authenticateToken(
   presented: string,
 ): Promise<AuthenticatedToken | null> {
   if (!presented.startsWith(TOKEN_PREFIX)) return null;
-  const row = await repo.findTokenByHash(db, hashToken(presented));
+  const hash = hashToken(presented);
+  const wall = Date.now();
+  let token = recentTokens.get(hash, wall);
+  if (!token) {
+    const row = await repo.findTokenByHash(db, hash);
+    if (!row) return null;
+    token = {
+      tokenId: row.id,
+      organizationId: row.organization_id,
+      scopes: row.scopes,
+      expiresAt: row.expires_at?.getTime() ?? null,
+      lastUsedAt: row.last_used_at?.getTime() ?? null,
+    };
+    recentTokens.set(hash, token, wall);
+  }
   const now = clock.now();
-  if (!row || (row.expires_at && row.expires_at.getTime() <= now.getTime())) return null;
+  if (token.expiresAt !== null && token.expiresAt <= now.getTime()) return null;
   // Use is recorded at most once a minute: a busy token costs no write per request.
-  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= 60_000)
-    await repo.touchToken(db, row.id, now);
-  return { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes };
+  if (token.lastUsedAt === null || now.getTime() - token.lastUsedAt >= 60_000) {
+    token.lastUsedAt = now.getTime();
+    await repo.touchToken(db, token.tokenId, now);
+  }
+  return { tokenId: token.tokenId, organizationId: token.organizationId, scopes: token.scopes };
+}
+
+/**
+ * How long a token's lookup is reused without reading its row: the longest a token revoked or
+ * changed by another process (or an organization deleted) still works here. Revocations made
+ * through this process take effect at once (`forgetToken`). docs/decisions.md: "Credential cache".
+ */
+export const TOKEN_CACHE_TTL_MS = 5_000;
+
+interface CachedToken {
+  tokenId: string;
+  organizationId: string;
+  scopes: string[];
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/**
+ * Tokens this process looked up lately, by the SHA-256 of the secret (never the secret). One per
+ * process rather than per server instance: keys are hashes of unique secrets, so servers sharing
+ * a process (the in-process tests) cannot see each other's entries by accident.
+ */
+const recentTokens = createTtlCache<CachedToken>({ ttlMs: TOKEN_CACHE_TTL_MS, maxEntries: 10_000 });
+
+function forgetToken(tokenId: string): void {
+  recentTokens.deleteWhere((t) => t.tokenId === tokenId);
 }

@@ -1,0 +1,119 @@
+/**
+ * The billing API's reads and writes against the bare routes (issue 19's goals): a list
+ * (`GET /v1/products/`, ten products with a price each) and a get (`GET /v1/products/{id}`), each
+ * with an organization access token and with the dashboard's session cookie, against the bare
+ * primary-key select; `POST /v1/products/` and `POST /v1/checkouts/` (token) against the bare
+ * route doing one insert. Each pair alternates rounds with its baseline (`runPaired`).
+ */
+import { type LoadResult, leanHttp, runPaired } from "./load.js";
+
+export interface BillingApiLine {
+  name: string;
+  baseline: LoadResult;
+  subject: LoadResult;
+  ratio: number;
+  /** The goal's kind: reads >= 50% of the bare select; writes are recorded against the insert. */
+  kind: "read" | "write";
+}
+
+export async function benchBillingApi(opts: {
+  base: string;
+  cookie: string;
+  organizationId: string;
+  /** A token with products:read/write and checkouts:write. */
+  token: string;
+  baselineUrl: string;
+  seconds: number;
+  rounds: number;
+  concurrency: number;
+}): Promise<BillingApiLine[]> {
+  const { base, organizationId } = opts;
+  const client = leanHttp(opts.concurrency);
+  const bearer = { authorization: `Bearer ${opts.token}`, "content-type": "application/json" };
+  const session = { cookie: opts.cookie, origin: base };
+  const list = (await fetch(`${base}/v1/products/?limit=1`, { headers: bearer }).then((r) => r.json())) as {
+    items: Array<{ id: string }>;
+  };
+  const productId = list.items[0]?.id;
+  if (!productId) throw new Error("no product to get");
+
+  const bare = async () => (await client.request(opts.baselineUrl)).status === 200;
+  const bareInsert = async () =>
+    (
+      await client.request(opts.baselineUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench write" }),
+      })
+    ).status === 201;
+  const getJson = async (path: string, headers: Record<string, string>) => {
+    const r = await client.request(`${base}${path}`, { headers });
+    return r.status === 200 ? (JSON.parse(r.body) as { items?: unknown[]; id?: string }) : undefined;
+  };
+  const reads: Array<[string, () => Promise<boolean>]> = [
+    ["GET /v1/products/ token", async () => (await getJson("/v1/products/", bearer))?.items?.length === 10],
+    [
+      "GET /v1/products/ cookie",
+      async () =>
+        (await getJson(`/v1/products/?organization_id=${organizationId}`, session))?.items?.length === 10,
+    ],
+    [
+      "GET /v1/products/{id} token",
+      async () => (await getJson(`/v1/products/${productId}`, bearer))?.id === productId,
+    ],
+    [
+      "GET /v1/products/{id} cookie",
+      async () =>
+        (await getJson(`/v1/products/${productId}?organization_id=${organizationId}`, session))?.id ===
+        productId,
+    ],
+  ];
+  const productBody = JSON.stringify({
+    name: "Bench write",
+    prices: [{ amount_type: "fixed", price_amount: 1500 }],
+  });
+  const checkoutBody = JSON.stringify({ products: [productId] });
+  const writes: Array<[string, () => Promise<boolean>]> = [
+    [
+      "POST /v1/products/ token",
+      async () =>
+        (await client.request(`${base}/v1/products/`, { method: "POST", headers: bearer, body: productBody }))
+          .status === 201,
+    ],
+    [
+      "POST /v1/checkouts/ token",
+      async () =>
+        (
+          await client.request(`${base}/v1/checkouts/`, {
+            method: "POST",
+            headers: bearer,
+            body: checkoutBody,
+          })
+        ).status === 201,
+    ],
+  ];
+  const lines: BillingApiLine[] = [];
+  const measure = async (kind: "read" | "write", name: string, subject: () => Promise<boolean>) => {
+    const pair = await runPaired({
+      seconds: opts.seconds,
+      rounds: opts.rounds,
+      concurrency: opts.concurrency,
+      baseline: kind === "read" ? bare : bareInsert,
+      subject,
+    });
+    lines.push({
+      name,
+      kind,
+      baseline: pair.baseline,
+      subject: pair.subject,
+      ratio: pair.subject.throughput / pair.baseline.throughput,
+    });
+  };
+  try {
+    for (const [name, op] of reads) await measure("read", name, op);
+    for (const [name, op] of writes) await measure("write", name, op);
+  } finally {
+    client.close();
+  }
+  return lines;
+}
