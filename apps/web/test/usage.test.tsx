@@ -114,9 +114,9 @@ describe("the meter page", () => {
     );
   });
 
-  it("says what to do when the meter counted nothing and no customer has a balance", async () => {
+  it("says what to do when the meter counted nothing and no customer has a balance; a member cannot edit", async () => {
     stubServer({
-      ...dashboardAnswers("owner"),
+      ...dashboardAnswers("member"),
       "/v1/meters/meter-1": meter,
       "/v1/meters/meter-1/quantities": { quantities: [], total: 0 },
       "/v1/customer-meters/": page([]),
@@ -124,6 +124,7 @@ describe("the meter page", () => {
     renderApp("/dashboard/acme/meters/meter-1?period=7d", { session });
     expect(await screen.findByText(/No usage in this period/, {}, slow)).toBeTruthy();
     expect(await screen.findByText("No customer has used this meter yet")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Edit meter" })).toBeNull();
   });
 
   it("the meters list links each meter to its page", async () => {
@@ -160,6 +161,10 @@ describe("the events explorer", () => {
     let asked = gets(requests, "/v1/events/").at(-1);
     expect(asked?.query.get("name")).toBe("api_call");
     expect(asked?.query.get("sorting")).toBe("-timestamp");
+
+    await user.click(screen.getByRole("button", { name: "Sort by time" }));
+    await waitFor(() => expect(gets(requests, "/v1/events/").at(-1)?.query.get("sorting")).toBe("timestamp"));
+    expect(router.state.location.search).toMatchObject({ sorting: "timestamp", name: "api_call" });
 
     await user.click(within(row).getByRole("button", { name: /Show the metadata of api_call/ }));
     expect(within(row).getByText(/"model": "small"/)).toBeTruthy();

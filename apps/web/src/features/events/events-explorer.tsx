@@ -40,7 +40,7 @@ export function EventsExplorer({ organizationId, slug }: { organizationId: strin
   const { search, set, page, limit } = useListParams();
   const [live, setLive] = useState(false);
   const events = useQuery({
-    ...eventsQuery(organizationId, { page, limit, ...eventsParams(search) }),
+    ...eventsQuery(organizationId, { page, limit, sorting: search.sorting, ...eventsParams(search) }),
     refetchInterval: live ? LIVE_MS : false,
   });
   const names = useQuery(eventNamesQuery(organizationId));

@@ -4,7 +4,7 @@ import { listQuery, type Page, type QueryValue, type UsageEvent, v1 } from "../.
 
 /** A page of the organization's events, newest first unless `sorting` says otherwise. */
 export const eventsQuery = (organizationId: string, params: Record<string, QueryValue>) =>
-  listQuery<UsageEvent>(organizationId, "events", { sorting: "-timestamp", ...params });
+  listQuery<UsageEvent>(organizationId, "events", { ...params, sorting: params.sorting ?? "-timestamp" });
 
 /** The names events were sent with, the most frequent first (the explorer's name filter). */
 export const eventNamesQuery = (organizationId: string) =>
