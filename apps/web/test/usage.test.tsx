@@ -194,7 +194,7 @@ describe("the events explorer", () => {
       "/v1/events/": page([]),
       "/v1/events/names": page([]),
     });
-    renderApp("/dashboard/acme/events?meter_id=meter-1&to=2026-03-30", { session });
+    renderApp("/dashboard/acme/events?meter_id=meter-1&from=yesterday&to=2026-03-30", { session });
     expect(await screen.findByText("No event matches these filters", {}, slow)).toBeTruthy();
     const asked = gets(requests, "/v1/events/").at(-1);
     expect(asked?.query.get("meter_id")).toBe("meter-1");

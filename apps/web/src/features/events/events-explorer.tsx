@@ -13,6 +13,10 @@ import { eventNamesQuery, eventsQuery } from "./queries";
 /** How often the live tail asks for new events. */
 const LIVE_MS = 5000;
 
+/** A calendar day as the date inputs write it; anything else in a hand-edited address is ignored. */
+const isDay = (v: string | undefined): v is string =>
+  v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
+
 /** The explorer's query from the address: its filters, the range as instants in the viewer's zone. */
 export function eventsParams(search: {
   name?: string;
@@ -26,10 +30,10 @@ export function eventsParams(search: {
     customer_id: search.customer_id,
     meter_id: search.meter_id,
     // Whole days where the viewer is: `from`'s midnight to the end of `to`.
-    start_timestamp: search.from
+    start_timestamp: isDay(search.from)
       ? usageTimestamps({ start: search.from, end: search.from }).start_timestamp
       : undefined,
-    end_timestamp: search.to
+    end_timestamp: isDay(search.to)
       ? usageTimestamps({ start: search.to, end: search.to }).end_timestamp
       : undefined,
   };

@@ -1,4 +1,3 @@
-import type { MetricInterval } from "@kassa/contracts/v1";
 import { Badge, Button, Group, Modal, Select, SimpleGrid, Stack, Text } from "@mantine/core";
 import { IconActivity, IconGauge, IconPencil } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
@@ -144,7 +143,7 @@ function UsageSection({ meter, organizationId }: { meter: Meter; organizationId:
               meter's filter; they show here as they arrive.
             </Text>
           )}
-          <UsageChart answer={quantities.data} interval={interval as MetricInterval} label={meter.name} />
+          <UsageChart answer={quantities.data} interval={interval} label={meter.name} />
         </>
       )}
     </Section>
