@@ -82,6 +82,42 @@ describe("billing dashboard", () => {
     });
   });
 
+  it("sees ingested events on the meter's page and in the events explorer", async () => {
+    // As the owner's session (the web app's way in): a token would show on the access-tokens page.
+    const org = `?organization_id=${merchant.organizationId}`;
+    const created = await merchant.owner.client.post(`/v1/customers/${org}`, {
+      email: "ada@meter.test",
+      name: "Ada Meter",
+    });
+    expect(created.status).toBe(201);
+    const customerId = (created.body as { id: string }).id;
+    const ingested = await merchant.owner.client.post(`/v1/events/ingest${org}`, {
+      events: [
+        { name: "api_call", customer_id: customerId, metadata: { route: "/a" } },
+        { name: "api_call", customer_id: customerId, metadata: { route: "/b" } },
+        { name: "login", customer_id: customerId },
+      ],
+    });
+    expect(ingested.body).toEqual({ inserted: 3, duplicates: 0 });
+
+    await page.getByRole("link", { name: "API requests" }).click();
+    await heading("API requests").waitFor();
+    const total = page.getByRole("group", { name: "Total usage" });
+    await total.getByText("2", { exact: true }).waitFor();
+    await page.getByRole("figure", { name: "API requests usage chart" }).waitFor();
+    const balance = page.getByRole("row", { name: /Ada Meter/ });
+    await balance.waitFor();
+    expect(await balance.textContent()).toContain("-2");
+    await shots.take(page, "meter-page");
+
+    await page.getByRole("link", { name: "Matching events" }).click();
+    await heading("Events").waitFor();
+    const events = page.getByRole("table", { name: "Events" });
+    await events.getByText("route=/b").waitFor();
+    expect(await events.getByRole("row").count()).toBe(3); // the header and the two api_call events
+    await shots.take(page, "events-explorer");
+  });
+
   it("creates a license-key benefit", async () => {
     await page.getByRole("link", { name: "Benefits" }).click();
     await heading("Benefits").waitFor();

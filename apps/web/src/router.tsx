@@ -334,6 +334,21 @@ const metersRoute = createRoute({
   component: lazyRouteComponent(billingPages, "MetersPage"),
 });
 
+// Usage (issue 16): a meter's usage and balances, the events explorer; period and filters in the address.
+const meterRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/meters/$meterId",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "MeterPage"),
+});
+
+const eventsRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/events",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "EventsPage"),
+});
+
 const customFieldsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/custom-fields",
@@ -501,6 +516,8 @@ export const routeTree = rootRoute.addChildren([
       productRoute,
       benefitsRoute,
       metersRoute,
+      meterRoute,
+      eventsRoute,
       customFieldsRoute,
       discountsRoute,
       customersRoute,

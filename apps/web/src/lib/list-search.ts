@@ -27,6 +27,9 @@ export interface ListSearch {
   from?: string;
   to?: string;
   interval?: string;
+  /** Events: an event name, a meter whose filter the events match. */
+  name?: string;
+  meter_id?: string;
 }
 
 const KEYS = [
@@ -42,6 +45,8 @@ const KEYS = [
   "from",
   "to",
   "interval",
+  "name",
+  "meter_id",
 ] as const;
 const FLAGS = ["archived", "succeeded"] as const;
 

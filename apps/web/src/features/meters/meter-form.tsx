@@ -12,6 +12,7 @@ import { AGGREGATION_FUNCS, type Aggregation, type Filter, type Meter, V1Error }
 import { checkedAgainst } from "../../lib/wire-form";
 import { FilterBuilder, validateFilter } from "../billing/filter-builder";
 import { errorsByPath, FormRefusal, SelectField } from "../billing/form";
+import { MeterPreview } from "./meter-preview";
 import { useSaveMeter } from "./queries";
 
 const AGGREGATION_LABELS: Record<Aggregation["func"], string> = {
@@ -83,6 +84,7 @@ export function MeterForm({
     },
   });
   const func = watch("func");
+  const filter = watch("filter");
 
   const archive = async () => {
     if (!meter) return null;
@@ -128,6 +130,7 @@ export function MeterForm({
               />
             )}
           />
+          <MeterPreview organizationId={organizationId} filter={filter} meter={meter} />
           <Group align="flex-start">
             <SelectField
               control={control}

@@ -1,11 +1,11 @@
-import { Badge, Text } from "@mantine/core";
-import { IconGauge } from "@tabler/icons-react";
+import { ActionIcon, Badge, Group, Text } from "@mantine/core";
+import { IconGauge, IconPencil } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
+import { AnchorLink } from "../../components/links";
 import type { Aggregation, Meter } from "../../lib/v1";
 import { describeFilter } from "../billing/filter-builder";
 import { formatDate } from "../billing/format";
 import { ListView, useListParams } from "../billing/list";
-import { EditableName } from "../billing/row-actions";
 import { metersQuery } from "./queries";
 
 export const describeAggregation = (a: Aggregation) =>
@@ -14,11 +14,13 @@ export const describeAggregation = (a: Aggregation) =>
 /** The organization's meters (archived ones too with `archived`), a page at a time. */
 export function MetersTable({
   organizationId,
+  slug,
   canWrite,
   archived,
   onEdit,
 }: {
   organizationId: string;
+  slug: string;
   canWrite: boolean;
   archived: boolean;
   onEdit: (meter: Meter) => void;
@@ -50,9 +52,21 @@ export function MetersTable({
           label: "Name",
           sort: "name",
           render: (m) => (
-            <EditableName canWrite={canWrite} onEdit={() => onEdit(m)}>
-              {m.name}
-            </EditableName>
+            <Group gap={4} wrap="nowrap">
+              <AnchorLink to="/dashboard/$slug/meters/$meterId" params={{ slug, meterId: m.id }}>
+                {m.name}
+              </AnchorLink>
+              {canWrite && (
+                <ActionIcon
+                  variant="subtle"
+                  size="sm"
+                  aria-label={`Edit ${m.name}`}
+                  onClick={() => onEdit(m)}
+                >
+                  <IconPencil size={14} />
+                </ActionIcon>
+              )}
+            </Group>
           ),
         },
         { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },

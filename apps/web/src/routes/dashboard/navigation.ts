@@ -1,5 +1,6 @@
 import type { OrganizationAction, OrganizationResource } from "@kassa/contracts/organization";
 import {
+  IconActivity,
   IconChartBar,
   IconDiscount,
   IconForms,
@@ -57,6 +58,7 @@ export const organizationNavigation: NavSection[] = [
       { label: "Catalogue", path: "/products", icon: IconPackage },
       { label: "Benefits", path: "/benefits", icon: IconGift },
       { label: "Meters", path: "/meters", icon: IconGauge },
+      { label: "Events", path: "/events", icon: IconActivity, requires: billingRead },
       { label: "Custom fields", path: "/custom-fields", icon: IconForms },
       { label: "Discounts", path: "/discounts", icon: IconDiscount },
       { label: "Checkout links", path: "/checkout-links", icon: IconLink, requires: billingRead },

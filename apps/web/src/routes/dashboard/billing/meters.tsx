@@ -1,15 +1,19 @@
 import { Button, Modal, Stack, Switch } from "@mantine/core";
 import { IconPlus } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import { useParams } from "@tanstack/react-router";
 import { useState } from "react";
-import { PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
 import { useBilling, useListParams } from "../../../features/billing/list";
+import { MeterDetail } from "../../../features/meters/meter-detail";
 import { MeterForm } from "../../../features/meters/meter-form";
 import { MetersTable } from "../../../features/meters/meters-table";
+import { meterQuery } from "../../../features/meters/queries";
 import type { Meter } from "../../../lib/v1";
 
 /** `/dashboard/{slug}/meters`: what usage is counted, and how. */
 export function MetersPage() {
-  const { organizationId, canWrite } = useBilling();
+  const { organizationId, canWrite, slug } = useBilling();
   const { search, set } = useListParams();
   const archived = search.archived === true;
   const [editing, setEditing] = useState<Meter | "new" | null>(null);
@@ -34,6 +38,7 @@ export function MetersPage() {
       />
       <MetersTable
         organizationId={organizationId}
+        slug={slug}
         canWrite={canWrite}
         archived={archived}
         onEdit={setEditing}
@@ -55,4 +60,14 @@ export function MetersPage() {
       </Modal>
     </Stack>
   );
+}
+
+/** `/dashboard/{slug}/meters/{id}`: one meter's usage over a period and its customers' balances. */
+export function MeterPage() {
+  const { organizationId, canWrite, slug } = useBilling();
+  const { meterId = "" } = useParams({ strict: false });
+  const meter = useQuery(meterQuery(organizationId, meterId));
+  if (meter.isPending) return <LoadingState label="Loading the meter" />;
+  if (meter.isError) return <ErrorState error={meter.error} onRetry={() => void meter.refetch()} />;
+  return <MeterDetail meter={meter.data} organizationId={organizationId} slug={slug} canWrite={canWrite} />;
 }
