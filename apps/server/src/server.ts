@@ -19,6 +19,7 @@ import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/chec
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
+import { forgetOrganizationTokens } from "./modules/organization-access-tokens/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import {
@@ -165,6 +166,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       mailer,
       rateLimitStore,
       logger,
+      onOrganizationDeleted: forgetOrganizationTokens,
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);

@@ -36,6 +36,8 @@ export interface AuthDeps {
    * Redis, through Better Auth's `customStorage`; absent or `database`: Better Auth's own table.
    */
   rateLimitStore?: RateLimitStore | undefined;
+  /** Told when an organization is deleted here (after its rows went by cascade): drops what this process cached of it. */
+  onOrganizationDeleted?: ((organizationId: string) => void) | undefined;
 }
 
 function organizationCreationPolicy(config: KassaConfig) {
@@ -71,6 +73,11 @@ export function buildAuthOptions(deps: AuthDeps) {
       invitationExpiresIn: config.organization.invitationExpiresIn,
       cancelPendingInvitationsOnReInvite: true,
       teams: { enabled: true, allowRemovingAllTeams: config.organization.allowRemovingAllTeams },
+      organizationHooks: {
+        async afterDeleteOrganization({ organization }) {
+          deps.onOrganizationDeleted?.(organization.id);
+        },
+      },
       async sendInvitationEmail(data) {
         await mailer.send(
           mailTemplates.invitation({

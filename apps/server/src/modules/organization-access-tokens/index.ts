@@ -1,2 +1,7 @@
 export { registerOrganizationAccessTokenRoutes } from "./routes.js";
-export { type AuthenticatedToken, authenticateToken, TOKEN_PREFIX } from "./service.js";
+export {
+  type AuthenticatedToken,
+  authenticateToken,
+  forgetOrganizationTokens,
+  TOKEN_PREFIX,
+} from "./service.js";

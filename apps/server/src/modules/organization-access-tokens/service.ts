@@ -198,8 +198,8 @@ export async function authenticateToken(
 
 /**
  * How long a token's lookup is reused without reading its row: the longest a token revoked or
- * changed by another process (or an organization deleted) still works here. Revocations made
- * through this process take effect at once (`forgetToken`). docs/decisions.md: "Credential cache".
+ * changed by another process still works here. Revocations and organization deletions made
+ * through this process take effect at once (`forgetToken`, `forgetOrganizationTokens`).
  */
 export const TOKEN_CACHE_TTL_MS = 5_000;
 
@@ -220,4 +220,13 @@ const recentTokens = createTtlCache<CachedToken>({ ttlMs: TOKEN_CACHE_TTL_MS, ma
 
 function forgetToken(tokenId: string): void {
   recentTokens.deleteWhere((t) => t.tokenId === tokenId);
+}
+
+/**
+ * An organization was deleted in this process (Better Auth's hook, wired in the composition
+ * root): its tokens' rows went with it by cascade, and their cached lookups go now, so they are
+ * refused on the next request rather than for up to TOKEN_CACHE_TTL_MS.
+ */
+export function forgetOrganizationTokens(organizationId: string): void {
+  recentTokens.deleteWhere((t) => t.organizationId === organizationId);
 }
