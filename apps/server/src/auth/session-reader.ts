@@ -44,18 +44,8 @@ export function createSessionReader(opts: {
   return async function readSession(headers: Headers): Promise<Response | null> {
     resolved ??= await auth.$context;
     const ctx = resolved;
-    if (headers.has("x-api-key")) return null;
-    const cookies = parseCookies(headers.get("cookie"));
-    if (cookies.has(ctx.authCookies.dontRememberToken.name)) return null;
-    if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return null;
-    const raw = cookies.get(ctx.authCookies.sessionToken.name);
-    if (!raw) return null;
-    let token = verified.get(raw);
-    if (!token) {
-      token = verifySigned(raw, key) ?? undefined;
-      if (!token) return null;
-      remember(verified, raw, token);
-    }
+    const token = sessionTokenOf(headers, ctx, key, verified);
+    if (token === "better-auth" || token === null) return null;
 
     const row = await findSessionWithUser(db, token);
     if (!row) return null;
@@ -126,19 +116,9 @@ export function createMembershipReader(opts: {
     organizationId: string | undefined,
   ): Promise<SessionMembership | null | undefined> {
     resolved ??= await auth.$context;
-    const ctx = resolved;
-    if (headers.has("x-api-key")) return undefined;
-    const cookies = parseCookies(headers.get("cookie"));
-    if (cookies.has(ctx.authCookies.dontRememberToken.name)) return undefined;
-    if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return undefined;
-    const raw = cookies.get(ctx.authCookies.sessionToken.name);
-    if (!raw) return null;
-    let token = verified.get(raw);
-    if (!token) {
-      token = verifySigned(raw, key) ?? undefined;
-      if (!token) return null;
-      remember(verified, raw, token);
-    }
+    const token = sessionTokenOf(headers, resolved, key, verified);
+    if (token === "better-auth") return undefined;
+    if (token === null) return null;
     const result = await db.executeQuery<{
       user_id: string;
       expires_at: Date | string;
@@ -149,7 +129,7 @@ export function createMembershipReader(opts: {
     if (!row) return null;
     const expiresAt = new Date(row.expires_at).getTime();
     if (expiresAt <= Date.now()) return null;
-    const { expiresIn, updateAge } = ctx.sessionConfig;
+    const { expiresIn, updateAge } = resolved.sessionConfig;
     if (expiresAt - expiresIn * 1000 + updateAge * 1000 <= Date.now()) return undefined;
     return { userId: row.user_id, activeOrganizationId: row.active_organization_id, role: row.role };
   };
@@ -222,6 +202,30 @@ function without(row: Record<string, unknown>, hidden: Set<string>): Record<stri
 }
 
 /** Bound on the verified-cookie memo: about a megabyte at most. */
+/**
+ * The session token of a request's signed cookie, for both readers: `"better-auth"` when the
+ * request is one they leave to Better Auth (an API key, "don't remember me", a cached session
+ * cookie), null when there is no validly signed session cookie. Verified values are remembered.
+ */
+function sessionTokenOf(
+  headers: Headers,
+  ctx: Awaited<KassaAuth["$context"]>,
+  key: KeyObject,
+  verified: Map<string, string>,
+): string | null | "better-auth" {
+  if (headers.has("x-api-key")) return "better-auth";
+  const cookies = parseCookies(headers.get("cookie"));
+  if (cookies.has(ctx.authCookies.dontRememberToken.name)) return "better-auth";
+  if ([...cookies.keys()].some((k) => k.startsWith(ctx.authCookies.sessionData.name))) return "better-auth";
+  const raw = cookies.get(ctx.authCookies.sessionToken.name);
+  if (!raw) return null;
+  const known = verified.get(raw);
+  if (known) return known;
+  const token = verifySigned(raw, key);
+  if (token) remember(verified, raw, token);
+  return token;
+}
+
 const VERIFIED_COOKIES = 5_000;
 
 /** Keeps a new entry, dropping the oldest beyond the bound. */
