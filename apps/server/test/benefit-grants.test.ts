@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { call, createShop, type Shop, sdk } from "./support/v1.js";
 
 /**
  * Benefit grants (issue 17): a purchase grants its product's benefits through the
@@ -29,34 +29,22 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-interface Shop {
-  merchant: Merchant;
-  token: string;
-  secret: string;
-  path: string;
-}
-
 async function shop(name: string): Promise<Shop> {
-  const merchant = await createMerchant(server, name);
-  const token = await createToken(merchant, [
-    "organizations:write",
-    "products:write",
-    "benefits:write",
-    "benefits:read",
-    "checkouts:write",
-    "subscriptions:write",
-    "orders:read",
-    "refunds:write",
-    "webhooks:write",
-    "customers:write",
-    "customer_sessions:write",
-    "files:write",
-    "meters:write",
-  ]);
-  const path = `/${name.toLowerCase()}`;
-  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
-    url: `${receiver.url}${path}`,
-    format: "raw",
+  return await createShop(server, receiver.url, name, {
+    scopes: [
+      "organizations:write",
+      "products:write",
+      "benefits:write",
+      "benefits:read",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "refunds:write",
+      "customers:write",
+      "customer_sessions:write",
+      "files:write",
+      "meters:write",
+    ],
     events: [
       "benefit_grant.created",
       "benefit_grant.updated",
@@ -65,8 +53,6 @@ async function shop(name: string): Promise<Shop> {
       "customer.state_changed",
     ],
   });
-  expect(ep.status, JSON.stringify(ep.body)).toBe(201);
-  return { merchant, token, secret: ep.body.secret, path };
 }
 
 async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {

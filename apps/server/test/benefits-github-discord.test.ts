@@ -5,7 +5,7 @@ import type { Json } from "./support/client.js";
 import { type FakePlatforms, type FakeUser, startFakePlatforms } from "./support/fake-platforms.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+import { call, createShop, type Shop } from "./support/v1.js";
 
 /**
  * GitHub and Discord benefits (issue 17) against a local fake of both platforms: a purchase
@@ -52,13 +52,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-interface Shop {
-  merchant: Merchant;
-  token: string;
-  secret: string;
-  path: string;
-}
-
 async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
   const res = await promise;
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -66,27 +59,18 @@ async function ok(promise: Promise<{ status: number; body: Json }>, status = 200
 }
 
 async function shop(name: string): Promise<Shop> {
-  const merchant = await createMerchant(server, name);
-  const token = await createToken(merchant, [
-    "products:write",
-    "benefits:write",
-    "benefits:read",
-    "checkouts:write",
-    "orders:read",
-    "refunds:write",
-    "webhooks:write",
-    "customers:write",
-  ]);
-  const path = `/${name.toLowerCase()}`;
-  const ep = await ok(
-    call(server, token, "POST", "/v1/webhooks/endpoints", {
-      url: `${receiver.url}${path}`,
-      format: "raw",
-      events: ["benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked"],
-    }),
-    201,
-  );
-  return { merchant, token, secret: ep.secret, path };
+  return await createShop(server, receiver.url, name, {
+    scopes: [
+      "products:write",
+      "benefits:write",
+      "benefits:read",
+      "checkouts:write",
+      "orders:read",
+      "refunds:write",
+      "customers:write",
+    ],
+    events: ["benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked"],
+  });
 }
 
 const benefit = async (s: Shop, body: Json): Promise<string> =>

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { call, createShop, type Shop, sdk } from "./support/v1.js";
 
 /**
  * A subscription's life, as a merchant runs it on the sandbox with the test clock: a year of
@@ -35,30 +35,18 @@ afterAll(async () => {
 
 const DAY = 86_400_000;
 
-interface Shop {
-  merchant: Merchant;
-  token: string;
-  secret: string;
-  path: string;
-}
-
 async function shop(name: string): Promise<Shop> {
-  const merchant = await createMerchant(server, name);
-  const token = await createToken(merchant, [
-    "products:write",
-    "discounts:write",
-    "checkouts:write",
-    "subscriptions:write",
-    "orders:read",
-    "webhooks:write",
-    "customer_sessions:write",
-    "customers:write",
-    "organizations:write",
-  ]);
-  const path = `/${name.toLowerCase()}`;
-  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
-    url: `${receiver.url}${path}`,
-    format: "raw",
+  return await createShop(server, receiver.url, name, {
+    scopes: [
+      "products:write",
+      "discounts:write",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "customer_sessions:write",
+      "customers:write",
+      "organizations:write",
+    ],
     events: [
       "subscription.updated",
       "subscription.active",
@@ -71,8 +59,6 @@ async function shop(name: string): Promise<Shop> {
       "order.paid",
     ],
   });
-  expect(ep.status, JSON.stringify(ep.body)).toBe(201);
-  return { merchant, token, secret: ep.body.secret, path };
 }
 
 async function monthly(s: Shop, amount: number) {

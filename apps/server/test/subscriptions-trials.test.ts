@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { call, createShop, type Shop, sdk } from "./support/v1.js";
 
 /**
  * Free trials, as Polar runs them, on the sandbox with the test clock: a product's trial (or a
@@ -38,27 +38,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-interface Shop {
-  merchant: Merchant;
-  token: string;
-  secret: string;
-  path: string;
-}
-
 async function shop(name: string, start?: Date): Promise<Shop> {
-  const merchant = await createMerchant(server, name);
-  const token = await createToken(merchant, [
-    "products:write",
-    "discounts:write",
-    "checkouts:write",
-    "subscriptions:write",
-    "orders:read",
-    "webhooks:write",
-  ]);
-  const path = `/${name.toLowerCase()}`;
-  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
-    url: `${receiver.url}${path}`,
-    format: "raw",
+  const s = await createShop(server, receiver.url, name, {
+    scopes: ["products:write", "discounts:write", "checkouts:write", "subscriptions:write", "orders:read"],
     events: [
       "subscription.created",
       "subscription.updated",
@@ -69,8 +51,6 @@ async function shop(name: string, start?: Date): Promise<Shop> {
       "order.paid",
     ],
   });
-  expect(ep.status, JSON.stringify(ep.body)).toBe(201);
-  const s = { merchant, token, secret: ep.body.secret, path };
   if (start) await advance(s, { to: start.toISOString() });
   return s;
 }

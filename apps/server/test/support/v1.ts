@@ -98,3 +98,37 @@ export const ALL_WRITE_SCOPES = [
   "discounts:read",
   "discounts:write",
 ];
+
+/** A merchant with a token and a raw-format webhook endpoint at `{receiverUrl}{path}`. */
+export interface Shop {
+  merchant: Merchant;
+  token: string;
+  /** The endpoint's signing secret, to verify what it receives. */
+  secret: string;
+  /** The receiver path of the endpoint: the shop's name in lower case, so shops of one file never mix. */
+  path: string;
+}
+
+/**
+ * A new organization with a token holding `scopes` and a webhook endpoint for `events` at the
+ * receiver, under a path named after the shop: the set-up of the suites that follow a purchase's
+ * webhooks.
+ */
+export async function createShop(
+  server: Pick<TestServer, "url" | "sql">,
+  receiverUrl: string,
+  name: string,
+  opts: { scopes: string[]; events: string[] },
+): Promise<Shop> {
+  const merchant = await createMerchant(server, name);
+  const token = await createToken(merchant, [...new Set([...opts.scopes, "webhooks:write"])]);
+  const path = `/${name.toLowerCase()}`;
+  const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+    url: `${receiverUrl}${path}`,
+    format: "raw",
+    events: opts.events,
+  });
+  if (ep.status !== 201)
+    throw new Error(`webhook endpoint create failed: ${ep.status} ${JSON.stringify(ep.body)}`);
+  return { merchant, token, secret: ep.body.secret, path };
+}
