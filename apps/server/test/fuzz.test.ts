@@ -24,8 +24,8 @@ import { createUser } from "./support/users.js";
 import { call, createMerchant, type Merchant } from "./support/v1.js";
 
 const SEED = 20261124;
-const HOSTILE_RUNS = 6;
-const AWKWARD_RUNS = 15;
+const HOSTILE_RUNS = 4;
+const AWKWARD_RUNS = 10;
 
 let server: TestServer;
 let merchant: Merchant;

@@ -2,13 +2,12 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { answerWith, renderApp, stubServer } from "./app";
 import { dashboardAnswers, page, session } from "./commerce-fixtures";
-import { describedBy } from "./render";
+import { describedBy, slow } from "./render";
 
 /**
  * The billing forms (react-hook-form on the request schemas of `@kassa/contracts/v1`): the
  * contract's rules checked before sending, the body sent, and a server's 422 at its field.
  */
-const slow = { timeout: 8000 };
 
 const unprocessable = (loc: (string | number)[], msg: string) =>
   answerWith(422, {

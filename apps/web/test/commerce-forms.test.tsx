@@ -2,14 +2,13 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { answerWith, renderApp, stubServer } from "./app";
 import { dashboardAnswers, order, page, product, refund, session } from "./commerce-fixtures";
-import { describedBy } from "./render";
+import { describedBy, slow } from "./render";
 
 /**
  * The commerce forms on react-hook-form with the request schemas of `@kassa/contracts/v1`
  * (products, checkout links, customers, refunds, webhooks, billing settings): the contract's
  * rule shown at its field before anything is sent, and a server's 422 landing at its field.
  */
-const slow = { timeout: 8000 };
 
 const unprocessable = (loc: (string | number)[], msg: string) =>
   answerWith(422, {

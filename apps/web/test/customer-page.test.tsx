@@ -12,8 +12,8 @@ import {
   session,
   subscription,
 } from "./commerce-fixtures";
+import { slow } from "./render";
 
-const slow = { timeout: 8000 };
 /** The file's first render also loads the lazy route modules: on a busy machine, 8 s is close. */
 const cold = { timeout: 13_000 };
 

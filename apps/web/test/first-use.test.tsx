@@ -5,7 +5,7 @@ import { initialsOf } from "../src/components/organization-avatar";
 import { describeFilter } from "../src/features/billing/filter-builder";
 import { answerWith, renderApp, sessionFor, stubServer } from "./app";
 import { organizationFixture } from "./fixtures";
-import { describedBy, renderWithTheme } from "./render";
+import { describedBy, renderWithTheme, slow } from "./render";
 
 /** What a new merchant tripped on when trying the dashboard for the first time (issue 13). */
 
@@ -67,8 +67,6 @@ const product = (name: string) => ({
     },
   ],
 });
-
-const slow = { timeout: 8000 };
 
 describe("the price editor refuses a negative price", () => {
   it("keeps -5 in the field with the refusal under it, previews no negative amount, and sends nothing", async () => {

@@ -7,8 +7,7 @@ import { changeOf, formatChange } from "../src/features/metrics/format";
 import { intervalFor, intervalsFor, previousRange, rangeOf } from "../src/features/metrics/period";
 import { type RecordedRequest, renderApp, stubServer } from "./app";
 import { dashboardAnswers, order, page, product, refund, session, subscription } from "./commerce-fixtures";
-
-const slow = { timeout: 8000 };
+import { slow } from "./render";
 
 /** An answer shaped by the contract: every metric, one value per day, the given totals. */
 function metricsAnswer(days: string[], totals: Record<string, number>): MetricsResponse {

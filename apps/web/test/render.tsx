@@ -23,3 +23,9 @@ export function describedBy(field: HTMLElement): string {
     .map((id) => document.getElementById(id)?.textContent ?? "")
     .join(" | ");
 }
+
+/**
+ * How long a test waits for a route's first render: it loads the route's lazy modules (the
+ * charts among them), which on a busy machine takes several seconds. Under the test's 15 s.
+ */
+export const slow = { timeout: 14_000 };

@@ -12,8 +12,8 @@ import {
 import type { Order, Subscription } from "../src/lib/v1";
 import { answerWith, type RecordedRequest, renderApp, stubServer } from "./app";
 import { dashboardAnswers, order, page, price, product, session, subscription } from "./commerce-fixtures";
+import { slow } from "./render";
 
-const slow = { timeout: 8000 };
 const DAY = 86_400_000;
 const usd = (amount: number) => `$${(amount / 100).toFixed(2)}`;
 

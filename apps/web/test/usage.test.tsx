@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import type { CustomerMeter, Meter, UsageEvent } from "../src/lib/v1";
 import { type RecordedRequest, renderApp, stubServer } from "./app";
 import { customer, dashboardAnswers, page, session } from "./commerce-fixtures";
+import { slow } from "./render";
 
 /**
  * The usage pages (issue 16): a meter's usage chart and balances, the events explorer, and the
  * meter editor's preview of matching events, against stubbed `/v1` answers.
  */
-const slow = { timeout: 8000 };
 
 const meter: Meter = {
   id: "meter-1",
