@@ -104,6 +104,7 @@ const envSchema = z.object({
   CHECKOUT_RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
   SUBSCRIPTION_SCHEDULER_INTERVAL_MS: positiveInt.default(60_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  CUSTOMER_STATE_DEBOUNCE_MS: positiveInt.default(15_000),
   STRIPE_SECRET_KEY: optionalString.refine(
     (v) => v === undefined || /^(sk|rk)_(test|live)_/.test(v),
     "must be a Stripe secret or restricted key (sk_live_..., sk_test_..., rk_...)",
@@ -220,6 +221,11 @@ export interface KassaConfig {
    */
   subscriptions: { intervalMs: number };
   webhooks: { timeoutMs: number };
+  /**
+   * How long a customer's ingests must be quiet before its `customer.state_changed` goes
+   * (Polar's debounce: 15 s; at the latest 180 min after the first).
+   */
+  usage: { stateDebounceMs: number };
   payments: {
     /** Present when STRIPE_SECRET_KEY is set: Stripe is then the processor, else the sandbox. */
     stripe?: {
@@ -469,6 +475,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },
     subscriptions: { intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+    usage: { stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS },
     payments: {
       ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET
         ? {

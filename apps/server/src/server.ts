@@ -16,6 +16,7 @@ import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
+import { eventJobs } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
@@ -221,6 +222,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...benefitGrantJobs({ clocks, events, connections }),
       ...lifecycleJobs(lifecycle),
       ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
+      ...eventJobs({ clocks, events, quietMs: config.usage.stateDebounceMs }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({

@@ -1010,6 +1010,23 @@ function cases(): Case[] {
       units: 1,
       record: true,
     }),
+    c("PUT /v1/customer-meters/hard-cap", ["body:customer_id"], "/v1/customer-meters/hard-cap", 422, {
+      customer_id: B.customer,
+      meter_id: A.meter,
+      hard_cap_units: 5,
+    }),
+    c(
+      "PUT /v1/customer-meters/hard-cap",
+      ["body:external_customer_id"],
+      "/v1/customer-meters/hard-cap",
+      422,
+      { external_customer_id: B.externalCustomerId, meter_id: A.meter, hard_cap_units: 5 },
+    ),
+    c("PUT /v1/customer-meters/hard-cap", ["body:meter_id"], "/v1/customer-meters/hard-cap", 422, {
+      customer_id: A.customer,
+      meter_id: B.meter,
+      hard_cap_units: 5,
+    }),
     portal(
       "GET /v1/customer-portal/meters/",
       ["query:meter_id"],

@@ -1,6 +1,6 @@
 import { screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { CustomerSummary, UsageEvent } from "../src/lib/v1";
+import type { CustomerMeter, CustomerSummary, Meter, UsageEvent } from "../src/lib/v1";
 import { renderApp, stubServer } from "./app";
 import {
   customer,
@@ -50,6 +50,47 @@ const usage: UsageEvent = {
   source: "user",
   metadata: {},
 };
+
+const meter: Meter = {
+  id: "meter-1",
+  created_at: "2026-03-01T10:00:00Z",
+  modified_at: null,
+  name: "API calls",
+  unit: "scalar",
+  custom_label: null,
+  custom_multiplier: null,
+  filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] },
+  aggregation: { func: "count" },
+  metadata: {},
+  organization_id: "org-1",
+  archived_at: null,
+};
+
+/** 1,500 used against 1,000 credited: a balance of −500, which the ledger's entries sum to. */
+const customerMeter: CustomerMeter = {
+  id: "cm-1",
+  created_at: "2026-03-01T10:00:00Z",
+  modified_at: null,
+  customer_id: customer.id,
+  meter_id: meter.id,
+  consumed_units: 1500,
+  credited_units: 1000,
+  balance: -500,
+  customer,
+  meter,
+};
+
+const ledgerEntry = (id: string, kind: string, units: number, reason: string, open = false) => ({
+  id,
+  created_at: "2026-03-02T10:00:00Z",
+  customer_meter_id: "cm-1",
+  period: 0,
+  kind,
+  units,
+  reason,
+  grant_id: null,
+  open,
+});
 
 function customerPage(overrides: Record<string, unknown> = {}) {
   return stubServer({
@@ -140,5 +181,36 @@ describe("the customer page", () => {
     expect(within(screen.getByRole("group", { name: "First purchase" })).getByText("—")).toBeTruthy();
     expect(await screen.findByText("Nothing yet")).toBeTruthy();
     expect(screen.getByText(/Send the customer a checkout link/)).toBeTruthy();
+  });
+
+  it("links each of the customer's meters to its meter page, with its balance and ledger", async () => {
+    const { requests } = customerPage({
+      "/v1/customer-meters/": page([customerMeter]),
+      "/v1/customer-meters/cm-1/ledger": {
+        items: [
+          ledgerEntry("l-1", "credit", 1000, "Monthly credits"),
+          ledgerEntry("l-2", "usage", -1500, "Usage of the current period so far", true),
+        ],
+        balance: -500,
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/customers/cus-1", { session });
+    const item = await screen.findByTestId("customer-meter", {}, cold);
+    const link = within(item).getByRole("link", { name: "API calls" });
+    expect(link.getAttribute("href")).toBe("/dashboard/acme/meters/meter-1");
+    expect(within(item).getByText("Balance -500")).toBeTruthy();
+    expect(within(item).getByText("1,500 used, 1,000 credited")).toBeTruthy();
+    expect(requests.some((r) => r.path === "/v1/customer-meters/cm-1/ledger")).toBe(false);
+    await user.click(within(item).getByRole("button", { name: "Show the ledger" }));
+    const ledger = await within(item).findByRole("table", { name: "Ledger" }, slow);
+    const rows = within(ledger)
+      .getAllByRole("row")
+      .map((r) => r.textContent);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain("Monthly credits");
+    expect(rows[0]).toContain("+1,000");
+    expect(rows[1]).toContain("Usage of the current period so far (so far)");
+    expect(rows[1]).toContain("-1,500");
+    expect(requests.find((r) => r.path === "/v1/customer-meters/")?.query.get("customer_id")).toBe("cus-1");
   });
 });

@@ -126,8 +126,18 @@ export interface CustomerMeterTable {
   consumed: ColumnType<string, string | number | undefined, string | number>;
   credited: ColumnType<string, string | number | undefined, string | number>;
   rollover_credited: ColumnType<string, string | number | undefined, string | number>;
+  /** Units this customer may use beyond its credits in a period (null: the meter's cap rules). */
+  hard_cap_units: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   created_at: Date;
   modified_at: Date | null;
+}
+
+/** A customer whose meters an ingest changed, waiting for its debounced `customer.state_changed`. */
+export interface EventStateNoticeTable {
+  organization_id: string;
+  customer_id: string;
+  first_at: Date;
+  last_at: Date;
 }
 
 export interface CustomerMeterValueTable {
@@ -849,6 +859,7 @@ export interface KassaDatabase {
   kassa_meter: MeterTable;
   kassa_event: EventTable;
   kassa_customer_meter: CustomerMeterTable;
+  kassa_event_state_notice: EventStateNoticeTable;
   kassa_customer_meter_value: CustomerMeterValueTable;
   kassa_customer_meter_claim: CustomerMeterClaimTable;
   kassa_meter_ledger: MeterLedgerTable;

@@ -178,6 +178,7 @@ export type Filter = W.FilterValue;
 export type Aggregation = W.AggregationValue;
 export type Meter = Out<typeof W.Meter>;
 export type CustomerMeter = Out<typeof W.CustomerMeter>;
+export type MeterLedgerEntry = Out<typeof W.MeterLedgerEntry>;
 
 export type CustomFieldType = W.CustomFieldType;
 /** The order the pages offer the types in. */

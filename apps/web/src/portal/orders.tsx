@@ -8,6 +8,7 @@ const REASONS: Record<CustomerOrder["billing_reason"], string> = {
   subscription_create: "Subscription started",
   subscription_cycle: "Renewal",
   subscription_update: "Plan change",
+  subscription_meter_cycle: "Usage",
 };
 
 /** One order: what, when, how much, and its receipt and invoice (links signed for an hour). */

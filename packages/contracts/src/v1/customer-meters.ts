@@ -91,8 +91,33 @@ export const CustomerMeterCheckResult = z
     consumed_units: z.number(),
     credited_units: z.number().int(),
     balance: z.number(),
+    /** The units beyond the credits this check allowed: the lower of the meter's and the customer's caps (0: none set). */
+    hard_cap_units: z.number(),
   })
   .meta({ id: "CustomerMeterCheckResult" });
+
+/** Sets or clears (null) a customer's hard cap on a meter (Kassa's own). */
+export const CustomerMeterHardCapUpdate = z
+  .object({
+    customer_id: z.string().optional(),
+    external_customer_id: z.string().optional(),
+    meter_id: z.string(),
+    hard_cap_units: z.number().nonnegative().nullable(),
+  })
+  .meta({ id: "CustomerMeterHardCapUpdate" });
+
+export const CustomerMeterHardCap = z
+  .object({
+    customer_id: z.string(),
+    meter_id: z.string(),
+    /** This customer's cap (null: none). */
+    hard_cap_units: z.number().nullable(),
+    /** The meter's cap (null: none). */
+    meter_hard_cap_units: z.number().nullable(),
+    /** What a check allows beyond the credits: the lower of the two set (0 when neither is). */
+    effective_hard_cap_units: z.number(),
+  })
+  .meta({ id: "CustomerMeterHardCap" });
 
 export const MeterQuantities = z
   .object({
@@ -109,4 +134,6 @@ export type CustomerCustomerMeterWire = z.output<typeof CustomerCustomerMeter>;
 export type MeterLedgerEntryWire = z.output<typeof MeterLedgerEntry>;
 export type CustomerMeterCheckInput = z.output<typeof CustomerMeterCheck>;
 export type CustomerMeterCheckResultWire = z.output<typeof CustomerMeterCheckResult>;
+export type CustomerMeterHardCapUpdateInput = z.output<typeof CustomerMeterHardCapUpdate>;
+export type CustomerMeterHardCapWire = z.output<typeof CustomerMeterHardCap>;
 export type MeterQuantitiesWire = z.output<typeof MeterQuantities>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AddressInput } from "./address.js";
 import { DateTime } from "./common.js";
 import { OrderItem } from "./orders.js";
+import { BILLING_REASONS } from "./values.js";
 
 /**
  * Response shapes of the customer portal, for the OpenAPI document. Top-level fields are
@@ -90,7 +91,7 @@ export const CustomerOrder = z
     refunded_amount: z.number().int(),
     refunded_tax_amount: z.number().int(),
     currency: z.string(),
-    billing_reason: z.enum(["purchase", "subscription_create", "subscription_cycle", "subscription_update"]),
+    billing_reason: z.enum(BILLING_REASONS),
     billing_name: z.string().nullable(),
     billing_address: Address.nullable(),
     invoice_number: z.string(),

@@ -56,6 +56,7 @@ export const BILLING_REASONS = [
   "subscription_create",
   "subscription_cycle",
   "subscription_update",
+  "subscription_meter_cycle",
 ] as const;
 
 // organizations

@@ -19,11 +19,14 @@ export interface CustomerMeterNumbers {
   recorded: number;
   credited: number;
   rollover_credited: number;
+  /** This customer's hard cap on the meter (null: none). */
+  hard_cap_units: number | null;
 }
 
 const NUMBERS = sql`cm.id, cm.organization_id, cm.customer_id, cm.meter_id, cm.period, cm.period_start,
   cm.created_at, cm.modified_at, cm.consumed::float8 as consumed, cm.recorded::float8 as recorded,
-  cm.credited::float8 as credited, cm.rollover_credited::float8 as rollover_credited`;
+  cm.credited::float8 as credited, cm.rollover_credited::float8 as rollover_credited,
+  cm.hard_cap_units::float8 as hard_cap_units`;
 
 /**
  * Claims for customers the events ingested for their external id before they had it (Polar
@@ -230,6 +233,29 @@ export function updateBalance(
 export function addRecorded(db: Db, id: string, units: number, now: Date) {
   return sql`update kassa_customer_meter set recorded = recorded + ${units}, consumed = consumed + ${units},
     modified_at = ${now} where id = ${id}`.execute(db);
+}
+
+/** Which of `customerIds` have a meter row changed at `at` (an ingest's own time). */
+export async function customersChangedAt(db: Db, organizationId: string, customerIds: string[], at: Date) {
+  const rows = await db
+    .selectFrom("kassa_customer_meter")
+    .select("customer_id")
+    .distinct()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "in", customerIds)
+    .where("modified_at", "=", at)
+    .orderBy("customer_id")
+    .execute();
+  return rows.map((r) => r.customer_id);
+}
+
+/** Sets (or clears, null) the customer's hard cap on the meter; the row exists (`ensureRow`). */
+export function setHardCap(db: Db, id: string, units: number | null, now: Date) {
+  return db
+    .updateTable("kassa_customer_meter")
+    .set({ hard_cap_units: units, modified_at: now })
+    .where("id", "=", id)
+    .execute();
 }
 
 /** Starts the next period: usage and values back to zero, credits to what rolled over. */

@@ -3,7 +3,14 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
-import { CustomerMeter, CustomerMeterCheck, CustomerMeterCheckResult, MeterLedgerEntry } from "./schemas.js";
+import {
+  CustomerMeter,
+  CustomerMeterCheck,
+  CustomerMeterCheckResult,
+  CustomerMeterHardCap,
+  CustomerMeterHardCapUpdate,
+  MeterLedgerEntry,
+} from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "customer_meters";
@@ -68,6 +75,20 @@ const check = route({
   responses: { 200: ok(CustomerMeterCheckResult), ...errorResponses() },
 });
 
+const hardCap = route({
+  method: "put",
+  path: "/v1/customer-meters/hard-cap",
+  tags: [TAG],
+  summary: "Set or clear a customer's hard cap on a meter (Kassa's own)",
+  description:
+    "The units the customer may use beyond its credits in a period, for the check endpoint; `null` clears it. A check allows the lower of this and the meter's `hard_cap_units`.",
+  scope: "meters:write",
+  request: {
+    body: { required: true, content: { "application/json": { schema: CustomerMeterHardCapUpdate } } },
+  },
+  responses: { 200: ok(CustomerMeterHardCap), ...errorResponses() },
+});
+
 export function registerCustomerMeterRoutes(app: V1App, deps: { customerWire: service.CustomerToWire }) {
   app.openapi(list, async (c) =>
     c.json(
@@ -81,6 +102,9 @@ export function registerCustomerMeterRoutes(app: V1App, deps: { customerWire: se
   );
   app.openapi(check, async (c) =>
     c.json(await service.checkUsage({ ctx: c.var.ctx, input: c.req.valid("json") }), 200),
+  );
+  app.openapi(hardCap, async (c) =>
+    c.json(await service.setCustomerHardCap({ ctx: c.var.ctx, input: c.req.valid("json") }), 200),
   );
   app.openapi(get, async (c) =>
     c.json(

@@ -12,6 +12,8 @@ import type {
   CustomerCustomerMeterWire,
   CustomerMeterCheckInput,
   CustomerMeterCheckResultWire,
+  CustomerMeterHardCapUpdateInput,
+  CustomerMeterHardCapWire,
   CustomerMeterWire,
   CustomerStateMeterWire,
   CustomerWire,
@@ -200,15 +202,15 @@ export async function customerMeterLedger(
 /**
  * Folds an ingest's new events into the running totals, in the ingest's transaction: first
  * the customers it touches claim their older orphan events, then one statement for every meter
- * (two with `unique` meters).
+ * (two with `unique` meters). Returns the customers whose meters changed.
  */
 export async function applyIngestedEvents(
   trx: Trx,
   input: { organizationId: string; eventIds: string[]; customerIds: string[]; now: Date },
 ) {
-  if (input.eventIds.length === 0) return;
+  if (input.eventIds.length === 0) return [];
   await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
-  if (input.customerIds.length === 0) return;
+  if (input.customerIds.length === 0) return [];
   await applyEvents(trx, {
     organizationId: input.organizationId,
     meters: await listAllMeters(trx, input.organizationId),
@@ -216,6 +218,8 @@ export async function applyIngestedEvents(
     inPeriod: false,
     now: input.now,
   });
+  // The customers whose meters this ingest changed (their rows carry its time).
+  return repo.customersChangedAt(trx, input.organizationId, input.customerIds, input.now);
 }
 
 /** The meter hook: its filter or aggregation changed, its totals are recomputed from the events. */
@@ -281,9 +285,22 @@ export async function creditMeter(trx: Trx, input: CreditInput) {
  */
 export async function resetMeterPeriod(
   trx: Trx,
-  input: { organizationId: string; customerId: string; meterId: string; at?: Date | undefined },
+  input: {
+    organizationId: string;
+    customerId: string;
+    meterId: string;
+    at?: Date | undefined;
+    /**
+     * `checkout`: a subscription starts (Polar resets its meters then): the usage so far is
+     * never billed, so an overage is waived (a correction), not settled. The row is made if
+     * none yet, so that older orphan events claimed later stay out of the new period.
+     */
+    cause?: "cycle" | "checkout" | undefined;
+  },
 ) {
   const now = input.at ?? new Date();
+  const checkout = input.cause === "checkout";
+  if (checkout) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
   const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
   if (!n) return undefined;
   const balance = n.credited - n.consumed;
@@ -303,7 +320,11 @@ export async function resetMeterPeriod(
   if (balance - rollover > 0)
     entries.push(entry(n.period, "expiry", -(balance - rollover), "Unused credits expired"));
   if (balance < 0)
-    entries.push(entry(n.period, "settlement", -balance, "Overage billed at the period's end"));
+    entries.push(
+      checkout
+        ? entry(n.period, "correction", -balance, "Usage before the subscription started, not billed")
+        : entry(n.period, "settlement", -balance, "Overage billed at the period's end"),
+    );
   if (rollover > 0) {
     entries.push(entry(n.period, "rollover", -rollover, "Rolled over to the next period"));
     entries.push(entry(n.period + 1, "rollover", rollover, "Rolled over from the previous period"));
@@ -315,8 +336,9 @@ export async function resetMeterPeriod(
 
 /**
  * Check before use (Kassa's own): may the customer consume `units` more of the meter now, i.e.
- * does `consumed + units` stay within its credits plus the meter's `hard_cap_units` (the units
- * it may use beyond its credits in a period; none when unset)? With `record`, the units are
+ * does `consumed + units` stay within its credits plus the lower of the meter's and the
+ * customer's `hard_cap_units` (the units it may use beyond its credits in a period; none when
+ * neither is set)? With `record`, the units are
  * recorded as usage in the same transaction, under the row's lock, so parallel callers never
  * take the same units twice. Costs one indexed read (plus the lock and one update to record).
  */
@@ -347,8 +369,8 @@ export async function checkUsage({
     const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
     const consumed = n?.consumed ?? 0;
     const credited = n?.credited ?? 0;
-    // The credits, plus the meter's hard cap of units beyond them (none by default).
-    const cap = meter.hard_cap_units === null ? 0 : Number(meter.hard_cap_units);
+    // The credits, plus the lower of the meter's and the customer's hard caps (none: 0).
+    const cap = effectiveCap(meter.hard_cap_units, n?.hard_cap_units ?? null);
     const allowed = consumed + input.units <= credited + cap;
     const record = allowed && input.record && n !== undefined;
     if (record) {
@@ -375,6 +397,53 @@ export async function checkUsage({
       consumed_units: after,
       credited_units: credited,
       balance: credited - after,
+      hard_cap_units: cap,
+    };
+  });
+}
+
+/** The units a check allows beyond the credits: the lower of the caps set, 0 when none is. */
+function effectiveCap(meterCap: string | number | null, customerCap: number | null) {
+  const caps = [meterCap, customerCap].filter((c) => c !== null).map(Number);
+  return caps.length > 0 ? Math.min(...caps) : 0;
+}
+
+/**
+ * Sets or clears (`hard_cap_units: null`) a customer's hard cap on a meter: a check then allows
+ * the lower of it and the meter's cap beyond the credits. Scoped to the organization: the
+ * customer and the meter must be its own (422 naming the field otherwise).
+ */
+export async function setCustomerHardCap({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: CustomerMeterHardCapUpdateInput;
+}): Promise<CustomerMeterHardCapWire> {
+  const now = ctx.clock.now();
+  const customer = await findCustomer(ctx, input);
+  const meter = isUuid(input.meter_id)
+    ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
+    : undefined;
+  if (!meter)
+    throw RequestValidationError.field(["body", "meter_id"], "Meter does not exist.", input.meter_id);
+  return inTransaction(ctx, async (trx) => {
+    await repo.ensureRow(trx, ctx.organizationId, customer, meter.id, now);
+    const n = (await repo.findNumbersFor(
+      trx,
+      ctx.organizationId,
+      customer,
+      meter.id,
+      true,
+    )) as repo.CustomerMeterNumbers;
+    await repo.setHardCap(trx, n.id, input.hard_cap_units, now);
+    const meterCap = meter.hard_cap_units === null ? null : Number(meter.hard_cap_units);
+    return {
+      customer_id: customer,
+      meter_id: meter.id,
+      hard_cap_units: input.hard_cap_units,
+      meter_hard_cap_units: meterCap,
+      effective_hard_cap_units: effectiveCap(meterCap, input.hard_cap_units),
     };
   });
 }

@@ -3,7 +3,7 @@ import type { Db } from "../../kit/context.js";
 import { benefitsOf, type GrantRow, grantFields } from "../benefit-grants/index.js";
 import type { BenefitRow } from "../benefits/index.js";
 import type { CustomerRow } from "../customers/index.js";
-import { orderItems } from "../orders/index.js";
+import { orderItems, publicBillingReason } from "../orders/index.js";
 import { findOrganization, type OrganizationRow } from "../organizations/index.js";
 import { findProducts, type ProductRow, pricesToWire, productsToWire } from "../products/index.js";
 import { findSubscriptions, subscriptionFields } from "../subscriptions/index.js";
@@ -169,11 +169,7 @@ export async function customerOrdersWire(db: Db, caller: repo.Caller, rows: repo
       refunded_amount: row.refunded_amount,
       refunded_tax_amount: row.refunded_tax_amount,
       currency: row.currency,
-      billing_reason: row.billing_reason as
-        | "purchase"
-        | "subscription_create"
-        | "subscription_cycle"
-        | "subscription_update",
+      billing_reason: publicBillingReason(row.billing_reason),
       billing_name: row.billing_name,
       billing_address: address(row.billing_address),
       invoice_number: row.invoice_number,

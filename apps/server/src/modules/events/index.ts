@@ -1,1 +1,2 @@
+export { type EventJobDeps, eventJobs, STATE_NOTICE_JOB } from "./jobs.js";
 export { registerEventRoutes } from "./routes.js";

@@ -145,3 +145,36 @@ export async function eventNames(
   }>`select count(distinct e.name) as n from kassa_event e where ${where}`.execute(db);
   return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }
+
+/**
+ * Notes the customers' meter changes at `at`: a new notice per customer without one, or its
+ * `last_at` moved on. Returns the customers whose notice is new.
+ */
+export async function upsertStateNotices(db: Db, organizationId: string, customerIds: string[], at: Date) {
+  const rows = await sql<{ customer_id: string; fresh: boolean }>`
+    insert into kassa_event_state_notice (organization_id, customer_id, first_at, last_at)
+    select ${organizationId}, c, ${at}::timestamptz, ${at}::timestamptz
+    from unnest(${sql.val(customerIds)}::text[]) c order by c
+    on conflict (organization_id, customer_id) do update
+      set last_at = greatest(kassa_event_state_notice.last_at, excluded.last_at)
+    returning customer_id, (xmax = 0) as fresh`.execute(db);
+  return rows.rows.filter((r) => r.fresh).map((r) => r.customer_id);
+}
+
+export function lockStateNotice(db: Db, organizationId: string, customerId: string) {
+  return db
+    .selectFrom("kassa_event_state_notice")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function deleteStateNotice(db: Db, organizationId: string, customerId: string) {
+  return db
+    .deleteFrom("kassa_event_state_notice")
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .execute();
+}

@@ -3,6 +3,7 @@ import type { RawBuilder } from "kysely";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
+import { systemClock } from "../../kit/clock.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
 import { applyIngestedEvents } from "../customer-meters/index.js";
 import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
@@ -14,6 +15,7 @@ import {
   findMeter,
 } from "../meters/index.js";
 import { EventNotFound } from "./errors.js";
+import { noteStateChanges } from "./jobs.js";
 import * as repo from "./repository.js";
 import { type EventNameWire, type EventsIngestInput, type EventWire, Filter } from "./schemas.js";
 
@@ -77,12 +79,15 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   }));
   const inserted = await inTransaction(ctx, async (trx) => {
     const done = await repo.insertEvents(trx, rows);
-    await applyIngestedEvents(trx, {
+    const changed = await applyIngestedEvents(trx, {
       organizationId: ctx.organizationId,
       eventIds: done.map((r) => r.id),
       customerIds: [...new Set(done.flatMap((r) => (r.customer_id ? [r.customer_id] : [])))].sort(),
       now,
     });
+    // Their `customer.state_changed` goes once their ingests quiet down (Polar's debounce),
+    // timed by the real clock, not the organization's (a test clock may be far ahead).
+    await noteStateChanges(trx, ctx.organizationId, changed, systemClock.now());
     return done.length;
   });
   return { inserted, duplicates: rows.length - inserted };

@@ -2,6 +2,7 @@ import type { Ctx } from "../../kit/context.js";
 import { attachment, type CsvValue, csvAmount, csvStream } from "../../kit/csv.js";
 import { dateInZone, isoInZone } from "../../kit/time-zone.js";
 import * as repo from "./repository.js";
+import { publicBillingReason } from "./wire.js";
 
 /** Polar's export columns and their headers, in Polar's order (`server/polar/order/export.py`). */
 export const ORDER_EXPORT_HEADERS = {
@@ -70,7 +71,7 @@ function cells(row: repo.OrderExportRow, timeZone: string): Record<OrderExportCo
     tax_amount: csvAmount(row.tax_amount),
     total_amount: csvAmount(row.total_amount),
     refunded_amount: csvAmount(row.refunded_amount),
-    billing_reason: row.billing_reason,
+    billing_reason: publicBillingReason(row.billing_reason),
   };
 }
 

@@ -26,4 +26,4 @@ export {
   updateOrderById,
 } from "./repository.js";
 export { registerOrderRoutes } from "./routes.js";
-export { type OrderWire, orderWire } from "./wire.js";
+export { type OrderWire, orderWire, publicBillingReason } from "./wire.js";

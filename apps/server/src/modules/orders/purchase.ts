@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
+import { resetMeterPeriod } from "../customer-meters/index.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
 import { activePrices, findProducts } from "../products/index.js";
 import {
@@ -81,14 +82,20 @@ export async function recordPurchase(
     const interval = product.recurring_interval as RecurringInterval;
     // The price bought, and the product's metered prices in its currency: they bill the usage
     // of each period at renewal (Polar's subscription keeps them all).
-    const metered = (await activePrices(trx, organizationId, [product.id]))
-      .filter(
-        (p) =>
-          p.amount_type === "metered_unit" &&
-          p.price_currency === input.currency &&
-          p.id !== input.productPriceId,
-      )
-      .map((p) => p.id);
+    const meteredPrices = (await activePrices(trx, organizationId, [product.id])).filter(
+      (p) => p.amount_type === "metered_unit" && p.price_currency === input.currency,
+    );
+    const metered = meteredPrices.filter((p) => p.id !== input.productPriceId).map((p) => p.id);
+    // The subscription's meters start fresh (Polar resets them when a checkout creates it):
+    // usage from before it is never billed.
+    for (const meterId of new Set(meteredPrices.flatMap((p) => (p.meter_id ? [p.meter_id] : []))))
+      await resetMeterPeriod(trx, {
+        organizationId,
+        customerId: input.customerId,
+        meterId,
+        at: now,
+        cause: "checkout",
+      });
     const count = product.recurring_interval_count ?? 1;
     subscription = await insertSubscription(trx, {
       id: randomUUID(),

@@ -71,11 +71,7 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
         refundable_amount: Math.max(0, row.net_amount + applied_balance_amount - row.refunded_amount),
         refundable_tax_amount: Math.max(0, row.tax_amount - row.refunded_tax_amount),
         currency: row.currency,
-        billing_reason: row.billing_reason as
-          | "purchase"
-          | "subscription_create"
-          | "subscription_cycle"
-          | "subscription_update",
+        billing_reason: publicBillingReason(row.billing_reason),
         billing_name: row.billing_name,
         billing_address: addressWire(row.billing_address),
         invoice_number: row.invoice_number,
@@ -105,3 +101,16 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
 }
 
 export type OrderWire = Awaited<ReturnType<typeof orderWire>>[number];
+
+/**
+ * The billing reason on the wire: a subscription's final order is stored as
+ * `subscription_cancel` (Polar's internal reason) and shows as `subscription_cycle`, as Polar's.
+ */
+export function publicBillingReason(stored: string) {
+  return (stored === "subscription_cancel" ? "subscription_cycle" : stored) as
+    | "purchase"
+    | "subscription_create"
+    | "subscription_cycle"
+    | "subscription_update"
+    | "subscription_meter_cycle";
+}

@@ -13,7 +13,9 @@ import {
   updateSubscription,
 } from "../subscriptions/index.js";
 import { voidPendingOrders } from "./charge.js";
+import { enqueueCharge } from "./charge-job.js";
 import { emitSubscription, type LifecycleDeps } from "./deps.js";
+import { billFinalUsage } from "./final.js";
 import { mailCanceled, mailRevoked } from "./mails.js";
 
 export class AlreadyCanceledSubscription extends ApiError {
@@ -148,6 +150,10 @@ export async function revokeLocked(
     "subscription.canceled",
     "subscription.revoked",
   ]);
+  // The usage up to now is billed before it closes (Polar settles the meter period on a
+  // revoke), charged by the job queue once this commits.
+  const final = await billFinalUsage(deps, ctx, trx, sub, "subscription_meter_cycle");
+  if (final?.charge) await enqueueCharge(trx, final.orderId);
   await mailRevoked(deps, trx, row, "revoked");
   return row;
 }

@@ -141,7 +141,8 @@ export async function recordAttempt(
         : new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS),
       modified_at: now,
     });
-    if (!sub) return "failed";
+    // An ended subscription's final order is only retried: nothing is left to revoke or make past due.
+    if (!sub || sub.ended_at) return "failed";
     if (exhausted) {
       await revokeForNonPayment(deps, ctx, trx, sub);
       return "revoked";

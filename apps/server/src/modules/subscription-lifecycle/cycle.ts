@@ -19,13 +19,14 @@ import {
 } from "../subscriptions/index.js";
 import { endScheduled } from "./cancel.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
+import { billFinalUsage } from "./final.js";
 import { mailRenewal } from "./mails.js";
 import { billEntries, quoteRenewal, resetSubscriptionMeters } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
   | { kind: "skipped" }
-  | { kind: "ended"; subscriptionId: string }
+  | { kind: "ended"; subscriptionId: string; orderId?: string; charge?: boolean }
   | { kind: "renewed"; subscriptionId: string; orderId: string; charge: boolean };
 
 /**
@@ -54,7 +55,10 @@ export async function cycleSubscription(
     if (sub.current_period_end.getTime() > now.getTime()) return { kind: "skipped" };
     if (sub.cancel_at_period_end) {
       await endScheduled(deps, ctx, trx, sub);
-      return { kind: "ended", subscriptionId: sub.id };
+      // The usage of the last period is billed in a final order (Polar's `subscription_cancel`).
+      const final = await billFinalUsage(deps, ctx, trx, sub, "subscription_cancel");
+      if (final?.charge && opts.enqueueCharge) await opts.enqueueCharge(trx, final.orderId);
+      return { kind: "ended", subscriptionId: sub.id, ...final };
     }
 
     const org = sub.organization_id;

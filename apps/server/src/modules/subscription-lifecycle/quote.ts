@@ -147,7 +147,8 @@ export function periodLine(
   };
 }
 
-async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
+/** A metered price's line: its usage of the period so far, priced (renewals and final orders). */
+export async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
   const usage = price.meter_id
     ? await meterUsage(db, sub.organization_id, sub.customer_id, price.meter_id)
     : { consumed: 0, credited: 0 };

@@ -1,7 +1,4 @@
-import type { Transaction } from "kysely";
-import { z } from "zod";
-import type { KassaDatabase } from "../../db/schema.js";
-import { defineJob, enqueue } from "../../kit/jobs/index.js";
+import { defineJob } from "../../kit/jobs/index.js";
 import { runPeriodically } from "../../kit/periodic.js";
 import { syncEndedGracePeriods } from "../benefit-grants/index.js";
 import { claimDueRetries, nextPaymentAttempt } from "../orders/index.js";
@@ -14,6 +11,7 @@ import {
   updateSubscription,
 } from "../subscriptions/index.js";
 import { chargeOrder, reconcileOrderPayments } from "./charge.js";
+import { CHARGE_JOB, ChargePayload, enqueueCharge } from "./charge-job.js";
 import { cycleSubscription } from "./cycle.js";
 import type { LifecycleDeps } from "./deps.js";
 import { systemCtx } from "./deps.js";
@@ -44,10 +42,6 @@ export const noCounts = (): DueCounts => ({
   trial_reminders: 0,
 });
 
-/** The job that charges a claimed attempt: renewals and retries run from the job queue. */
-export const CHARGE_JOB = "subscriptions.charge";
-const ChargePayload = z.object({ orderId: z.string(), attempt: z.number().int().positive() });
-
 export function lifecycleJobs(deps: LifecycleDeps) {
   return [
     defineJob({
@@ -60,9 +54,6 @@ export function lifecycleJobs(deps: LifecycleDeps) {
     }),
   ];
 }
-
-const enqueueCharge = (trx: Transaction<KassaDatabase>, orderId: string, attempt = 1) =>
-  enqueue(trx, { name: CHARGE_JOB, payload: ChargePayload.parse({ orderId, attempt }) });
 
 function count(counts: DueCounts, outcome: string) {
   if (outcome === "paid") counts.paid++;
@@ -88,9 +79,9 @@ export async function runDue(
     for (const { id } of due) {
       const result = await cycleSubscription(deps, id, opts.inline ? {} : { enqueueCharge });
       if (result.kind === "ended") counts.ended++;
-      if (result.kind !== "renewed") continue;
-      counts.renewals++;
-      if (!result.charge) continue;
+      if (result.kind === "renewed") counts.renewals++;
+      // A renewal's order, or an ended subscription's final usage order, to charge.
+      if (result.kind === "skipped" || !result.orderId || !result.charge) continue;
       counts.charges++;
       if (opts.inline) count(counts, await chargeOrder(deps, result.orderId, 1));
     }

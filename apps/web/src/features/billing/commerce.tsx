@@ -98,6 +98,7 @@ export const BILLING_REASON_LABELS: Record<OrderBillingReason, string> = {
   subscription_create: "New subscription",
   subscription_cycle: "Renewal",
   subscription_update: "Plan change",
+  subscription_meter_cycle: "Usage",
 };
 
 /** A status as a coloured badge, in words (an unknown value shows as it came). */

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, SimpleGrid, Stack, Text } from "@mantine/core";
+import { Anchor, Button, Group, Modal, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconEdit, IconTrash } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
@@ -12,6 +12,7 @@ import {
   type Customer,
   type CustomerMeter,
   listQuery,
+  type MeterLedgerEntry,
   type Order,
   type Product,
   type Subscription,
@@ -21,6 +22,7 @@ import { AddressBlock, Details, formatRecurring, Section } from "../billing/comm
 import { formatDate } from "../billing/format";
 import { ListView } from "../billing/list";
 import { orderColumns, subscriptionColumns } from "../billing/sales-columns";
+import { customerMeterLedgerQuery } from "../meters/queries";
 import { CustomerForm } from "./customer-form";
 import { CustomerSummarySection } from "./customer-summary";
 import { CustomerTimeline } from "./customer-timeline";
@@ -95,7 +97,7 @@ export function CustomerDetail({
           ],
         ]}
       />
-      <CustomerStateSections organizationId={organizationId} customerId={c.id} />
+      <CustomerStateSections organizationId={organizationId} customerId={c.id} slug={slug} />
       <CustomerOrders organizationId={organizationId} customerId={c.id} slug={slug} />
       <CustomerSubscriptions organizationId={organizationId} customerId={c.id} slug={slug} />
       <CustomerTimeline organizationId={organizationId} customerId={c.id} slug={slug} />
@@ -130,9 +132,11 @@ export function CustomerDetail({
 function CustomerStateSections({
   organizationId,
   customerId,
+  slug,
 }: {
   organizationId: string;
   customerId: string;
+  slug: string;
 }) {
   const state = useQuery(customerStateQuery(organizationId, customerId));
   const products = useQuery(listQuery<Product>(organizationId, "products", { limit: 100 }));
@@ -200,19 +204,84 @@ function CustomerStateSections({
           </Text>
         ) : (
           meters.data.items.map((m) => (
-            <Stack key={m.id} gap={0} data-testid="customer-meter">
-              <Text size="sm" fw={500}>
-                {m.meter.name}
-              </Text>
-              <Text size="sm">Balance {m.balance.toLocaleString()}</Text>
-              <Text size="xs" c="dimmed">
-                {m.consumed_units.toLocaleString()} used, {m.credited_units.toLocaleString()} credited
-              </Text>
-            </Stack>
+            <CustomerMeterItem key={m.id} organizationId={organizationId} slug={slug} meter={m} />
           ))
         )}
       </Section>
     </SimpleGrid>
+  );
+}
+
+/** One of the customer's meters: a link to the meter's page, the balance, and its ledger on demand. */
+function CustomerMeterItem({
+  organizationId,
+  slug,
+  meter: m,
+}: {
+  organizationId: string;
+  slug: string;
+  meter: CustomerMeter;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Stack gap={2} data-testid="customer-meter">
+      <AnchorLink
+        to="/dashboard/$slug/meters/$meterId"
+        params={{ slug, meterId: m.meter_id }}
+        size="sm"
+        fw={500}
+      >
+        {m.meter.name}
+      </AnchorLink>
+      <Text size="sm">Balance {m.balance.toLocaleString()}</Text>
+      <Text size="xs" c="dimmed">
+        {m.consumed_units.toLocaleString()} used, {m.credited_units.toLocaleString()} credited
+      </Text>
+      <Anchor component="button" size="xs" ta="left" onClick={() => setOpen((o) => !o)}>
+        {open ? "Hide the ledger" : "Show the ledger"}
+      </Anchor>
+      {open && <CustomerMeterLedger organizationId={organizationId} customerMeterId={m.id} />}
+    </Stack>
+  );
+}
+
+const LEDGER_KINDS: Record<MeterLedgerEntry["kind"], string> = {
+  credit: "Credit",
+  usage: "Usage",
+  rollover: "Carried over",
+  expiry: "Expired",
+  settlement: "Billed",
+  correction: "Correction",
+};
+
+/** Every change to the balance, oldest first; the entries sum to the balance. */
+function CustomerMeterLedger({
+  organizationId,
+  customerMeterId,
+}: {
+  organizationId: string;
+  customerMeterId: string;
+}) {
+  const ledger = useQuery(customerMeterLedgerQuery(organizationId, customerMeterId));
+  if (ledger.isPending) return <LoadingState label="Loading the ledger" />;
+  if (ledger.isError) return <ErrorState error={ledger.error} onRetry={() => void ledger.refetch()} />;
+  return (
+    <Table fz="xs" aria-label="Ledger">
+      <Table.Tbody>
+        {ledger.data.items.map((e) => (
+          <Table.Tr key={e.id}>
+            <Table.Td>{formatDate(e.created_at)}</Table.Td>
+            <Table.Td>
+              {e.reason ?? LEDGER_KINDS[e.kind]}
+              {e.open ? " (so far)" : ""}
+            </Table.Td>
+            <Table.Td ta="right">
+              {e.units > 0 ? `+${e.units.toLocaleString()}` : e.units.toLocaleString()}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 

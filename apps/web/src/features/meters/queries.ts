@@ -1,7 +1,15 @@
 import type { MeterCreate, MeterQuantitiesWire, MeterUpdate } from "@kassa/contracts/v1";
 import { queryOptions } from "@tanstack/react-query";
 import type { z } from "zod";
-import { type CustomerMeter, getQuery, listQuery, type Meter, type QueryValue, v1 } from "../../lib/v1";
+import {
+  type CustomerMeter,
+  getQuery,
+  listQuery,
+  type Meter,
+  type MeterLedgerEntry,
+  type QueryValue,
+  v1,
+} from "../../lib/v1";
 import { useSaveRow } from "../billing/form";
 
 /** An organization's meters, a page of them by the list's params. */
@@ -37,6 +45,18 @@ export const meterBalancesQuery = (
   meterId: string,
   params: Record<string, QueryValue>,
 ) => listQuery<CustomerMeter>(organizationId, "customer-meters", { meter_id: meterId, ...params });
+
+/** Every change to one customer meter's balance (`GET /v1/customer-meters/{id}/ledger`). */
+export const customerMeterLedgerQuery = (organizationId: string, customerMeterId: string) =>
+  queryOptions({
+    queryKey: ["v1", organizationId, "customer-meters", "ledger", customerMeterId],
+    queryFn: () =>
+      v1<{ items: MeterLedgerEntry[]; balance: number }>(
+        organizationId,
+        `/customer-meters/${customerMeterId}/ledger`,
+      ),
+    enabled: organizationId !== "" && customerMeterId !== "",
+  });
 
 export type MeterBody = z.input<typeof MeterCreate> | z.input<typeof MeterUpdate>;
 

@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
+import type { Ctx } from "../../kit/context.js";
+import { meterUsage } from "../customer-meters/index.js";
+import {
+  formatInvoiceNumber,
+  insertOrder,
+  insertOrderItems,
+  latestOrderOf,
+  nextInvoiceNumber,
+  orderWire,
+  organizationSlug,
+} from "../orders/index.js";
+import { findPrices } from "../products/index.js";
+import type { SubscriptionRow } from "../subscriptions/index.js";
+import type { LifecycleDeps } from "./deps.js";
+import { billEntries, discountFor, meteredLine, quote, resetSubscriptionMeters } from "./quote.js";
+import { pendingEntries } from "./repository.js";
+
+/**
+ * Why a subscription's last usage is billed (Polar's internal billing reasons):
+ * - `subscription_cancel`: a scheduled cancellation reached its period end (Polar's cycle on
+ *   revoke; shown as `subscription_cycle` on the wire); the pending prorations go with it;
+ * - `subscription_meter_cycle`: it is revoked now (Polar settles the meter period first, as a
+ *   meter-cycle order; fixed-amount discounts are not applied to it).
+ */
+export type FinalReason = "subscription_cancel" | "subscription_meter_cycle";
+
+/**
+ * Bills the usage of an ending subscription's last period, in the transaction that ends it
+ * (under its row lock, so it happens once however many callers race): one order of its metered
+ * prices' usage (`unit_amount × max(0, consumed − credited)`, capped) — and, at a period end,
+ * the pending prorations — made only when a meter counted usage in the period or an entry
+ * waits (Polar makes no order without pending entries). Its meters then start a new period, so
+ * the usage is never billed twice. A zero total is paid at once; otherwise the order is
+ * `pending` with its first charge claimed, and the caller charges it (or the job queue does).
+ */
+export async function billFinalUsage(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  sub: SubscriptionRow,
+  reason: FinalReason,
+): Promise<{ orderId: string; charge: boolean } | undefined> {
+  const org = sub.organization_id;
+  const now = ctx.clock.now();
+  const prices = (await findPrices(trx, org, sub.price_ids)).filter(
+    (p) => p.amount_type === "metered_unit" && p.meter_id,
+  );
+  const used = [];
+  for (const price of prices) {
+    const usage = await meterUsage(trx, org, sub.customer_id, price.meter_id as string);
+    if (usage.consumed > 0) used.push(price);
+  }
+  const entries = reason === "subscription_cancel" ? await pendingEntries(trx, sub.id) : [];
+  if (used.length === 0 && entries.length === 0) {
+    await resetSubscriptionMeters(trx, sub, now);
+    return undefined;
+  }
+  const lines = [];
+  for (const price of used) lines.push(await meteredLine(trx, sub, price));
+  let discount = await discountFor(trx, sub, sub.current_period_start);
+  if (reason === "subscription_meter_cycle" && discount?.type !== "percentage") discount = null;
+  const q = await quote(deps, trx, sub, { priceLines: lines, entries, discount });
+  const charge = q.total > 0;
+  const latest = await latestOrderOf(trx, sub.id);
+  const number = await nextInvoiceNumber(trx, org);
+  const slug = await organizationSlug(trx, org);
+  const order = await insertOrder(trx, {
+    id: randomUUID(),
+    organization_id: org,
+    customer_id: sub.customer_id,
+    product_id: sub.product_id,
+    discount_id: discount?.id ?? null,
+    subscription_id: sub.id,
+    checkout_id: null,
+    status: charge ? "pending" : "paid",
+    billing_reason: reason,
+    subtotal_amount: q.subtotal,
+    discount_amount: q.discountAmount,
+    net_amount: q.net,
+    tax_amount: q.tax,
+    total_amount: q.total,
+    currency: sub.currency,
+    billing_name: latest?.billing_name ?? null,
+    billing_address: JSON.stringify(latest?.billing_address ?? null),
+    invoice_number: formatInvoiceNumber(slug, number),
+    processor: charge ? deps.processor.name : null,
+    charge_id: null,
+    metadata: JSON.stringify(sub.metadata),
+    custom_field_data: JSON.stringify(sub.custom_field_data),
+    created_at: now,
+    modified_at: null,
+    // The period whose usage it bills (the unique index guards only renewals' periods).
+    subscription_period_start: sub.current_period_start,
+    payment_attempts: 0,
+    next_payment_attempt_at: null,
+    payment_attempt_started_at: charge ? deps.clock.now() : null,
+  });
+  await insertOrderItems(
+    trx,
+    q.lines.map((line, position) => ({
+      id: randomUUID(),
+      order_id: order.id,
+      label: line.label,
+      amount: line.amount,
+      tax_amount: position === 0 ? q.tax : 0,
+      proration: line.proration,
+      product_price_id: line.priceId,
+      position,
+      created_at: now,
+      modified_at: null,
+    })),
+  );
+  await billEntries(trx, sub, q, order.id, now);
+  // The usage just billed closes its period (the ledger settles it): never billed again.
+  await resetSubscriptionMeters(trx, sub, now);
+  const [wire] = await orderWire(trx, org, [order]);
+  await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
+  if (!charge) {
+    await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });
+    await ctx.events.enqueue(trx, { organizationId: org, type: "order.paid", data: wire });
+  }
+  return { orderId: order.id, charge };
+}
