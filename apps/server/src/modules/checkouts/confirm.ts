@@ -35,9 +35,9 @@ export async function confirmCheckout({
   // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
   const recorded = recordedOutcome(row);
   if (recorded) {
-    const { saved, token } = await fulfil(ctx, deps, claimOf(row), recorded);
+    const { saved, token, answer } = await fulfil(ctx, deps, claimOf(row), recorded, { answer: true });
     return {
-      ...(await checkoutPublicWire(ctx.db, deps.env, saved)),
+      ...(answer ?? (await checkoutPublicWire(ctx.db, deps.env, saved))),
       status: "confirmed" as const,
       customer_session_token: token,
     };
@@ -89,8 +89,8 @@ export async function confirmCheckout({
   const { ok: _ok, ...paid } = outcome;
   await repo.recordPaymentOutcome(ctx.db, c.row.id, c.row.attempt, paid);
   crashPoint("checkout.outcome_recorded");
-  const { saved, token } = await fulfil(ctx, deps, c, outcome);
+  const { saved, token, answer } = await fulfil(ctx, deps, c, outcome, { answer: true });
   crashPoint("checkout.fulfilled");
-  const wire = await checkoutPublicWire(ctx.db, deps.env, saved);
+  const wire = answer ?? (await checkoutPublicWire(ctx.db, deps.env, saved));
   return { ...wire, status: "confirmed" as const, customer_session_token: token };
 }

@@ -15,7 +15,7 @@ import type { ConfirmDeps } from "./claim.js";
 import { NotOpenCheckout } from "./errors.js";
 import * as repo from "./repository.js";
 import { type Claim, isCurrentAttempt, type Paid } from "./state.js";
-import { checkoutWire } from "./wire.js";
+import { checkoutPublicWire, checkoutWire } from "./wire.js";
 
 /**
  * Step 3 of confirm on a decline (tx2): back to `open` with the message, the discount
@@ -40,8 +40,16 @@ export async function reopen(ctx: Ctx, deps: ConfirmDeps, c: Claim, message: str
 /**
  * Step 3 of confirm on success (tx2): the customer, the order (and subscription), the checkout
  * `succeeded`, and a customer session. NotOpenCheckout when the attempt was settled already.
+ * With `answer`, also the checkout as the buyer's confirm answers it, rendered in the same
+ * transaction (its product was read there already for the events).
  */
-export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Paid) {
+export async function fulfil(
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  c: Claim,
+  outcome: Paid,
+  opts: { answer?: boolean } = {},
+) {
   return inTransaction(ctx, async (trx) => {
     const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
     if (!row || !isCurrentAttempt(row, c)) throw new NotOpenCheckout(c.row.id, row?.status ?? "unknown");
@@ -113,6 +121,7 @@ export async function fulfil(ctx: Ctx, deps: ConfirmDeps, c: Claim, outcome: Pai
             now: ctx.clock.now(),
           })
         : null;
-    return { saved, token: session?.token ?? null };
+    const answer = opts.answer ? await checkoutPublicWire(trx, deps.env, saved) : undefined;
+    return { saved, token: session?.token ?? null, answer };
   });
 }

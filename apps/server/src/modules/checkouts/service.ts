@@ -16,13 +16,7 @@ import {
   findDiscountByCode,
   findDiscountsById,
 } from "../discounts/index.js";
-import {
-  findProducts,
-  type PriceWire,
-  type ProductWire,
-  productOfPrice,
-  productsToWire,
-} from "../products/index.js";
+import { type PriceWire, type ProductWire, productOfPrice, productWiresOnce } from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 import { type CustomFieldData, validateCustomFieldData } from "./custom-field-data.js";
 import { CheckoutExpired, CheckoutNotFound, fieldError, NotOpenCheckout } from "./errors.js";
@@ -56,8 +50,7 @@ export interface CheckoutDeps {
 const newSecret = () => `${CLIENT_SECRET_PREFIX}${randomBytes(32).toString("base64url")}`;
 
 async function loadProducts(db: Db, organizationId: string, ids: string[]) {
-  const rows = await findProducts(db, organizationId, ids.filter(isUuid));
-  return new Map((await productsToWire(db, organizationId, rows)).map((p) => [p.id, p]));
+  return new Map((await productWiresOnce(db, organizationId, ids.filter(isUuid))).map((p) => [p.id, p]));
 }
 
 /** The price a checkout starts on: the one asked for, else the product's static price, else its first. */

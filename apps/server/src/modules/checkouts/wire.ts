@@ -4,7 +4,7 @@ import type { Db } from "../../kit/context.js";
 import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { Payments } from "../payments/index.js";
-import { findProducts, type ProductWire, productsToWire } from "../products/index.js";
+import { type ProductWire, productWiresOnce } from "../products/index.js";
 import { activeTrial, flagsOf } from "./pricing.js";
 import type * as repo from "./repository.js";
 import type { CheckoutPublicWire, CheckoutWire } from "./schemas.js";
@@ -78,11 +78,8 @@ function processorMetadata(env: CheckoutEnv): Record<string, string> {
 /** Loads what a page of checkouts embeds: their products (with prices) and discounts. */
 async function loadRelated(db: Db, organizationId: string, rows: repo.CheckoutRow[]) {
   const productIds = [...new Set(rows.flatMap((r) => r.product_ids))];
-  const products = new Map(
-    (await productsToWire(db, organizationId, await findProducts(db, organizationId, productIds))).map(
-      (p) => [p.id, p],
-    ),
-  );
+  // Once per transaction: a purchase renders its checkout in several events.
+  const products = new Map((await productWiresOnce(db, organizationId, productIds)).map((p) => [p.id, p]));
   const discountIds = [...new Set(rows.flatMap((r) => (r.discount_id ? [r.discount_id] : [])))];
   const discounts = new Map((await findDiscountsById(db, organizationId, discountIds)).map((d) => [d.id, d]));
   return { products, discounts };

@@ -4,7 +4,7 @@ import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { resetMeterPeriod } from "../customer-meters/index.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
-import { activePrices, findProducts } from "../products/index.js";
+import { activePrices, findProductsOnce } from "../products/index.js";
 import {
   addInterval,
   insertSubscription,
@@ -68,7 +68,7 @@ export async function recordPurchase(
   input: PurchaseInput,
 ): Promise<{ orderId: string; subscriptionId: string | null }> {
   const organizationId = input.organizationId;
-  const [product] = await findProducts(trx, organizationId, [input.productId]);
+  const [product] = await findProductsOnce(trx, organizationId, [input.productId]);
   if (!product)
     throw new Error(`recordPurchase: no product ${input.productId} in organization ${organizationId}`);
   const now = ctx.clock.now();

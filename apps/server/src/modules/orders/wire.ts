@@ -1,7 +1,7 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { customerWire, findCustomersById } from "../customers/index.js";
-import { findProducts, productSummary } from "../products/index.js";
+import { findProductsOnce, productSummary } from "../products/index.js";
 import { addressWire, discountsById, findSubscriptions, subscriptionBase } from "../subscriptions/index.js";
 import * as repo from "./repository.js";
 
@@ -33,7 +33,7 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
       rows.map((r) => r.id),
     ),
     findCustomersById(db, organizationId, distinct(rows.map((r) => r.customer_id))),
-    findProducts(db, organizationId, distinct(rows.map((r) => r.product_id))),
+    findProductsOnce(db, organizationId, distinct(rows.map((r) => r.product_id))),
     discountsById(
       db,
       organizationId,

@@ -1,3 +1,4 @@
+export { findProductsOnce, pricesToWireOnce, productWiresOnce } from "./memo.js";
 export {
   activePrices,
   findPrices,

@@ -4,7 +4,7 @@ import type { Db } from "../../kit/context.js";
 import { subscriptionMeters } from "../customer-meters/index.js";
 import { customerWire, findCustomersById } from "../customers/index.js";
 import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
-import { findProducts, pricesToWire, productsToWire } from "../products/index.js";
+import { pricesToWireOnce, productWiresOnce } from "../products/index.js";
 import type * as repo from "./repository.js";
 
 /** An address in Polar's `Address` shape (every key present). */
@@ -115,18 +115,17 @@ export type SubscriptionBaseWire = ReturnType<typeof subscriptionBase>;
  * products API answers it), the discount, the prices it was sold at and its meters.
  */
 export async function subscriptionWire(db: Db, organizationId: string, rows: repo.SubscriptionRow[]) {
-  const [customers, products, discounts, prices] = await Promise.all([
+  const [customers, products, discounts] = await Promise.all([
     findCustomersById(db, organizationId, [...new Set(rows.map((r) => r.customer_id))]),
-    findProducts(db, organizationId, [...new Set(rows.map((r) => r.product_id))]).then((p) =>
-      productsToWire(db, organizationId, p),
-    ),
+    productWiresOnce(db, organizationId, [...new Set(rows.map((r) => r.product_id))]),
     discountsById(
       db,
       organizationId,
       rows.map((r) => r.discount_id),
     ),
-    pricesToWire(db, organizationId, [...new Set(rows.flatMap((r) => r.price_ids))]),
   ]);
+  // After the products: in a transaction that rendered them, their active prices answer this.
+  const prices = await pricesToWireOnce(db, organizationId, [...new Set(rows.flatMap((r) => r.price_ids))]);
   const customerById = new Map(customers.map((c) => [c.id, customerWire(c)]));
   const productById = new Map(products.map((p) => [p.id, p]));
   const meters = await Promise.all(

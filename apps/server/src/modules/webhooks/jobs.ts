@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
+import { createHttpPoster, type HttpPoster } from "../../kit/http-post.js";
 import { defineJob, type JobContext } from "../../kit/jobs/index.js";
 import { signWebhook } from "../../kit/webhook-signing.js";
 import type { Mailer } from "../../mail/mailer.js";
@@ -27,7 +28,12 @@ class DeliveryFailed extends Error {
 }
 
 /** One attempt to send one event to one endpoint, logged whatever happens. */
-async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
+async function attemptDelivery(
+  sendId: string,
+  ctx: JobContext,
+  deps: WebhookJobDeps,
+  poster: HttpPoster,
+): Promise<void> {
   const { db, clock } = ctx;
   const send = await repo.loadSend(db, sendId);
   // Endpoint or event deleted since, or already settled by an earlier run of this job.
@@ -47,22 +53,12 @@ async function attemptDelivery(sendId: string, ctx: JobContext, deps: WebhookJob
   let status: number | null = null;
   let body: string | null = null;
   let error: string | null = null;
-  try {
-    const response = await fetch(send.url, {
-      method: "POST",
-      headers,
-      body: send.payload,
-      redirect: "manual",
-      signal: AbortSignal.timeout(deps.timeoutMs),
-    });
-    status = response.status;
-    body = (await response.text()).slice(0, RESPONSE_EXCERPT);
-  } catch (e) {
-    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
-    error =
-      e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")
-        ? `no answer within ${deps.timeoutMs / 1000} s`
-        : `${e instanceof Error ? e.message : String(e)}${cause}`;
+  const outcome = await poster.post(send.url, headers, send.payload);
+  if (outcome.ok) {
+    status = outcome.status;
+    body = outcome.body;
+  } else {
+    error = outcome.timedOut ? `no answer within ${deps.timeoutMs / 1000} s` : outcome.error;
   }
   const succeeded = status !== null && status >= 200 && status < 300;
   await repo.logAttempt(
@@ -121,12 +117,15 @@ async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps
 /** The webhooks module's job kinds, given what they need from the composition root. */
 export function webhookJobs(deps: WebhookJobDeps) {
   const sendPayload = z.object({ sendId: z.string() });
+  // Kept-alive connections to the receivers, a bounded number per origin; idle ones never hold
+  // the process open.
+  const poster = createHttpPoster({ timeoutMs: deps.timeoutMs, excerptChars: RESPONSE_EXCERPT });
   return [
     defineJob({
       name: DELIVER_JOB,
       payload: sendPayload,
       maxAttempts: MAX_DELIVERY_ATTEMPTS,
-      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps),
+      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster),
       onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
     }),
   ];
