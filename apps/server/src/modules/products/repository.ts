@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import { markHot } from "../../db/hot-statements.js";
 import type {
   BenefitTable,
   CustomFieldTable,
@@ -83,14 +84,34 @@ export async function findProductWithParts(
   organizationId: string,
   id: string,
 ): Promise<ProductWithParts | undefined> {
-  return (await db
+  const query = db
     .selectFrom("kassa_product as p")
-    .selectAll("p")
+    .select(PRODUCT_COLUMNS)
     .select(productParts(organizationId))
     .where("p.organization_id", "=", organizationId)
     .where("p.id", "=", id)
-    .executeTakeFirst()) as ProductWithParts | undefined;
+    .compile();
+  // Fixed text with its columns listed: prepared once per connection on PostgreSQL.
+  markHot(query.sql);
+  return (await db.executeQuery(query)).rows[0] as ProductWithParts | undefined;
 }
+
+/** The product's own columns, listed (a prepared statement's result must not follow the table). */
+const PRODUCT_COLUMNS = [
+  "p.id",
+  "p.organization_id",
+  "p.name",
+  "p.description",
+  "p.visibility",
+  "p.recurring_interval",
+  "p.recurring_interval_count",
+  "p.trial_interval",
+  "p.trial_interval_count",
+  "p.is_archived",
+  "p.metadata",
+  "p.created_at",
+  "p.modified_at",
+] as const satisfies readonly `p.${keyof ProductTable}`[];
 
 /** The parts of these products (see `productParts`), in one statement, by product id. */
 export async function partsOfProducts(
