@@ -65,13 +65,25 @@ export async function listProducts(
   }
   const metadata = metadataCondition("p.metadata", filters.metadata);
   if (metadata) base = base.where(metadata);
-  let query = base.selectAll("p");
+  let query = base.select(PRODUCT_COLUMNS);
   for (const s of sorting) query = query.orderBy(`p.${s.field}`, s.direction);
   const pageQuery = query.select(totalOver).orderBy("p.id").limit(page.limit).offset(offsetOf(page));
   // The page first, then its parts for the page's rows only, in the same statement.
   let withParts = db.selectFrom(pageQuery.as("p")).selectAll("p").select(productParts(organizationId));
   for (const s of sorting) withParts = withParts.orderBy(`p.${s.field}`, s.direction);
-  const rows = (await withParts.orderBy("p.id").execute()) as (ProductWithParts & { __total: string })[];
+  const compiled = withParts.orderBy("p.id").compile();
+  // Unfiltered, the text is one per sorting: prepared once per connection on PostgreSQL (a
+  // filtered list's text varies with its filters and stays unnamed).
+  const unfiltered =
+    !filters.ids?.length &&
+    !filters.query &&
+    filters.isArchived === undefined &&
+    filters.isRecurring === undefined &&
+    !filters.visibility?.length &&
+    !filters.benefitIds?.length &&
+    !metadata;
+  if (unfiltered) markHot(compiled.sql);
+  const rows = (await db.executeQuery(compiled)).rows as (ProductWithParts & { __total: string })[];
   return pageWithTotal(
     rows,
     async () => (await base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n,
