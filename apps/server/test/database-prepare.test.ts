@@ -9,6 +9,7 @@ import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
+import { markHot } from "../src/db/hot-statements.js";
 import { createTestDatabase, TEST_DB, type TestDatabase } from "./support/database.js";
 
 let testDb: TestDatabase;
@@ -58,6 +59,20 @@ describe("Database.prepare", () => {
     }
   });
 
+  it("runs a text a module marked hot as a named statement at its first run, with the same rows", async () => {
+    const HOT = "select t.id, t.a from prep_item t where t.id = $1 and t.a > 0";
+    expect(await run(HOT, "y")).toEqual([{ id: "y", a: 2 }]);
+    markHot(HOT);
+    expect(await run(HOT, "y")).toEqual([{ id: "y", a: 2 }]);
+    expect(await run(HOT, "x")).toEqual([{ id: "x", a: 1 }]);
+    if (TEST_DB === "postgres") {
+      const statements = await preparedStatements();
+      expect(statements.filter((s) => s.statement === HOT)).toEqual([
+        { name: expect.stringMatching(/^kassa_\d+$/), statement: HOT },
+      ]);
+    }
+  });
+
   it("keeps working after the table changes under the prepared statement", async () => {
     database.prepare(ROW);
     expect(await run(ROW, "x")).toEqual([{ row: { id: "x", a: 1 } }]);
@@ -92,6 +107,10 @@ if (TEST_DB === "postgres")
         unprepared.prepare(ROW);
         const rows = await unprepared.db.executeQuery(CompiledQuery.raw(ROW, ["x"]));
         expect(rows.rows).toEqual([{ row: { id: "x", a: 1 } }]);
+        const hot = "select t.a from prep_item t where t.id = $1 and t.a < 9";
+        markHot(hot);
+        const hotRows = await unprepared.db.executeQuery(CompiledQuery.raw(hot, ["x"]));
+        expect(hotRows.rows).toEqual([{ a: 1 }]);
         const statements = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(
           unprepared.db,
         );

@@ -95,7 +95,20 @@ const FOREIGN_READS: Record<string, string> = {
   "modules/subscriptions/repository.ts kassa_discount":
     "listSubscriptions sorts on the discount's name; the CSV export writes its code or name",
   "modules/refunds/repository.ts kassa_customer": "listRefunds filters on the customer's external id",
-  "modules/products/repository.ts kassa_product_benefit": "listProducts filters on the benefits attached",
+  "modules/products/repository.ts kassa_product_benefit":
+    "listProducts filters on the benefits attached; a product's answer reads its benefits in the same statement",
+  "modules/products/repository.ts kassa_benefit":
+    "a product's answer: its benefits, in the product's statement",
+  "modules/products/repository.ts kassa_product_media":
+    "a product's answer: its media, in the product's statement",
+  "modules/products/repository.ts kassa_file":
+    "a product's answer: its media files, in the product's statement",
+  "modules/products/repository.ts kassa_meter":
+    "a product's answer: each metered price's meter, in the same statement",
+  "modules/products/repository.ts kassa_custom_field":
+    "a product's answer: its attached custom fields, in the product's statement",
+  "modules/license-keys/repository.ts kassa_customer":
+    "a validation counts and answers the key with its customer in one statement",
   "modules/customer-portal/repository.ts kassa_order": "the portal's order list, filtered on the product",
   "modules/customer-portal/repository.ts kassa_product": "the portal's lists filter and sort on the product",
   "modules/customer-portal/repository.ts kassa_subscription":

@@ -1,6 +1,11 @@
 import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { pageWithTotal, totalOver } from "../../db/filters.js";
-import type { LicenseKeyActivationTable, LicenseKeyTable, LicenseSigningKeyTable } from "../../db/schema.js";
+import type {
+  CustomerTable,
+  LicenseKeyActivationTable,
+  LicenseKeyTable,
+  LicenseSigningKeyTable,
+} from "../../db/schema.js";
 import { offsetOf, type Page } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
@@ -75,6 +80,59 @@ export function markValidated(db: Db, id: string, increment: number, now: Date) 
       eb.or([eb("limit_usage", "is", null), eb(eb("usage", "+", increment), "<=", eb.ref("limit_usage"))]),
     );
   return q.returningAll().executeTakeFirst();
+}
+
+/** A customer row as PostgreSQL writes it in JSON: its timestamps are ISO text. */
+export type CustomerJson = Omit<Selectable<CustomerTable>, "created_at" | "modified_at" | "deleted_at"> & {
+  created_at: string;
+  modified_at: string | null;
+  deleted_at: string | null;
+};
+
+/**
+ * A validation that passes every check, counted and answered in one statement: the key by its
+ * text within the organization, the checks of `markValidated` and the benefit and customer the
+ * caller names as conditions of the update, the key's customer as JSON beside the counted row.
+ * Nothing when any check fails (or there is no such key): the caller then reads and checks the
+ * key to answer why. Reads `kassa_customer` (customers' table, never written here): the answer
+ * names the key's customer, and a second statement per validation was half its cost.
+ */
+export function validateInOneStatement(
+  db: Db,
+  organizationId: string,
+  input: { key: string; increment: number; benefitId?: string | undefined; customerId?: string | undefined },
+  now: Date,
+) {
+  let q = db
+    .updateTable("kassa_license_key as k")
+    .set((eb) => ({
+      validations: eb("k.validations", "+", 1),
+      usage: eb("k.usage", "+", input.increment),
+      last_validated_at: now,
+      modified_at: now,
+    }))
+    .where("k.organization_id", "=", organizationId)
+    .where("k.key", "=", input.key)
+    .where("k.status", "=", "granted")
+    .where((eb) => eb.or([eb("k.expires_at", "is", null), eb("k.expires_at", ">", now)]));
+  if (input.increment > 0) {
+    const increment = input.increment;
+    q = q.where((eb) =>
+      eb.or([
+        eb("k.limit_usage", "is", null),
+        eb(eb("k.usage", "+", increment), "<=", eb.ref("k.limit_usage")),
+      ]),
+    );
+  }
+  if (input.benefitId !== undefined) q = q.where("k.benefit_id", "=", input.benefitId);
+  if (input.customerId !== undefined) q = q.where("k.customer_id", "=", input.customerId);
+  return q
+    .returningAll("k")
+    .returning(
+      sql<CustomerJson | null>`(select to_json(c) from kassa_customer c
+        where c.id = k.customer_id and c.organization_id = k.organization_id)`.as("customer"),
+    )
+    .executeTakeFirst();
 }
 
 export interface LicenseKeyFilters {

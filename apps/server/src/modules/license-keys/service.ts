@@ -174,6 +174,33 @@ export async function validateLicenseKey({
   checkOrganization(ctx, input.organization_id);
   const now = ctx.clock.now();
   const increment = input.increment_usage ?? 0;
+  // The common case (no activation named) in one statement; a miss reads the key and says why.
+  if (!input.activation_id) {
+    const counted = await repo.validateInOneStatement(
+      ctx.db,
+      ctx.organizationId,
+      {
+        key: input.key,
+        increment,
+        benefitId: input.benefit_id ?? undefined,
+        customerId: input.customer_id ?? undefined,
+      },
+      now,
+    );
+    if (counted) {
+      const { customer, ...key } = counted;
+      if (!customer) throw new Error(`customer ${key.customer_id} of license key ${key.id} vanished`);
+      return {
+        ...licenseKeyWire(key, {
+          ...customer,
+          created_at: new Date(customer.created_at),
+          modified_at: customer.modified_at === null ? null : new Date(customer.modified_at),
+          deleted_at: customer.deleted_at === null ? null : new Date(customer.deleted_at),
+        }),
+        activation: null,
+      };
+    }
+  }
   const row = await repo.findByKey(ctx.db, ctx.organizationId, input.key);
   if (!row) throw LicenseKeyNotFound();
   const activation = await checkValidation(ctx.db, row, input, now);

@@ -10,7 +10,7 @@ import { ProductNotFound } from "./errors.js";
 import { type PriceEntry, preparePrices } from "./prices.js";
 import * as repo from "./repository.js";
 import type { ProductCreateInput, ProductUpdateInput, ProductWire } from "./schemas.js";
-import { productsToWire } from "./wire.js";
+import { productWithPartsToWire } from "./wire.js";
 
 type AttachedInput = { custom_field_id: string; required: boolean }[];
 
@@ -87,11 +87,9 @@ async function setAttachedCustomFields(
 }
 
 async function loadOne(db: Db, organizationId: string, id: string): Promise<ProductWire> {
-  const row = await repo.findProduct(db, organizationId, id);
+  const row = await repo.findProductWithParts(db, organizationId, id);
   if (!row) throw new ProductNotFound();
-  const [wire] = await productsToWire(db, organizationId, [row]);
-  if (!wire) throw new ProductNotFound();
-  return wire;
+  return productWithPartsToWire(row, row);
 }
 
 export async function listProducts({
@@ -130,7 +128,11 @@ export async function listProducts({
     input,
     parseSorting<repo.ProductSortField>(input.sorting),
   );
-  return listResult(await productsToWire(ctx.db, ctx.organizationId, rows), total, input);
+  return listResult(
+    rows.map((row) => productWithPartsToWire(row, row)),
+    total,
+    input,
+  );
 }
 
 export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string } }) {

@@ -1,8 +1,8 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { benefitsByProduct } from "../benefits/index.js";
-import { customFieldToWire, findCustomFields } from "../custom-fields/index.js";
-import { type ProductMediaWire, productMedias, productMediaToWire } from "../files/index.js";
+import { benefitToWire } from "../benefits/index.js";
+import { customFieldToWire } from "../custom-fields/index.js";
+import { productMediaToWire } from "../files/index.js";
 import { findMeters } from "../meters/index.js";
 import * as repo from "./repository.js";
 import type { PriceWire, ProductWire } from "./schemas.js";
@@ -112,76 +112,91 @@ export async function pricesToWire(db: Db, organizationId: string, ids: string[]
   });
 }
 
+/** A timestamp as PostgreSQL writes it in JSON (ISO 8601 with an offset), as the driver reads a column: a Date. */
+function at(text: string): Date;
+function at(text: string | null): Date | null;
+function at(text: string | null): Date | null {
+  return text === null ? null : new Date(text);
+}
+
+function meterSummary(m: NonNullable<repo.PriceWithMeter["meter"]>) {
+  return {
+    id: m.id,
+    name: m.name,
+    unit: m.unit,
+    custom_label: m.custom_label,
+    custom_multiplier: m.custom_multiplier,
+  };
+}
+
+/** A product as Polar answers it, from its row and its parts read in the same statement (`repo.productParts`). */
+export function productWithPartsToWire(row: repo.ProductRow, parts: repo.ProductParts): ProductWire {
+  const interval = row.recurring_interval as Interval;
+  return {
+    id: row.id,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+    ...trialOf(row),
+    name: row.name,
+    description: row.description,
+    visibility: row.visibility as ProductWire["visibility"],
+    recurring_interval: interval,
+    recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
+    is_recurring: interval !== null,
+    is_archived: row.is_archived,
+    organization_id: row.organization_id,
+    metadata: row.metadata,
+    prices: parts.prices.map(({ meter, ...p }) =>
+      priceToWire(
+        { ...p, created_at: at(p.created_at), modified_at: at(p.modified_at) },
+        interval,
+        new Map(meter ? [[meter.id, meterSummary(meter)]] : []),
+      ),
+    ),
+    benefits: parts.benefits.map((b) =>
+      benefitToWire({
+        ...b,
+        created_at: at(b.created_at),
+        modified_at: at(b.modified_at),
+        deleted_at: at(b.deleted_at),
+      }),
+    ),
+    medias: parts.medias.map((f) =>
+      productMediaToWire({
+        ...f,
+        created_at: at(f.created_at),
+        modified_at: at(f.modified_at),
+        deleted_at: at(f.deleted_at),
+        last_modified_at: at(f.last_modified_at),
+      }),
+    ),
+    attached_custom_fields: parts.attached.map((a) => ({
+      custom_field_id: a.custom_field_id,
+      custom_field: customFieldToWire({
+        ...a.field,
+        created_at: at(a.field.created_at),
+        modified_at: at(a.field.modified_at),
+      }),
+      order: a.order,
+      required: a.required,
+    })),
+  };
+}
+
 /** Products as Polar answers them: active prices (metered ones embed their meter), benefits, custom fields. */
 export async function productsToWire(
   db: Db,
   organizationId: string,
   rows: repo.ProductRow[],
 ): Promise<ProductWire[]> {
-  const ids = rows.map((r) => r.id);
-  const [prices, attached, benefits, mediaRows] = await Promise.all([
-    repo.activePrices(db, organizationId, ids),
-    repo.attachedCustomFields(db, ids),
-    benefitsByProduct(db, organizationId, ids),
-    productMedias(db, organizationId, ids),
-  ]);
-  const medias = new Map<string, ProductMediaWire[]>();
-  for (const m of mediaRows)
-    medias.set(m.product_id, [...(medias.get(m.product_id) ?? []), productMediaToWire(m)]);
-  const meterIds = [...new Set(prices.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))];
-  const fieldIds = [...new Set(attached.map((a) => a.custom_field_id))];
-  const [meterRows, fieldRows] = await Promise.all([
-    findMeters(db, organizationId, meterIds),
-    findCustomFields(db, organizationId, fieldIds),
-  ]);
-  const meters = new Map(
-    meterRows.map((m) => [
-      m.id,
-      {
-        id: m.id,
-        name: m.name,
-        unit: m.unit,
-        custom_label: m.custom_label,
-        custom_multiplier: m.custom_multiplier,
-      },
-    ]),
+  const parts = await repo.partsOfProducts(
+    db,
+    organizationId,
+    rows.map((r) => r.id),
   );
-  const fields = new Map(fieldRows.map((f) => [f.id, customFieldToWire(f)]));
-  return rows.map((row) => {
-    const interval = row.recurring_interval as Interval;
-    return {
-      id: row.id,
-      created_at: iso(row.created_at),
-      modified_at: iso(row.modified_at),
-      ...trialOf(row),
-      name: row.name,
-      description: row.description,
-      visibility: row.visibility as ProductWire["visibility"],
-      recurring_interval: interval,
-      recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
-      is_recurring: interval !== null,
-      is_archived: row.is_archived,
-      organization_id: row.organization_id,
-      metadata: row.metadata,
-      prices: prices.filter((p) => p.product_id === row.id).map((p) => priceToWire(p, interval, meters)),
-      benefits: benefits.get(row.id) ?? [],
-      medias: medias.get(row.id) ?? [],
-      attached_custom_fields: attached
-        .filter((a) => a.product_id === row.id)
-        .flatMap((a) => {
-          const field = fields.get(a.custom_field_id);
-          return field
-            ? [
-                {
-                  custom_field_id: a.custom_field_id,
-                  custom_field: field,
-                  order: a.order,
-                  required: a.required,
-                },
-              ]
-            : [];
-        }),
-    };
+  return rows.flatMap((row) => {
+    const found = parts.get(row.id);
+    return found ? [productWithPartsToWire(row, found)] : [];
   });
 }
 
