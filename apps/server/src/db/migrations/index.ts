@@ -34,6 +34,7 @@ import { migration as m0830_portal } from "./0830_portal.js";
 import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 import { migration as m0850_metrics_indexes } from "./0850_metrics_indexes.js";
 import { migration as m0880_customer_oauth_accounts } from "./0880_customer_oauth_accounts.js";
+import { migration as m0892_event_partitions } from "./0892_event_partitions.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -67,4 +68,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0821_meter_hard_cap": m0821_meter_hard_cap,
   "0850_metrics_indexes": m0850_metrics_indexes,
   "0880_customer_oauth_accounts": m0880_customer_oauth_accounts,
+  "0892_event_partitions": m0892_event_partitions,
 };

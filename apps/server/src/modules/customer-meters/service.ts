@@ -204,15 +204,21 @@ export async function customerMeterLedger(
  */
 export async function applyIngestedEvents(
   trx: Trx,
-  input: { organizationId: string; eventIds: string[]; customerIds: string[]; now: Date },
+  input: {
+    organizationId: string;
+    /** The events just inserted, with their timestamps (which bound the partitions read). */
+    events: Array<{ id: string; timestamp: Date }>;
+    customerIds: string[];
+    now: Date;
+  },
 ) {
-  if (input.eventIds.length === 0) return;
+  if (input.events.length === 0) return;
   await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
   if (input.customerIds.length === 0) return;
   await applyEvents(trx, {
     organizationId: input.organizationId,
     meters: await listAllMeters(trx, input.organizationId),
-    source: ingestedEvents(input.organizationId, input.eventIds),
+    source: ingestedEvents(input.organizationId, input.events),
     inPeriod: false,
     now: input.now,
   });

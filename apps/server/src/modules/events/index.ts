@@ -1,1 +1,2 @@
+export { makeEventPartitions, startEventPartitioner } from "./partitions.js";
 export { registerEventRoutes } from "./routes.js";

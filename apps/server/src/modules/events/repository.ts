@@ -1,7 +1,5 @@
-import type { Insertable } from "kysely";
 import { type RawBuilder, sql } from "kysely";
 import { metadataCondition } from "../../db/filters.js";
-import type { EventTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
@@ -31,21 +29,63 @@ export async function customersByExternalId(db: Db, organizationId: string, exte
   return new Map(rows.map((r) => [r.external_id as string, r.id]));
 }
 
+export interface NewEvent {
+  id: string;
+  name: string;
+  timestamp: Date;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  external_id: string | null;
+  /** The metadata as JSON text. */
+  metadata: string;
+}
+
 /**
- * The batch in one multi-row statement; an event whose (organization, external_id) exists
- * (from an earlier batch, this one, or a concurrent request) is skipped by the unique index.
- * Returns the events inserted.
+ * The batch in one statement, its columns passed as arrays (one fixed SQL text whatever the
+ * batch's size). Deduplication: an event with an external id goes in only if its key goes into
+ * `kassa_event_key` (the first of the batch with that id; none if an earlier batch or a
+ * concurrent request has it: ON CONFLICT on the key's primary key waits for the other
+ * transaction and skips when it commits). The keys are inserted in external id order, so two
+ * batches sharing ids take their locks in the same order. Returns the events inserted.
  */
-export async function insertEvents(db: Db, rows: Insertable<EventTable>[]) {
+export async function insertEvents(db: Db, organizationId: string, ingestedAt: Date, rows: NewEvent[]) {
   if (rows.length === 0) return [];
-  return db
-    .insertInto("kassa_event")
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(["organization_id", "external_id"]).where("external_id", "is not", null).doNothing(),
+  const column = <K extends keyof NewEvent>(k: K) => rows.map((r) => r[k]);
+  const inserted = await sql<{ id: string; customer_id: string | null; timestamp: Date }>`
+    with input as (
+      select * from unnest(${column("id")}::text[], ${column("name")}::text[],
+        ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
+        ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
+        ${column("metadata")}::jsonb[])
+        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, ord)
+    ),
+    keys as (
+      insert into kassa_event_key (organization_id, external_id, event_id, timestamp)
+      select distinct on (i.external_id) ${organizationId}, i.external_id, i.id, i.timestamp
+      from input i where i.external_id is not null order by i.external_id, i.ord
+      on conflict do nothing
+      returning event_id
     )
-    .returning(["id", "customer_id"])
-    .execute();
+    insert into kassa_event
+      (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
+    select i.id, ${organizationId}, i.name, i.timestamp, ${ingestedAt}, i.customer_id, i.external_customer_id,
+      i.external_id, i.metadata
+    from input i where i.external_id is null or i.id in (select k.event_id from keys k)
+    order by i.ord
+    returning id, customer_id, timestamp`.execute(db);
+  return inserted.rows;
+}
+
+/**
+ * Creates the monthly partitions of the events from `at`'s month to `monthsAhead` later, and
+ * the months the default partition holds rows for (moving those rows into them), with the
+ * SQL function of migration 0892. Answers how many partitions it created.
+ */
+export async function maintainEventPartitions(db: Db, at: Date, monthsAhead: number) {
+  const r = await sql<{
+    created: number;
+  }>`select kassa_event_maintain_partitions(${at}, ${monthsAhead}) as created`.execute(db);
+  return Number(r.rows[0]?.created ?? 0);
 }
 
 export interface EventFilters {

@@ -64,22 +64,20 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
       input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
     ),
   ]);
-  const rows = input.events.map((event) => ({
+  const rows: repo.NewEvent[] = input.events.map((event) => ({
     id: randomUUID(),
-    organization_id: ctx.organizationId,
     name: event.name,
     timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
-    ingested_at: now,
     customer_id: event.customer_id ?? external.get(event.external_customer_id as string) ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
     metadata: JSON.stringify(event.metadata ?? {}),
   }));
   const inserted = await inTransaction(ctx, async (trx) => {
-    const done = await repo.insertEvents(trx, rows);
+    const done = await repo.insertEvents(trx, ctx.organizationId, now, rows);
     await applyIngestedEvents(trx, {
       organizationId: ctx.organizationId,
-      eventIds: done.map((r) => r.id),
+      events: done,
       customerIds: [...new Set(done.flatMap((r) => (r.customer_id ? [r.customer_id] : [])))].sort(),
       now,
     });
