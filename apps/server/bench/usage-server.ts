@@ -36,9 +36,11 @@ await run(sql`insert into kassa_meter (id, organization_id, name, unit, filter, 
     ${JSON.stringify({ conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] })}::jsonb,
     ${JSON.stringify({ func: "count" })}::jsonb, '{}'::jsonb, ${now})`);
 // c0 .. c99 are ingested for; `big` and `small` hold the seeded events.
-await run(sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
-  select ${org} || '-c' || g, ${org}, 'user-' || g || '@example.test', '{}'::jsonb, ${now}
-  from generate_series(0, 99) g`);
+const customers = (
+  await run(sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
+    select gen_random_uuid()::text, ${org}, 'user-' || g || '@example.test', '{}'::jsonb, ${now}
+    from generate_series(0, 99) g returning id`)
+).rows.map((r) => (r as { id: string }).id);
 const big = randomUUID();
 const small = randomUUID();
 await run(sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
@@ -79,7 +81,7 @@ process.send?.({
   token,
   organizationId: org,
   meterId,
-  customers: Array.from({ length: 100 }, (_, i) => `${org}-c${i}`),
+  customers,
   big: { customerId: big, customerMeterId: meterOf(big), events: BIG },
   small: { customerId: small, customerMeterId: meterOf(small), events: SMALL },
 });

@@ -211,4 +211,33 @@ describe("the events' monthly partitions", () => {
     const back = await call(server, token, "GET", `/v1/events/?customer_id=${c.id}`);
     expect(back.body.pagination.total_count).toBe(2);
   });
+  it("a check (one read when nothing is left to claim) first claims the events ingested before the customer had its external id", async () => {
+    const m = await countMeter("early");
+    const externalId = unique("early-user");
+    const early = await ingest([
+      { name: "early", external_customer_id: externalId, timestamp: "2017-02-03T00:00:00Z" },
+      { name: "early", external_customer_id: externalId },
+    ]);
+    expect(early.body).toEqual({ inserted: 2, duplicates: 0 });
+    const res = await call(server, token, "POST", "/v1/customers/", {
+      email: `${unique("late")}@example.com`,
+      external_id: externalId,
+    });
+    expect(res.status).toBe(201);
+    const check = () =>
+      call(server, token, "POST", "/v1/customer-meters/check", {
+        external_customer_id: externalId,
+        meter_id: m.id,
+        units: 1,
+      });
+    const first = await check();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ allowed: false, recorded: false, consumed_units: 2, balance: -2 });
+    // Claimed once: the second check reads the same numbers.
+    expect((await check()).body).toMatchObject({ consumed_units: 2, balance: -2 });
+    const meters = await call(server, token, "GET", `/v1/customer-meters/?meter_id=${m.id}`);
+    const id = (meters.body.items[0] as { id: string }).id;
+    const one = await call(server, token, "GET", `/v1/customer-meters/${id}`);
+    expect(one.body).toMatchObject({ consumed_units: 2, credited_units: 0, balance: -2 });
+  });
 });

@@ -113,10 +113,17 @@ export async function getCustomerMeter({
 }) {
   const found = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
   if (!found) throw new CustomerMeterNotFound();
-  await inTransaction(ctx, (trx) =>
-    repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
-  );
-  const row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+  // One read when the customer has no orphan events to claim (the usual case); else the claim
+  // first, and the numbers read again.
+  let row: repo.CustomerMeterNumbers = found;
+  if (found.orphans) {
+    await inTransaction(ctx, (trx) =>
+      repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
+    );
+    row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+  }
+  const { orphans: _, ...numbers } = row as repo.CustomerMeterNumbers & { orphans?: boolean };
+  row = numbers;
   const [wire] = await toWire(ctx.db, ctx.organizationId, [row], customerWire);
   return wire as CustomerMeterWire;
 }
@@ -209,15 +216,20 @@ export async function applyIngestedEvents(
     /** The events just inserted, with their timestamps (which bound the partitions read). */
     events: Array<{ id: string; timestamp: Date }>;
     customerIds: string[];
+    /** The customers among them with orphan events to claim (the ingest's reads found them). */
+    claimFor: string[];
+    /** The organization's meters, read by the ingest. */
+    meters: MeterRow[];
     now: Date;
   },
 ) {
   if (input.events.length === 0) return;
-  await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
+  if (input.claimFor.length > 0)
+    await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.claimFor);
   if (input.customerIds.length === 0) return;
   await applyEvents(trx, {
     organizationId: input.organizationId,
-    meters: await listAllMeters(trx, input.organizationId),
+    meters: input.meters,
     source: ingestedEvents(input.organizationId, input.events),
     inPeriod: false,
     now: input.now,
@@ -334,10 +346,10 @@ export async function checkUsage({
   input: CustomerMeterCheckInput;
 }): Promise<CustomerMeterCheckResultWire> {
   const now = ctx.clock.now();
-  const customer = await findCustomer(ctx, input);
-  const meter = isUuid(input.meter_id)
-    ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
-    : undefined;
+  const [{ id: customer, orphans }, meter] = await Promise.all([
+    findCustomer(ctx, input),
+    isUuid(input.meter_id) ? findMeter(ctx.db, ctx.organizationId, input.meter_id) : undefined,
+  ]);
   if (!meter)
     throw RequestValidationError.field(["body", "meter_id"], "Meter does not exist.", input.meter_id);
   const func = (meter.aggregation as { func: string }).func;
@@ -347,8 +359,25 @@ export async function checkUsage({
       "Only count and sum meters can record usage; ingest an event instead.",
       input.record,
     );
+  // A check that records nothing, for a customer with no orphan events to claim, is one read.
+  if (!input.record && !orphans) {
+    const n = await repo.findNumbersFor(ctx.db, ctx.organizationId, customer, meter.id);
+    const consumed = n?.consumed ?? 0;
+    const credited = n?.credited ?? 0;
+    const cap = meter.hard_cap_units === null ? 0 : Number(meter.hard_cap_units);
+    return {
+      allowed: consumed + input.units <= credited + cap,
+      recorded: false,
+      customer_id: customer,
+      meter_id: meter.id,
+      units: input.units,
+      consumed_units: consumed,
+      credited_units: credited,
+      balance: credited - consumed,
+    };
+  }
   return inTransaction(ctx, async (trx) => {
-    await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
+    if (orphans) await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
     if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meter.id, now);
     const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
     const consumed = n?.consumed ?? 0;
@@ -405,7 +434,7 @@ async function findCustomer(
     value,
   );
   if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
-  return row.id;
+  return row;
 }
 
 /** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */

@@ -3,30 +3,37 @@ import { metadataCondition } from "../../db/filters.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
-/** The live customers of the organization among `ids` (an event's `customer_id` must be one). */
-export async function liveCustomerIds(db: Db, organizationId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("kassa_customer")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .where("deleted_at", "is", null)
-    .execute();
-  return new Set(rows.map((r) => r.id));
+/**
+ * Whether events ingested for the customer's external id before it had it are still unclaimed
+ * (customer-meters claims them the first time it touches the customer): one indexed probe.
+ */
+const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and exists (select 1 from kassa_event e
+  where e.organization_id = c.organization_id and e.customer_id is null and e.external_customer_id = c.external_id))`;
+
+/**
+ * The live customers of the organization among `ids` (an event's `customer_id` must be one),
+ * each with whether it has orphan events to claim.
+ */
+export async function liveCustomerIds(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; orphans: boolean }>`select c.id, ${HAS_ORPHANS} as orphans
+    from kassa_customer c where c.organization_id = ${organizationId} and c.id in (${sql.join(ids)})
+      and c.deleted_at is null`.execute(db);
+  return new Map(rows.rows.map((r) => [r.id, r.orphans]));
 }
 
-/** External id -> customer id, for the live customers that have one of `externalIds`. */
+/** External id -> the live customer that has it (and whether it has orphan events to claim). */
 export async function customersByExternalId(db: Db, organizationId: string, externalIds: string[]) {
-  if (externalIds.length === 0) return new Map<string, string>();
-  const rows = await db
-    .selectFrom("kassa_customer")
-    .select(["id", "external_id"])
-    .where("organization_id", "=", organizationId)
-    .where("external_id", "in", externalIds)
-    .where("deleted_at", "is", null)
-    .execute();
-  return new Map(rows.map((r) => [r.external_id as string, r.id]));
+  if (externalIds.length === 0) return new Map<string, { id: string; orphans: boolean }>();
+  const rows = await sql<{ id: string; external_id: string; orphans: boolean }>`
+    select c.id, c.external_id, ${HAS_ORPHANS} as orphans from kassa_customer c
+    where c.organization_id = ${organizationId} and c.external_id in (${sql.join(externalIds)})
+      and c.deleted_at is null`.execute(db);
+  return new Map(rows.rows.map((r) => [r.external_id, { id: r.id, orphans: r.orphans }]));
 }
 
 export interface NewEvent {

@@ -12,6 +12,7 @@ import {
   type FilterValue,
   filterSql,
   findMeter,
+  listAllMeters,
 } from "../meters/index.js";
 import { EventNotFound } from "./errors.js";
 import * as repo from "./repository.js";
@@ -32,7 +33,18 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   const askedIds = [
     ...new Set(input.events.flatMap((e) => (e.customer_id !== undefined ? [e.customer_id] : []))),
   ];
-  const live = await repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid));
+  const externalIds = [
+    ...new Set(
+      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
+    ),
+  ];
+  // The reads an ingest needs, at once: the customers named (with whether they have orphan
+  // events to claim) and the meters the events are folded into.
+  const [live, external, meters] = await Promise.all([
+    repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid)),
+    repo.customersByExternalId(ctx.db, ctx.organizationId, externalIds),
+    listAllMeters(ctx.db, ctx.organizationId),
+  ]);
   input.events.forEach((event, i) => {
     if (event.timestamp !== undefined && new Date(event.timestamp) > now)
       issues.push({
@@ -59,16 +71,11 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   });
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const external = await repo.customersByExternalId(ctx.db, ctx.organizationId, [
-    ...new Set(
-      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
-    ),
-  ]);
   const rows: repo.NewEvent[] = input.events.map((event) => ({
     id: randomUUID(),
     name: event.name,
     timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
-    customer_id: event.customer_id ?? external.get(event.external_customer_id as string) ?? null,
+    customer_id: event.customer_id ?? external.get(event.external_customer_id as string)?.id ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
     metadata: JSON.stringify(event.metadata ?? {}),
@@ -79,6 +86,13 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
       organizationId: ctx.organizationId,
       events: done,
       customerIds: [...new Set(done.flatMap((r) => (r.customer_id ? [r.customer_id] : [])))].sort(),
+      claimFor: [
+        ...new Set([
+          ...[...live].flatMap(([id, orphans]) => (orphans ? [id] : [])),
+          ...[...external.values()].flatMap((c) => (c.orphans ? [c.id] : [])),
+        ]),
+      ].sort(),
+      meters,
       now,
     });
     return done.length;
