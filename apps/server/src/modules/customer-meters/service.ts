@@ -4,7 +4,7 @@ import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
-import { findMeter, findMeters, listAllMeters, type MeterRow, meterToWire } from "../meters/index.js";
+import { findMeter, findMeters, type MeterRow, meterToWire } from "../meters/index.js";
 import { applyEvents, ingestedEvents } from "./apply.js";
 import { CustomerMeterNotFound } from "./errors.js";
 import * as repo from "./repository.js";
