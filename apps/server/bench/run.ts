@@ -13,12 +13,15 @@
  *    time from its confirm to the `order.paid` webhook at a local receiver;
  *  - a year of daily metrics (100,000 orders, 10,000 subscriptions) vs one indexed aggregate
  *    over the same orders (`BENCH_ONLY=metrics` runs this line alone).
+ *  - usage billing (bench/usage.ts, `BENCH_ONLY=usage`): batched and single-event ingest vs bare
+ *    inserts of the same rows, a customer meter with 1 M events and the check endpoint vs the bare
+ *    route, and the time from an ingest's answer to the balance showing it.
  *  - on PostgreSQL, every core against one process (bench/cores.ts): the products read and a
  *    purchase on a cluster of WEB_CONCURRENCY = cores beside this one-process server.
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
  * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
  * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, api, cores, license-keys, webhooks,
- * checkout, renewals, metrics) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
+ * checkout, renewals, metrics, usage) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
  * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -34,6 +37,7 @@ import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchMetrics, type MetricsBenchResult } from "./metrics.js";
 import { benchRenewals } from "./renewals.js";
+import { benchUsage, type UsageBenchResult } from "./usage.js";
 import { benchWebhooks } from "./webhooks.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -49,6 +53,19 @@ const runs = (name: string) => ONLY.size === 0 || ONLY.has(name);
 
 function metricsLine(m: MetricsBenchResult) {
   return `year of daily metrics:      ${m.metricsMs.toFixed(1)} ms vs one indexed aggregate ${m.aggregateMs.toFixed(1)} ms = ${m.ratio.toFixed(1)}x  (${m.periods} periods, every metric, ${m.orders} orders, ${m.subscriptions} subscriptions; medians of ${m.runs})`;
+}
+
+function usageLines(u: UsageBenchResult) {
+  const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
+  const rate = (r: LoadResult, unit: string) => `${r.throughput.toFixed(1)} ${unit}/s`;
+  const events = (r: LoadResult) => ({ ...r, throughput: r.throughput * 100 });
+  return [
+    `usage: batched ingest:      ${rate(events(u.batched.subject), "events ")} vs bare multi-row insert ${rate(events(u.batched.baseline), "events ")} = ${pct(u.batched.ratio)}  (100 a request, 8 in flight; goal >= 80%)`,
+    `usage: single-event ingest: ${rate(u.single.subject, "")} vs single-row insert ${rate(u.single.baseline, "")} = ${pct(u.single.ratio)}  (32 in flight; goal >= 70%)`,
+    `usage: customer meter read: ${rate(u.read.subject, "")} vs bare PK route ${rate(u.read.baseline, "")} = ${pct(u.read.ratio)}  (${u.bigEvents} events; goal >= 50%); p99 ${u.read.subject.p99.toFixed(1)} ms at ${u.bigEvents} events, ${u.readSmall.p99.toFixed(1)} ms at ${u.smallEvents}`,
+    `usage: ingest -> balance:   p50 ${u.lag.p50.toFixed(1)} ms, p99 ${u.lag.p99.toFixed(1)} ms  (${u.lagZero} of ${u.lag.requests} in the first read after the answer; goal 0, at worst 100 ms)`,
+    `usage: check endpoint:      ${rate(u.check.subject, "")} vs bare PK route ${rate(u.check.baseline, "")} = ${pct(u.check.ratio)}  (p99 ${u.check.subject.p99.toFixed(1)} ms; goal >= 50%)`,
+  ];
 }
 
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST"];
@@ -356,6 +373,15 @@ async function main() {
           runs: Number(process.env.BENCH_METRICS_RUNS ?? 7),
         }).finally(() => rmSync(metricsDir, { recursive: true, force: true }))
       : undefined;
+    const usageDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-usage-"));
+    const usage = runs("usage")
+      ? await benchUsage({
+          env: { ...env, DATA_DIR: usageDir },
+          baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
+          seconds: SECONDS,
+          rounds,
+        }).finally(() => rmSync(usageDir, { recursive: true, force: true }))
+      : undefined;
     const renewals = runs("renewals")
       ? await benchRenewals({
           base,
@@ -438,6 +464,7 @@ async function main() {
         `renewals while advancing:   ${renewals.renewalsPerSecond.toFixed(1)} /s (${renewals.renewals} renewals of ${renewals.subscriptions} subscriptions over ${renewals.months} months in ${renewals.seconds.toFixed(1)} s)${renewalRatio === undefined ? "" : ` vs checkout purchases ${checkout?.purchase.throughput.toFixed(1)} /s = ${renewalRatio.toFixed(2)}x  (goal > 1: a renewal costs less than a purchase)`}`,
       );
     if (metrics) console.log(metricsLine(metrics));
+    if (usage) for (const text of usageLines(usage)) console.log(text);
     if (process.env.BENCH_JSON) {
       const pair = (p?: { baseline: LoadResult; subject: LoadResult }) =>
         p && { baseline: brief(p.baseline), subject: brief(p.subject) };
@@ -457,6 +484,11 @@ async function main() {
           webhooks,
           renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },
           metrics,
+          usage: usage && {
+            ...usage,
+            lag: brief(usage.lag),
+            readSmall: brief(usage.readSmall),
+          },
           api: api?.map((l) => ({
             name: l.name,
             ratio: l.ratio,

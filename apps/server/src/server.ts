@@ -16,7 +16,7 @@ import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
-import { eventJobs } from "./modules/events/index.js";
+import { eventJobs, startEventPartitioner } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
@@ -128,6 +128,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   let uploadSweeper: { stop(): Promise<void> } | undefined;
   let reconciler: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
+  let partitioner: { stop(): Promise<void> } | undefined;
   let testClocks: TestClocks | undefined;
   let rateLimitStore: RateLimitStore | undefined;
   const abort = async () => {
@@ -136,6 +137,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
     await uploadSweeper?.stop();
     await reconciler?.stop();
     await scheduler?.stop();
+    await partitioner?.stop();
     await testClocks?.close();
     await database.close().catch(() => {});
   };
@@ -274,6 +276,9 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
     scheduler = config.jobs.worker
       ? startSubscriptionScheduler(lifecycle, config.subscriptions.intervalMs, config.reconcile.afterMs)
       : undefined;
+    // The events' monthly partitions are made ahead where the job worker runs (real time: a
+    // test clock's months land in the default partition until the next run moves them).
+    partitioner = config.jobs.worker ? startEventPartitioner({ db: database.db, clock, logger }) : undefined;
     const app = createApp({
       config,
       db: database.db,
@@ -307,6 +312,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
         await uploadSweeper?.stop();
         await reconciler?.stop();
         await scheduler?.stop();
+        await partitioner?.stop();
         await testClocks?.close();
         await mailer.close();
         await rateLimitStore?.close();

@@ -35,6 +35,8 @@ const OWNERS: Record<string, string> = {
   kassa_product_media: "modules/files",
   kassa_meter: "modules/meters",
   kassa_event: "modules/events",
+  kassa_event_key: "modules/events",
+  kassa_event_default: "modules/events",
   kassa_customer_meter: "modules/customer-meters",
   kassa_customer_meter_value: "modules/customer-meters",
   kassa_customer_meter_claim: "modules/customer-meters",

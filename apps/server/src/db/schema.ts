@@ -112,6 +112,14 @@ export interface EventTable {
   metadata: Json<Record<string, string | number | boolean>>;
 }
 
+/** The key that deduplicates events across the partitions of kassa_event (migration 0892). */
+export interface EventKeyTable {
+  organization_id: string;
+  external_id: string;
+  event_id: string;
+  timestamp: Date;
+}
+
 export interface CustomerMeterTable {
   id: string;
   organization_id: string;
@@ -858,6 +866,7 @@ export interface KassaDatabase {
   member: BetterAuthMemberTable;
   kassa_meter: MeterTable;
   kassa_event: EventTable;
+  kassa_event_key: EventKeyTable;
   kassa_customer_meter: CustomerMeterTable;
   kassa_event_state_notice: EventStateNoticeTable;
   kassa_customer_meter_value: CustomerMeterValueTable;

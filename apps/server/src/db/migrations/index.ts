@@ -35,6 +35,7 @@ import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 import { migration as m0850_metrics_indexes } from "./0850_metrics_indexes.js";
 import { migration as m0860_usage_rules } from "./0860_usage_rules.js";
 import { migration as m0880_customer_oauth_accounts } from "./0880_customer_oauth_accounts.js";
+import { migration as m0892_event_partitions } from "./0892_event_partitions.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -69,4 +70,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0850_metrics_indexes": m0850_metrics_indexes,
   "0860_usage_rules": m0860_usage_rules,
   "0880_customer_oauth_accounts": m0880_customer_oauth_accounts,
+  "0892_event_partitions": m0892_event_partitions,
 };

@@ -131,9 +131,19 @@ export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
     from added where m.id = added.customer_meter_id`.execute(db);
 }
 
-/** Events just ingested (by id): they carry their customer when it was known at ingest. */
-export function ingestedEvents(organizationId: string, ids: string[]): RawBuilder<unknown> {
-  return sql`select * from kassa_event where organization_id = ${organizationId} and id in (${sql.join(ids)})`;
+/**
+ * Events just ingested (by id): they carry their customer when it was known at ingest. Their
+ * time range keeps the read to the partitions of their months.
+ */
+export function ingestedEvents(
+  organizationId: string,
+  events: Array<{ id: string; timestamp: Date }>,
+): RawBuilder<unknown> {
+  const times = events.map((e) => e.timestamp.getTime());
+  const from = new Date(Math.min(...times));
+  const to = new Date(Math.max(...times));
+  return sql`select * from kassa_event where organization_id = ${organizationId}
+    and timestamp >= ${from} and timestamp <= ${to} and id in (${sql.join(events.map((e) => e.id))})`;
 }
 
 /** Events ingested for an external id before the customer had it, counted for that customer. */

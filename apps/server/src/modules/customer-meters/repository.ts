@@ -85,8 +85,18 @@ export async function recomputeMeter(db: Db, organizationId: string, meter: Mete
   });
 }
 
+/**
+ * Whether the customer `c` has events ingested for its external id before it had it, not yet
+ * claimed (one indexed probe; false for a customer without an external id).
+ */
+const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and c.deleted_at is null and exists (
+  select 1 from kassa_event e where e.organization_id = c.organization_id and e.customer_id is null
+    and e.external_customer_id = c.external_id))`;
+
+/** A customer meter's numbers, and whether its customer has orphan events left to claim. */
 export function findNumbers(db: Db, organizationId: string, id: string) {
-  return sql<CustomerMeterNumbers>`select ${NUMBERS} from kassa_customer_meter cm
+  return sql<CustomerMeterNumbers & { orphans: boolean }>`select ${NUMBERS}, ${HAS_ORPHANS} as orphans
+    from kassa_customer_meter cm join kassa_customer c on c.id = cm.customer_id
     where cm.organization_id = ${organizationId} and cm.id = ${id}`
     .execute(db)
     .then((r) => r.rows[0]);
@@ -280,15 +290,15 @@ export function customersById(db: Db, organizationId: string, ids: string[]) {
     .execute();
 }
 
-/** The id of the organization's live customer with that id or external id, if any. */
+/**
+ * The id of the organization's live customer with that id or external id, if any, and whether
+ * it has orphan events left to claim.
+ */
 export function liveCustomerId(db: Db, organizationId: string, column: "id" | "external_id", value: string) {
-  return db
-    .selectFrom("kassa_customer")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where(column, "=", value)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  return sql<{ id: string; orphans: boolean }>`select c.id, ${HAS_ORPHANS} as orphans from kassa_customer c
+    where c.organization_id = ${organizationId} and ${sql.ref(`c.${column}`)} = ${value} and c.deleted_at is null`
+    .execute(db)
+    .then((r) => r.rows[0]);
 }
 
 /** A subscription's metered prices among `priceIds` (the customer state's subscription meters). */

@@ -4,7 +4,7 @@ import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
-import { findMeter, findMeters, listAllMeters, type MeterRow, meterToWire } from "../meters/index.js";
+import { findMeter, findMeters, type MeterRow, meterToWire } from "../meters/index.js";
 import { applyEvents, ingestedEvents } from "./apply.js";
 import { CustomerMeterNotFound } from "./errors.js";
 import * as repo from "./repository.js";
@@ -115,10 +115,17 @@ export async function getCustomerMeter({
 }) {
   const found = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
   if (!found) throw new CustomerMeterNotFound();
-  await inTransaction(ctx, (trx) =>
-    repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
-  );
-  const row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+  // One read when the customer has no orphan events to claim (the usual case); else the claim
+  // first, and the numbers read again.
+  let row: repo.CustomerMeterNumbers = found;
+  if (found.orphans) {
+    await inTransaction(ctx, (trx) =>
+      repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
+    );
+    row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+  }
+  const { orphans: _, ...numbers } = row as repo.CustomerMeterNumbers & { orphans?: boolean };
+  row = numbers;
   const [wire] = await toWire(ctx.db, ctx.organizationId, [row], customerWire);
   return wire as CustomerMeterWire;
 }
@@ -206,15 +213,26 @@ export async function customerMeterLedger(
  */
 export async function applyIngestedEvents(
   trx: Trx,
-  input: { organizationId: string; eventIds: string[]; customerIds: string[]; now: Date },
+  input: {
+    organizationId: string;
+    /** The events just inserted, with their timestamps (which bound the partitions read). */
+    events: Array<{ id: string; timestamp: Date }>;
+    customerIds: string[];
+    /** The customers among them with orphan events to claim (the ingest's reads found them). */
+    claimFor: string[];
+    /** The organization's meters, read by the ingest. */
+    meters: MeterRow[];
+    now: Date;
+  },
 ) {
-  if (input.eventIds.length === 0) return [];
-  await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.customerIds);
+  if (input.events.length === 0) return [];
+  if (input.claimFor.length > 0)
+    await repo.claimOrphanEvents(trx, input.organizationId, input.now, input.claimFor);
   if (input.customerIds.length === 0) return [];
   await applyEvents(trx, {
     organizationId: input.organizationId,
-    meters: await listAllMeters(trx, input.organizationId),
-    source: ingestedEvents(input.organizationId, input.eventIds),
+    meters: input.meters,
+    source: ingestedEvents(input.organizationId, input.events),
     inPeriod: false,
     now: input.now,
   });
@@ -350,10 +368,10 @@ export async function checkUsage({
   input: CustomerMeterCheckInput;
 }): Promise<CustomerMeterCheckResultWire> {
   const now = ctx.clock.now();
-  const customer = await findCustomer(ctx, input);
-  const meter = isUuid(input.meter_id)
-    ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
-    : undefined;
+  const [{ id: customer, orphans }, meter] = await Promise.all([
+    findCustomer(ctx, input),
+    isUuid(input.meter_id) ? findMeter(ctx.db, ctx.organizationId, input.meter_id) : undefined,
+  ]);
   if (!meter)
     throw RequestValidationError.field(["body", "meter_id"], "Meter does not exist.", input.meter_id);
   const func = (meter.aggregation as { func: string }).func;
@@ -363,8 +381,26 @@ export async function checkUsage({
       "Only count and sum meters can record usage; ingest an event instead.",
       input.record,
     );
+  // A check that records nothing, for a customer with no orphan events to claim, is one read.
+  if (!input.record && !orphans) {
+    const n = await repo.findNumbersFor(ctx.db, ctx.organizationId, customer, meter.id);
+    const consumed = n?.consumed ?? 0;
+    const credited = n?.credited ?? 0;
+    const cap = effectiveCap(meter.hard_cap_units, n?.hard_cap_units ?? null);
+    return {
+      allowed: consumed + input.units <= credited + cap,
+      recorded: false,
+      customer_id: customer,
+      meter_id: meter.id,
+      units: input.units,
+      consumed_units: consumed,
+      credited_units: credited,
+      balance: credited - consumed,
+      hard_cap_units: cap,
+    };
+  }
   return inTransaction(ctx, async (trx) => {
-    await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
+    if (orphans) await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
     if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meter.id, now);
     const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
     const consumed = n?.consumed ?? 0;
@@ -421,7 +457,7 @@ export async function setCustomerHardCap({
   input: CustomerMeterHardCapUpdateInput;
 }): Promise<CustomerMeterHardCapWire> {
   const now = ctx.clock.now();
-  const customer = await findCustomer(ctx, input);
+  const { id: customer } = await findCustomer(ctx, input);
   const meter = isUuid(input.meter_id)
     ? await findMeter(ctx.db, ctx.organizationId, input.meter_id)
     : undefined;
@@ -468,7 +504,7 @@ async function findCustomer(
     value,
   );
   if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
-  return row.id;
+  return row;
 }
 
 /** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */

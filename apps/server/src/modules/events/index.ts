@@ -1,2 +1,3 @@
 export { type EventJobDeps, eventJobs, STATE_NOTICE_JOB } from "./jobs.js";
+export { makeEventPartitions, startEventPartitioner } from "./partitions.js";
 export { registerEventRoutes } from "./routes.js";

@@ -1,51 +1,98 @@
-import type { Insertable } from "kysely";
 import { type RawBuilder, sql } from "kysely";
 import { metadataCondition } from "../../db/filters.js";
-import type { EventTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
-/** The live customers of the organization among `ids` (an event's `customer_id` must be one). */
-export async function liveCustomerIds(db: Db, organizationId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("kassa_customer")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .where("deleted_at", "is", null)
-    .execute();
-  return new Set(rows.map((r) => r.id));
+/**
+ * Whether events ingested for the customer's external id before it had it are still unclaimed
+ * (customer-meters claims them the first time it touches the customer): one indexed probe.
+ */
+const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and exists (select 1 from kassa_event e
+  where e.organization_id = c.organization_id and e.customer_id is null and e.external_customer_id = c.external_id))`;
+
+/**
+ * The live customers of the organization among `ids` (an event's `customer_id` must be one),
+ * each with whether it has orphan events to claim.
+ */
+export async function liveCustomerIds(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; orphans: boolean }>`select c.id, ${HAS_ORPHANS} as orphans
+    from kassa_customer c where c.organization_id = ${organizationId} and c.id in (${sql.join(ids)})
+      and c.deleted_at is null`.execute(db);
+  return new Map(rows.rows.map((r) => [r.id, r.orphans]));
 }
 
-/** External id -> customer id, for the live customers that have one of `externalIds`. */
+/** External id -> the live customer that has it (and whether it has orphan events to claim). */
 export async function customersByExternalId(db: Db, organizationId: string, externalIds: string[]) {
-  if (externalIds.length === 0) return new Map<string, string>();
-  const rows = await db
-    .selectFrom("kassa_customer")
-    .select(["id", "external_id"])
-    .where("organization_id", "=", organizationId)
-    .where("external_id", "in", externalIds)
-    .where("deleted_at", "is", null)
-    .execute();
-  return new Map(rows.map((r) => [r.external_id as string, r.id]));
+  if (externalIds.length === 0) return new Map<string, { id: string; orphans: boolean }>();
+  const rows = await sql<{ id: string; external_id: string; orphans: boolean }>`
+    select c.id, c.external_id, ${HAS_ORPHANS} as orphans from kassa_customer c
+    where c.organization_id = ${organizationId} and c.external_id in (${sql.join(externalIds)})
+      and c.deleted_at is null`.execute(db);
+  return new Map(rows.rows.map((r) => [r.external_id, { id: r.id, orphans: r.orphans }]));
+}
+
+export interface NewEvent {
+  id: string;
+  name: string;
+  timestamp: Date;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  external_id: string | null;
+  /** The metadata as JSON text. */
+  metadata: string;
 }
 
 /**
- * The batch in one multi-row statement; an event whose (organization, external_id) exists
- * (from an earlier batch, this one, or a concurrent request) is skipped by the unique index.
- * Returns the events inserted.
+ * The batch in one statement, its columns passed as arrays (one fixed SQL text whatever the
+ * batch's size). Deduplication: an event with an external id goes in only if its key goes into
+ * `kassa_event_key` (the first of the batch with that id; none if an earlier batch or a
+ * concurrent request has it: ON CONFLICT on the key's primary key waits for the other
+ * transaction and skips when it commits). The keys are inserted in external id order, so two
+ * batches sharing ids take their locks in the same order. Returns the events inserted.
  */
-export async function insertEvents(db: Db, rows: Insertable<EventTable>[]) {
+export async function insertEvents(db: Db, organizationId: string, ingestedAt: Date, rows: NewEvent[]) {
   if (rows.length === 0) return [];
-  return db
-    .insertInto("kassa_event")
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(["organization_id", "external_id"]).where("external_id", "is not", null).doNothing(),
+  const column = <K extends keyof NewEvent>(k: K) => rows.map((r) => r[k]);
+  const inserted = await sql<{ id: string; customer_id: string | null; timestamp: Date }>`
+    with input as (
+      select * from unnest(${column("id")}::text[], ${column("name")}::text[],
+        ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
+        ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
+        ${column("metadata")}::jsonb[])
+        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, ord)
+    ),
+    keys as (
+      insert into kassa_event_key (organization_id, external_id, event_id, timestamp)
+      select distinct on (i.external_id) ${organizationId}, i.external_id, i.id, i.timestamp
+      from input i where i.external_id is not null order by i.external_id, i.ord
+      on conflict do nothing
+      returning event_id
     )
-    .returning(["id", "customer_id"])
-    .execute();
+    insert into kassa_event
+      (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
+    select i.id, ${organizationId}, i.name, i.timestamp, ${ingestedAt}, i.customer_id, i.external_customer_id,
+      i.external_id, i.metadata
+    from input i where i.external_id is null or i.id in (select k.event_id from keys k)
+    order by i.ord
+    returning id, customer_id, timestamp`.execute(db);
+  return inserted.rows;
+}
+
+/**
+ * Creates the monthly partitions of the events from `at`'s month to `monthsAhead` later, and
+ * the months the default partition holds rows for (moving those rows into them), with the
+ * SQL function of migration 0892. Answers how many partitions it created.
+ */
+export async function maintainEventPartitions(db: Db, at: Date, monthsAhead: number) {
+  const r = await sql<{
+    created: number;
+  }>`select kassa_event_maintain_partitions(${at}, ${monthsAhead}) as created`.execute(db);
+  return Number(r.rows[0]?.created ?? 0);
 }
 
 export interface EventFilters {

@@ -13,6 +13,7 @@ import {
   type FilterValue,
   filterSql,
   findMeter,
+  listAllMeters,
 } from "../meters/index.js";
 import { EventNotFound } from "./errors.js";
 import { noteStateChanges } from "./jobs.js";
@@ -34,7 +35,18 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   const askedIds = [
     ...new Set(input.events.flatMap((e) => (e.customer_id !== undefined ? [e.customer_id] : []))),
   ];
-  const live = await repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid));
+  const externalIds = [
+    ...new Set(
+      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
+    ),
+  ];
+  // The reads an ingest needs, at once: the customers named (with whether they have orphan
+  // events to claim) and the meters the events are folded into.
+  const [live, external, meters] = await Promise.all([
+    repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid)),
+    repo.customersByExternalId(ctx.db, ctx.organizationId, externalIds),
+    listAllMeters(ctx.db, ctx.organizationId),
+  ]);
   input.events.forEach((event, i) => {
     if (event.timestamp !== undefined && new Date(event.timestamp) > now)
       issues.push({
@@ -61,28 +73,28 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   });
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const external = await repo.customersByExternalId(ctx.db, ctx.organizationId, [
-    ...new Set(
-      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
-    ),
-  ]);
-  const rows = input.events.map((event) => ({
+  const rows: repo.NewEvent[] = input.events.map((event) => ({
     id: randomUUID(),
-    organization_id: ctx.organizationId,
     name: event.name,
     timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
-    ingested_at: now,
-    customer_id: event.customer_id ?? external.get(event.external_customer_id as string) ?? null,
+    customer_id: event.customer_id ?? external.get(event.external_customer_id as string)?.id ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
     metadata: JSON.stringify(event.metadata ?? {}),
   }));
   const inserted = await inTransaction(ctx, async (trx) => {
-    const done = await repo.insertEvents(trx, rows);
+    const done = await repo.insertEvents(trx, ctx.organizationId, now, rows);
     const changed = await applyIngestedEvents(trx, {
       organizationId: ctx.organizationId,
-      eventIds: done.map((r) => r.id),
+      events: done,
       customerIds: [...new Set(done.flatMap((r) => (r.customer_id ? [r.customer_id] : [])))].sort(),
+      claimFor: [
+        ...new Set([
+          ...[...live].flatMap(([id, orphans]) => (orphans ? [id] : [])),
+          ...[...external.values()].flatMap((c) => (c.orphans ? [c.id] : [])),
+        ]),
+      ].sort(),
+      meters,
       now,
     });
     // Their `customer.state_changed` goes once their ingests quiet down (Polar's debounce),

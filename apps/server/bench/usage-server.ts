@@ -1,0 +1,88 @@
+/**
+ * A Kassa server (the built `dist/`) for the usage lines (bench/usage.ts): one organization
+ * with a count meter, 100 customers to ingest for, a customer with `BENCH_USAGE_EVENTS`
+ * (1,000,000) events in the meter and one with 10,000, written straight into the database
+ * with `generate_series` (and their running totals, as ingest keeps them), and an access token.
+ * Tells the bench its port, token and ids. On PGlite the database is this process's own, so the
+ * bare-insert baselines run here too, on `{ baseline: {...} }` (insert-baseline.ts); on
+ * PostgreSQL the bench process runs them itself.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { loadConfig } from "../dist/config.js";
+import { startKassa } from "../dist/server.js";
+import { type InsertBaselineRequest, prepareInsertBaseline, runInsertBaseline } from "./insert-baseline.js";
+
+export const BIG = Number(process.env.BENCH_USAGE_EVENTS ?? 1_000_000);
+export const SMALL = 10_000;
+
+const kassa = await startKassa(loadConfig());
+const db = kassa.database.db;
+const org = randomUUID();
+const meterId = randomUUID();
+const now = new Date();
+const t0 = performance.now();
+const run = async (q: ReturnType<typeof sql>) => {
+  const r = await q.execute(db);
+  if (process.env.BENCH_VERBOSE)
+    console.error(`usage seed: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return r;
+};
+
+await run(sql`insert into organization (id, name, slug, "createdAt")
+  values (${org}, 'Bench usage', ${`bench-usage-${org.slice(0, 8)}`}, ${now})`);
+await run(sql`insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, metadata, created_at)
+  values (${meterId}, ${org}, 'API calls', 'scalar',
+    ${JSON.stringify({ conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] })}::jsonb,
+    ${JSON.stringify({ func: "count" })}::jsonb, '{}'::jsonb, ${now})`);
+// c0 .. c99 are ingested for; `big` and `small` hold the seeded events.
+const customers = (
+  await run(sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
+    select gen_random_uuid()::text, ${org}, 'user-' || g || '@example.test', '{}'::jsonb, ${now}
+    from generate_series(0, 99) g returning id`)
+).rows.map((r) => (r as { id: string }).id);
+const big = randomUUID();
+const small = randomUUID();
+await run(sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
+  values (${big}, ${org}, 'big@example.test', '{}'::jsonb, ${now}),
+    (${small}, ${org}, 'small@example.test', '{}'::jsonb, ${now})`);
+// The events, spread over the last 50 days (this month's partition and the last one's).
+for (const [customer, count] of [
+  [big, BIG],
+  [small, SMALL],
+] as const) {
+  await run(sql`insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id, metadata)
+    select gen_random_uuid()::text, ${org}, 'api_call', ${now}::timestamptz - (g * (interval '50 days' / ${count})),
+      ${now}, ${customer}, jsonb_build_object('tokens', g % 100)
+    from generate_series(1, ${count}) g`);
+  await run(sql`insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, agg_count, consumed,
+      credited, created_at, modified_at)
+    values (${randomUUID()}, ${org}, ${customer}, ${meterId}, ${count}, ${count}, 0, ${now}, ${now})`);
+}
+await run(sql`select kassa_event_maintain_partitions(now(), 2)`);
+await run(sql`analyze`);
+const meters = await sql<{ id: string; customer_id: string }>`select id, customer_id from kassa_customer_meter
+  where organization_id = ${org}`.execute(db);
+const meterOf = (customer: string) => meters.rows.find((r) => r.customer_id === customer)?.id as string;
+
+const token = `polar_oat_${randomBytes(32).toString("base64url")}`;
+await run(sql`insert into kassa_organization_access_token (id, organization_id, comment, scopes, token_hash, created_at)
+  values (${randomUUID()}, ${org}, 'bench', ${JSON.stringify(["events:write", "events:read", "customer_meters:read"])}::jsonb,
+    ${createHash("sha256").update(token).digest("hex")}, ${now})`);
+await prepareInsertBaseline(db);
+
+process.on("message", async (m: { baseline?: InsertBaselineRequest }) => {
+  if (!m.baseline) return;
+  process.send?.({ baselineResult: await runInsertBaseline(db, org, m.baseline) });
+});
+process.send?.({
+  ready: true,
+  port: kassa.port,
+  token,
+  organizationId: org,
+  meterId,
+  customers,
+  big: { customerId: big, customerMeterId: meterOf(big), events: BIG },
+  small: { customerId: small, customerMeterId: meterOf(small), events: SMALL },
+});
+process.on("SIGTERM", () => kassa.close().then(() => process.exit(0)));

@@ -1,0 +1,258 @@
+/**
+ * Usage billing's lines (issue 16; `BENCH_ONLY=usage`), on a server seeded by usage-server.ts:
+ *  - batched ingest: `POST /v1/events/ingest` with 100 events a request, 8 in flight, against a
+ *    bare multi-row `INSERT ... ON CONFLICT DO NOTHING` of the same rows (insert-baseline.ts),
+ *    8 callers (events per second, both sides);
+ *  - single-event ingest, 32 in flight, against single-row inserts from 32 callers;
+ *  - `GET /v1/customer-meters/{id}` of a customer with 1 M events in the meter, 32 in flight,
+ *    against the bare primary-key route; and its p99 with 10 K events beside that with 1 M;
+ *  - the time from an ingest's answer to its event showing in the balance (one at a time: ingest,
+ *    then read the balance until it counts the event; 0 when the first read does);
+ *  - `POST /v1/customer-meters/check` (no record), 32 in flight, against the bare route.
+ * Baseline and subject alternate in rounds. The insert baselines run from the bench process on
+ * PostgreSQL, and in the server's process on PGlite (whose database only that process can open).
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Kysely } from "kysely";
+import { type InsertBaselineRequest, prepareInsertBaseline, runInsertBaseline } from "./insert-baseline.js";
+import { type LoadResult, leanHttp, runLoad, summarize } from "./load.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+interface Ready {
+  port: number;
+  token: string;
+  organizationId: string;
+  meterId: string;
+  customers: string[];
+  big: { customerId: string; customerMeterId: string; events: number };
+  small: { customerId: string; customerMeterId: string; events: number };
+}
+
+export interface UsagePair {
+  baseline: LoadResult;
+  subject: LoadResult;
+  /** Subject over baseline, in the line's unit (events or requests per second). */
+  ratio: number;
+}
+
+export interface UsageBenchResult {
+  batched: UsagePair;
+  single: UsagePair;
+  read: UsagePair;
+  readSmall: LoadResult;
+  bigEvents: number;
+  smallEvents: number;
+  /** Ingest answer -> balance shows it, ms. */
+  lag: LoadResult;
+  lagZero: number;
+  check: UsagePair;
+}
+
+function pooled(results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((r) => r.latencies ?? []);
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  const seconds = results.reduce((n, r) => n + r.seconds, 0);
+  const errors = results.reduce((n, r) => n + r.errors, 0);
+  const s = summarize(latencies, errors, seconds);
+  // Insert rounds from the server process come without their latencies: count their requests.
+  return { ...s, requests, throughput: requests / seconds, latencies: [] };
+}
+
+/** Alternating rounds of a baseline and a subject, pooled per side. */
+async function paired(opts: {
+  rounds: number;
+  baseline: () => Promise<LoadResult>;
+  subject: () => Promise<LoadResult>;
+  /** Units per operation on each side (events per request / per statement). */
+  perOp?: number;
+}): Promise<UsagePair> {
+  const b: LoadResult[] = [];
+  const s: LoadResult[] = [];
+  for (let i = 0; i < opts.rounds; i++) {
+    b.push(await opts.baseline());
+    s.push(await opts.subject());
+  }
+  const baseline = pooled(b);
+  const subject = pooled(s);
+  return { baseline, subject, ratio: subject.throughput / baseline.throughput };
+}
+
+export async function benchUsage(opts: {
+  env: Record<string, string>;
+  baselineUrl: string;
+  seconds: number;
+  rounds: number;
+}): Promise<UsageBenchResult> {
+  const child: ChildProcess = fork(path.join(here, "usage-server.ts"), [], {
+    env: { ...opts.env, PORT: "0" },
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: Record<string, unknown>) => {
+        if (key in m) {
+          child.off("message", onMessage);
+          resolve(m as T);
+        }
+      };
+      child.on("message", onMessage);
+      child.once("exit", (code) => reject(new Error(`usage-server exited with ${code}`)));
+    });
+  // biome-ignore lint/suspicious/noExplicitAny: the bench's own table is outside Kassa's schema.
+  let local: { db: Kysely<any>; close(): Promise<void> } | undefined;
+  try {
+    const ready = await next<Ready>("ready");
+    const base = `http://127.0.0.1:${ready.port}`;
+    const per = opts.seconds / opts.rounds;
+    if (opts.env.DATABASE_URL) {
+      const { loadConfig } = await import("../src/config.js");
+      const { openDatabase } = await import("../src/db/database.js");
+      const database = await openDatabase(loadConfig({ ...opts.env, DATABASE_POOL_SIZE: "32" }));
+      local = { db: database.db, close: () => database.close() };
+      await prepareInsertBaseline(local.db);
+    }
+    const insertRound = async (batch: number, concurrency: number): Promise<LoadResult> => {
+      const request: InsertBaselineRequest = { batch, concurrency, seconds: per, customers: ready.customers };
+      if (local) return runInsertBaseline(local.db, ready.organizationId, request);
+      child.send({ baseline: request });
+      return (await next<{ baselineResult: LoadResult }>("baselineResult")).baselineResult;
+    };
+    const client = leanHttp(32);
+    const auth = { authorization: `Bearer ${ready.token}`, "content-type": "application/json" };
+    let seq = 0;
+    const events = (n: number) =>
+      Array.from({ length: n }, () => {
+        seq += 1;
+        return {
+          name: "api_call",
+          customer_id: ready.customers[seq % ready.customers.length],
+          external_id: `bench-${seq}`,
+          metadata: { tokens: seq % 100 },
+        };
+      });
+    const ingest = (n: number) => async () => {
+      const r = await client.request(`${base}/v1/events/ingest`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ events: events(n) }),
+      });
+      return r.status === 200 && (JSON.parse(r.body) as { inserted: number }).inserted === n;
+    };
+    const bare = async () => (await client.request(opts.baselineUrl)).status === 200;
+    const read = (id: string, expected: number) => async () => {
+      const r = await client.request(`${base}/v1/customer-meters/${id}`, { headers: auth });
+      return (
+        r.status === 200 && (JSON.parse(r.body) as { consumed_units: number }).consumed_units >= expected
+      );
+    };
+    const checkBody = JSON.stringify({
+      customer_id: ready.big.customerId,
+      meter_id: ready.meterId,
+      units: 1,
+    });
+    const check = async () => {
+      const r = await client.request(`${base}/v1/customer-meters/check`, {
+        method: "POST",
+        headers: auth,
+        body: checkBody,
+      });
+      return r.status === 200 && (JSON.parse(r.body) as { allowed: boolean }).allowed === false;
+    };
+    const load = (concurrency: number, op: () => Promise<boolean>) => () =>
+      runLoad({ seconds: per, concurrency, op });
+
+    // Warm-up (unmeasured): every path once or a few times.
+    await runLoad({ seconds: 1, concurrency: 8, op: ingest(100) });
+    await runLoad({ seconds: 1, concurrency: 8, op: read(ready.big.customerMeterId, ready.big.events) });
+    await runLoad({ seconds: 1, concurrency: 8, op: check });
+
+    const batchedRaw = await paired({
+      rounds: opts.rounds,
+      baseline: () => insertRound(100, 8),
+      subject: load(8, ingest(100)),
+    });
+    const single = await paired({
+      rounds: opts.rounds,
+      baseline: () => insertRound(1, 32),
+      subject: load(32, ingest(1)),
+    });
+    const readPair = await paired({
+      rounds: opts.rounds,
+      baseline: load(32, bare),
+      subject: load(32, read(ready.big.customerMeterId, ready.big.events)),
+    });
+    const readSmall = await runLoad({
+      seconds: per * 2,
+      concurrency: 32,
+      op: read(ready.small.customerMeterId, ready.small.events),
+    });
+    const checkPair = await paired({
+      rounds: opts.rounds,
+      baseline: load(32, bare),
+      subject: load(32, check),
+    });
+
+    // Ingest -> balance, one at a time for the small customer.
+    const lags: number[] = [];
+    let zero = 0;
+    let expected = (
+      JSON.parse(
+        (await client.request(`${base}/v1/customer-meters/${ready.small.customerMeterId}`, { headers: auth }))
+          .body,
+      ) as { consumed_units: number }
+    ).consumed_units;
+    const samples = Number(process.env.BENCH_USAGE_LAG_SAMPLES ?? 300);
+    for (let i = 0; i < samples; i++) {
+      seq += 1;
+      const r = await client.request(`${base}/v1/events/ingest`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          events: [{ name: "api_call", customer_id: ready.small.customerId, external_id: `lag-${seq}` }],
+        }),
+      });
+      const answered = performance.now();
+      if (r.status !== 200) throw new Error(`ingest answered ${r.status}: ${r.body}`);
+      expected += 1;
+      for (let attempt = 0; ; attempt++) {
+        const started = performance.now();
+        const b = await client.request(`${base}/v1/customer-meters/${ready.small.customerMeterId}`, {
+          headers: auth,
+        });
+        if ((JSON.parse(b.body) as { consumed_units: number }).consumed_units >= expected) {
+          if (attempt === 0) zero += 1;
+          lags.push(attempt === 0 ? 0 : started - answered);
+          break;
+        }
+        if (performance.now() - answered > 10_000)
+          throw new Error("an ingested event never reached the balance");
+      }
+    }
+    client.close();
+    const batched = batchedRaw;
+    // The batched line counts events: 100 per request and per statement alike, so the ratio of
+    // requests is that of events.
+    return {
+      batched,
+      single,
+      read: readPair,
+      readSmall,
+      bigEvents: ready.big.events,
+      smallEvents: ready.small.events,
+      lag: summarize(lags, 0, 1),
+      lagZero: zero,
+      check: checkPair,
+    };
+  } finally {
+    await local?.close();
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  }
+}
