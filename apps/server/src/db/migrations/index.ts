@@ -33,6 +33,7 @@ import { migration as m0821_meter_hard_cap } from "./0821_meter_hard_cap.js";
 import { migration as m0830_portal } from "./0830_portal.js";
 import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 import { migration as m0850_metrics_indexes } from "./0850_metrics_indexes.js";
+import { migration as m0870_oauth_connect_states } from "./0870_oauth_connect_states.js";
 import { migration as m0880_customer_oauth_accounts } from "./0880_customer_oauth_accounts.js";
 
 export const kassaMigrations: Record<string, Migration> = {
@@ -66,5 +67,6 @@ export const kassaMigrations: Record<string, Migration> = {
   "0820_events": m0820_events,
   "0821_meter_hard_cap": m0821_meter_hard_cap,
   "0850_metrics_indexes": m0850_metrics_indexes,
+  "0870_oauth_connect_states": m0870_oauth_connect_states,
   "0880_customer_oauth_accounts": m0880_customer_oauth_accounts,
 };
