@@ -5,7 +5,7 @@ import type { Json } from "./support/client.js";
 import { type FakePlatforms, type FakeUser, startFakePlatforms } from "./support/fake-platforms.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createShop, type Shop } from "./support/v1.js";
+import { call, createShop, type Shop, sdk } from "./support/v1.js";
 
 /**
  * GitHub and Discord benefits (issue 17) against a local fake of both platforms: a purchase
@@ -453,5 +453,221 @@ describe("the connect flow", () => {
       (await call(server, s.token, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"))
         .status,
     ).toBe(401);
+  });
+});
+
+describe("the connect state is single-use", () => {
+  it("a second callback with the same state is refused, also when two arrive at once", async () => {
+    const s = await shop("StateOnce");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Source access",
+      properties: { repository_owner: "acme", repository_name: "once", permission: "pull" },
+    });
+    const bought = await buy(s, await product(s, [repo]));
+    const refusal = {
+      error: "NotPermitted",
+      detail:
+        "This connection was already completed with this state. Start again from the portal to connect another account.",
+    };
+
+    // Sequential: the first callback connects, the same URL again is refused and changes nothing.
+    fake.signIn("github", { id: "7001", name: "octo-once" });
+    const { url } = await ok(
+      call(server, bought.portalToken, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"),
+    );
+    const callbackUrl = (await fetch(url, { redirect: "manual" })).headers.get("location")!;
+    expect((await fetch(callbackUrl, { redirect: "manual" })).status).toBe(307);
+    const exchanges = githubCalls("POST", "/login/oauth/access_token").length;
+    const again = await fetch(callbackUrl, { redirect: "manual" });
+    expect(again.status).toBe(403);
+    expect(await again.json()).toEqual(refusal);
+    expect(githubCalls("POST", "/login/oauth/access_token").length).toBe(exchanges);
+
+    // Parallel: two callbacks with one fresh state; exactly one connects, one code exchange.
+    fake.signIn("github", { id: "7002", name: "octo-twice" });
+    const second = await ok(
+      call(server, bought.portalToken, "GET", "/v1/customer-portal/oauth-accounts/authorize?platform=github"),
+    );
+    const raceUrl = (await fetch(second.url, { redirect: "manual" })).headers.get("location")!;
+    const before = githubCalls("POST", "/login/oauth/access_token").length;
+    const raced = await Promise.all(Array.from({ length: 4 }, () => fetch(raceUrl, { redirect: "manual" })));
+    const statuses = raced.map((r) => r.status).sort();
+    expect(statuses).toEqual([307, 403, 403, 403]);
+    for (const r of raced.filter((x) => x.status === 403)) expect(await r.json()).toEqual(refusal);
+    expect(githubCalls("POST", "/login/oauth/access_token").length).toBe(before + 1);
+    const accounts = await server.sql<{ account_id: string }>(
+      "select account_id from kassa_customer_oauth_account where customer_id = $1 order by account_id",
+      bought.customerId,
+    );
+    expect(accounts.map((a) => a.account_id)).toEqual(["7001", "7002"]);
+  });
+});
+
+describe("PATCH /v1/customer-portal/benefit-grants/{id}", () => {
+  it("moves a GitHub grant to another connected account; refuses a foreign account, a wrong type, another customer", async () => {
+    const s = await shop("GrantUpdate");
+    const repo = await benefit(s, {
+      type: "github_repository",
+      description: "Source access",
+      properties: { repository_owner: "acme", repository_name: "moves", permission: "push" },
+    });
+    const notes = await benefit(s, { type: "custom", description: "Notes", properties: { note: "Hello" } });
+    const productId = await product(s, [repo, notes]);
+    const bought = await buy(s, productId);
+    const other = await buy(s, productId);
+    await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g?.error?.type).toBe("BenefitActionRequiredError"),
+    );
+    expect((await connect(bought.portalToken, "github", { id: "8001", name: "octo-first" })).status).toBe(
+      307,
+    );
+    const first = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    expect(first.properties.granted_account_id).toBe("8001");
+    // A second account connected later: the granted grant stays on the first.
+    expect((await connect(bought.portalToken, "github", { id: "8002", name: "octo-second" })).status).toBe(
+      307,
+    );
+
+    const path = `/v1/customer-portal/benefit-grants/${first.id}`;
+    const patch = (token: string | undefined, body: Json, id = first.id) =>
+      call(server, token, "PATCH", `/v1/customer-portal/benefit-grants/${id}`, body);
+    const unchanged = async () => {
+      const now = await grantOf(s, bought.customerId, repo);
+      expect(now.properties).toEqual(first.properties);
+      expect(now.modified_at).toBe(first.modified_at);
+    };
+
+    // Errors, each naming the field, nothing changed.
+    const wrongType = await patch(bought.portalToken, {
+      benefit_type: "discord",
+      properties: { account_id: "8002" },
+    });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "benefit_type"],
+        msg: "Benefit type must match the existing granted benefit type.",
+        input: "discord",
+      },
+    ]);
+    const unknownAccount = await patch(bought.portalToken, {
+      benefit_type: "github_repository",
+      properties: { account_id: "9999" },
+    });
+    expect(unknownAccount.status).toBe(422);
+    expect(unknownAccount.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "properties", "account_id"],
+        msg: "OAuth account does not exist.",
+        input: "9999",
+      },
+    ]);
+    const noProperties = await patch(bought.portalToken, { benefit_type: "github_repository" });
+    expect(noProperties.status).toBe(422);
+    expect(noProperties.body.detail[0].loc).toEqual(["body", "properties"]);
+    const badType = await patch(bought.portalToken, { benefit_type: "gitlab" });
+    expect(badType.status).toBe(422);
+    expect(badType.body.detail[0].loc[0]).toBe("body");
+    // Another customer of the same shop, the merchant's token, no token.
+    const foreign = await patch(other.portalToken, {
+      benefit_type: "github_repository",
+      properties: { account_id: "8002" },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ error: "ResourceNotFound", detail: "Benefit grant not found." });
+    expect(
+      (await patch(s.token, { benefit_type: "github_repository", properties: { account_id: "8002" } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await patch(undefined, { benefit_type: "github_repository", properties: { account_id: "8002" } }))
+        .status,
+    ).toBe(401);
+    expect((await patch(bought.portalToken, { benefit_type: "custom" }, "not-a-uuid")).status).toBe(404);
+    await unchanged();
+    expect(githubCalls("PUT", "/repos/acme/moves/collaborators/octo-second")).toHaveLength(0);
+
+    // Another type: answered as it is, nothing changes.
+    const customGrant = await grantOf(s, bought.customerId, notes);
+    const custom = await ok(
+      call(server, bought.portalToken, "PATCH", `/v1/customer-portal/benefit-grants/${customGrant.id}`, {
+        benefit_type: "custom",
+      }),
+    );
+    expect(custom).toMatchObject({
+      id: customGrant.id,
+      properties: customGrant.properties,
+      is_granted: true,
+    });
+
+    // The SDK's update: the answer parses, the account is on the grant at once.
+    const polar = sdk(server, s.token);
+    const answer = await polar.customerPortal.benefitGrants.update(
+      { customerSession: bought.portalToken },
+      {
+        id: first.id,
+        customerBenefitGrantUpdate: { benefitType: "github_repository", properties: { accountId: "8002" } },
+      },
+    );
+    expect(answer.id).toBe(first.id);
+    expect(answer.customerId).toBe(bought.customerId);
+    expect(answer.properties).toMatchObject({ accountId: "8002", grantedAccountId: "8001" });
+    expect(answer.error).toBeNull();
+    // Then, in the background: octo-first's invitation taken back, octo-second invited.
+    const moved = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.properties.granted_account_id).toBe("8002"),
+    );
+    expect(moved).toMatchObject({ is_granted: true, error: null });
+    expect(moved.properties).toEqual({
+      account_id: "8002",
+      repository_owner: "acme",
+      repository_name: "moves",
+      permission: "push",
+      granted_account_id: "8002",
+    });
+    expect(fake.github.invitations.get("acme/moves")!.map((i) => i.user.name)).toEqual(["octo-second"]);
+    expect(githubCalls("PUT", "/repos/acme/moves/collaborators/octo-second")).toHaveLength(1);
+    await waitHook(s, "benefit_grant.updated", first.id, (d) => d.properties.granted_account_id === "8002");
+
+    // `null`: no account; access taken back, the grant waits for the customer.
+    const none = await ok(
+      call(server, bought.portalToken, "PATCH", path, {
+        benefit_type: "github_repository",
+        properties: { account_id: null },
+      }),
+    );
+    expect(none.properties.account_id).toBeNull();
+    await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) =>
+        expect(g).toMatchObject({
+          is_granted: false,
+          error: {
+            type: "BenefitActionRequiredError",
+            message: "The customer needs to connect their GitHub account",
+          },
+        }),
+    );
+    expect(fake.github.invitations.get("acme/moves")).toEqual([]);
+
+    // A revoked grant is no longer the customer's to change (Polar's portal hides it): 404.
+    await refund(s, bought.orderId);
+    await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.is_revoked).toBe(true),
+    );
+    const revoked = await patch(bought.portalToken, {
+      benefit_type: "github_repository",
+      properties: { account_id: "8001" },
+    });
+    expect(revoked.status).toBe(404);
   });
 });

@@ -26,6 +26,7 @@ const OWNERS: Record<string, string> = {
   kassa_custom_field: "modules/custom-fields",
   kassa_customer: "modules/customers",
   kassa_customer_oauth_account: "modules/oauth-accounts",
+  kassa_oauth_connect_state: "modules/oauth-accounts",
   kassa_customer_session: "modules/customer-sessions",
   kassa_customer_session_code: "modules/customer-sessions",
   kassa_discount: "modules/discounts",

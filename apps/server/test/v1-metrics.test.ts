@@ -507,6 +507,102 @@ describe("the SDK", () => {
   });
 });
 
+describe("a renewal that fails", () => {
+  /**
+   * A shop of its own: monthly Pro at 3000, bought on Mon 2030-03-04 10:00 UTC by A and by B.
+   * B then saves a card that is refused at every charge (the sandbox's 4000 0000 0000 0341) as
+   * the default. On 2030-04-04 10:00 both renew: A's renewal is paid (3000), B's is declined,
+   * its order stays pending and B is past_due.
+   *
+   * |                      | March | April | total |
+   * |----------------------|-------|-------|-------|
+   * | orders               | 2     | 1     | 3     | (B's pending renewal is no order)
+   * | revenue, net revenue | 6000  | 3000  | 9000  |
+   * | renewed              | 0     | 1     | 1     | revenue 0 / 3000
+   * | active subscriptions | 2     | 2     | 2     | (past_due counts, as Polar: status ignored)
+   * | MRR                  | 6000  | 6000  | 6000  | (2 × 3000, B included)
+   */
+  it("is left out of orders and revenue to the cent, while the past_due subscription stays active and in MRR", async () => {
+    const declines = await newShop("Declines Shop");
+    const t = declines.token;
+    const pro = await product(t, "Pro", 3000, "month");
+    await moveTo(t, "2030-03-04T10:00:00Z");
+    const subscribeAs = async (email: string) => {
+      const c = await call(server, t, "POST", "/v1/checkouts/", { products: [pro], customer_email: email });
+      expect(c.status, JSON.stringify(c.body)).toBe(201);
+      const done = await call(
+        server,
+        undefined,
+        "POST",
+        `/v1/checkouts/client/${c.body.client_secret}/confirm`,
+        {
+          confirmation_token_id: await cardToken(),
+          customer_billing_address: { country: "FR" },
+        },
+      );
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      const checkout = (await call(server, t, "GET", `/v1/checkouts/${c.body.id}`)).body;
+      return { subscriptionId: checkout.subscription_id as string, portal: done.body.customer_session_token };
+    };
+    const a = await subscribeAs("a@declines.example");
+    const b = await subscribeAs("b@declines.example");
+    const refused = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4000000000000341",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    expect(refused.status).toBe(201);
+    const saved = await call(server, b.portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: refused.body.id,
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+
+    await moveTo(t, "2030-04-05T00:00:00Z");
+    const status = async (id: string) =>
+      (await call(server, t, "GET", `/v1/subscriptions/${id}`)).body.status;
+    expect(await status(a.subscriptionId)).toBe("active");
+    expect(await status(b.subscriptionId)).toBe("past_due");
+    const renewals = await server.sql<{ subscription_id: string; status: string; net_amount: number }>(
+      "select subscription_id, status, net_amount from kassa_order where organization_id = $1 and billing_reason = 'subscription_cycle'",
+      declines.merchant.organizationId,
+    );
+    expect(
+      renewals
+        .map((r) => [r.subscription_id === b.subscriptionId ? "B" : "A", r.status, r.net_amount])
+        .sort(),
+    ).toEqual([
+      ["A", "paid", 3000],
+      ["B", "pending", 3000],
+    ]);
+
+    const res = await metrics("start_date=2030-03-01&end_date=2030-04-30&interval=month", t);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected: Record<string, [number, number, number]> = {
+      orders: [2, 1, 3],
+      revenue: [6000, 3000, 9000],
+      net_revenue: [6000, 3000, 9000],
+      cumulative_revenue: [6000, 9000, 9000],
+      average_order_value: [3000, 3000, 3000],
+      new_subscriptions: [2, 0, 2],
+      new_subscriptions_revenue: [6000, 0, 6000],
+      renewed_subscriptions: [0, 1, 1],
+      renewed_subscriptions_revenue: [0, 3000, 3000],
+      active_subscriptions: [2, 2, 2],
+      committed_subscriptions: [2, 2, 2],
+      monthly_recurring_revenue: [6000, 6000, 6000],
+      committed_monthly_recurring_revenue: [6000, 6000, 6000],
+      canceled_subscriptions: [0, 0, 0],
+      churned_subscriptions: [0, 0, 0],
+    };
+    for (const [slug, [march, april, total]] of Object.entries(expected))
+      expect([...series(res.body, slug), res.body.totals[slug]], slug).toEqual([march, april, total]);
+    // The first shop's figures are untouched by this one's.
+    const first = await metrics("start_date=2030-03-01&end_date=2030-04-30&interval=month&metrics=orders");
+    expect(first.body.totals.orders).toBe(0);
+  });
+});
+
 describe("the README", () => {
   it("lists every metric with its type, total and definition from the contract", async () => {
     const { readFileSync } = await import("node:fs");

@@ -839,8 +839,17 @@ export interface CustomerOAuthAccountTable {
   modified_at: Date | null;
 }
 
+/** A used OAuth connect `state` (its nonce), refused when it comes back a second time. */
+export interface OAuthConnectStateTable {
+  nonce: string;
+  customer_id: string;
+  used_at: Date;
+  expires_at: Date;
+}
+
 export interface KassaDatabase {
   kassa_customer_oauth_account: CustomerOAuthAccountTable;
+  kassa_oauth_connect_state: OAuthConnectStateTable;
   kassa_benefit_grant: BenefitGrantTable;
   kassa_idempotency_key: IdempotencyKeyTable;
   kassa_customer_session: CustomerSessionTable;

@@ -57,3 +57,38 @@ export const CustomerStateBenefitGrant = z
 export type BenefitGrantWire = z.output<typeof BenefitGrant>;
 export type CustomerBenefitGrantWire = z.output<typeof CustomerBenefitGrant>;
 export type CustomerStateBenefitGrantWire = z.output<typeof CustomerStateBenefitGrant>;
+
+/** The account a GitHub or Discord grant goes to: one the customer connected, or `null` for none. */
+const AccountPropertiesUpdate = z.object({ account_id: z.string().nullable() });
+
+const plainUpdate = <T extends string>(type: T, id: string) =>
+  z.object({ benefit_type: z.literal(type) }).meta({ id });
+
+/**
+ * The body of `PATCH /v1/customer-portal/benefit-grants/{id}` (Polar's `CustomerBenefitGrantUpdate`):
+ * `benefit_type` must be the grant's; GitHub and Discord grants take the account to use.
+ */
+export const CustomerBenefitGrantUpdate = z
+  .discriminatedUnion("benefit_type", [
+    z
+      .object({
+        benefit_type: z.literal("discord"),
+        properties: AccountPropertiesUpdate.meta({ id: "CustomerBenefitGrantDiscordPropertiesUpdate" }),
+      })
+      .meta({ id: "CustomerBenefitGrantDiscordUpdate" }),
+    z
+      .object({
+        benefit_type: z.literal("github_repository"),
+        properties: AccountPropertiesUpdate.meta({
+          id: "CustomerBenefitGrantGitHubRepositoryPropertiesUpdate",
+        }),
+      })
+      .meta({ id: "CustomerBenefitGrantGitHubRepositoryUpdate" }),
+    plainUpdate("downloadables", "CustomerBenefitGrantDownloadablesUpdate"),
+    plainUpdate("license_keys", "CustomerBenefitGrantLicenseKeysUpdate"),
+    plainUpdate("custom", "CustomerBenefitGrantCustomUpdate"),
+    plainUpdate("meter_credit", "CustomerBenefitGrantMeterCreditUpdate"),
+  ])
+  .meta({ id: "CustomerBenefitGrantUpdate" });
+
+export type CustomerBenefitGrantUpdateValue = z.output<typeof CustomerBenefitGrantUpdate>;

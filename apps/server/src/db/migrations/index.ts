@@ -33,9 +33,10 @@ import { migration as m0821_meter_hard_cap } from "./0821_meter_hard_cap.js";
 import { migration as m0830_portal } from "./0830_portal.js";
 import { migration as m0840_benefit_grace } from "./0840_benefit_grace.js";
 import { migration as m0850_metrics_indexes } from "./0850_metrics_indexes.js";
-import { migration as m0860_usage_rules } from "./0860_usage_rules.js";
 import { migration as m0880_customer_oauth_accounts } from "./0880_customer_oauth_accounts.js";
 import { migration as m0892_event_partitions } from "./0892_event_partitions.js";
+import { migration as m0893_usage_rules } from "./0893_usage_rules.js";
+import { migration as m0894_oauth_connect_states } from "./0894_oauth_connect_states.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -68,7 +69,8 @@ export const kassaMigrations: Record<string, Migration> = {
   "0820_events": m0820_events,
   "0821_meter_hard_cap": m0821_meter_hard_cap,
   "0850_metrics_indexes": m0850_metrics_indexes,
-  "0860_usage_rules": m0860_usage_rules,
   "0880_customer_oauth_accounts": m0880_customer_oauth_accounts,
   "0892_event_partitions": m0892_event_partitions,
+  "0893_usage_rules": m0893_usage_rules,
+  "0894_oauth_connect_states": m0894_oauth_connect_states,
 };

@@ -8,6 +8,7 @@ export {
   grantAwaitingAccount,
   grantsOfCause,
   listCustomerGrantRows,
+  updateCustomerGrant,
 } from "./service.js";
 export { benefitGrantsSink, revokeDeletedBenefit, syncEndedGracePeriods } from "./sink.js";
 export { type GrantDeps, type SyncInput, syncCustomerGrants } from "./sync.js";

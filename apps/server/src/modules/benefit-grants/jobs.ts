@@ -13,6 +13,7 @@ const SyncPayload = z.object({
   cycle: z.object({ subscriptionId: z.string(), orderId: z.string() }).optional(),
   editedBenefitId: z.string().optional(),
   connectedGrantIds: z.array(z.string()).optional(),
+  updatedGrantIds: z.array(z.string()).optional(),
 });
 
 /**

@@ -1,7 +1,10 @@
+import type { CustomerBenefitGrantUpdateValue } from "@kassa/contracts/v1";
+import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import { findBenefitsWithDeleted } from "../benefits/index.js";
+import { connectedAccounts, type OAuthPlatform } from "../oauth-accounts/index.js";
 import { BenefitGrantNotFound, BenefitNotFound } from "./errors.js";
 import { enqueueGrantSyncs } from "./jobs.js";
 import * as repo from "./repository.js";
@@ -156,4 +159,63 @@ export async function grantAwaitingAccount(
       connectedGrantIds: waiting.map((g) => g.id),
     },
   ]);
+}
+
+/** The platform whose connected account a benefit type acts on. */
+const ACCOUNT_PLATFORM: Partial<Record<string, OAuthPlatform>> = {
+  github_repository: "github",
+  discord: "discord",
+};
+
+/**
+ * `PATCH /v1/customer-portal/benefit-grants/{id}` (Polar's): the customer picks which of their
+ * connected accounts a GitHub or Discord grant goes to (`properties.account_id`; `null` for
+ * none). Under the customer's grant lock: the grant must be theirs and not revoked, the
+ * `benefit_type` the grant's and the account one the customer connected on that
+ * platform (422 naming the field). The account is put on the grant, its error cleared, and a
+ * sync queued that grants it again (moving access from the previous account) and sends
+ * `benefit_grant.updated`. For other types nothing changes. Undefined: not the customer's grant.
+ */
+export async function updateCustomerGrant(
+  ctx: Ctx,
+  caller: { organizationId: string; customerId: string },
+  id: string,
+  update: CustomerBenefitGrantUpdateValue,
+): Promise<repo.GrantRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  return inTransaction(ctx, async (trx) => {
+    await repo.lockCustomerGrants(trx, caller.customerId);
+    const row = await repo.findGrant(trx, caller.organizationId, id);
+    // A revoked grant is not found, as Polar's portal reads only grants not revoked (its 403
+    // "Cannot update a revoked benefit grant." cannot be reached either).
+    if (!row || row.customer_id !== caller.customerId || row.revoked_at !== null) return undefined;
+    const [benefit] = await findBenefitsWithDeleted(trx, caller.organizationId, [row.benefit_id]);
+    if (!benefit || benefit.type !== update.benefit_type)
+      throw RequestValidationError.field(
+        ["body", "benefit_type"],
+        "Benefit type must match the existing granted benefit type.",
+        update.benefit_type,
+      );
+    const platform = ACCOUNT_PLATFORM[benefit.type];
+    if (!platform || !("properties" in update)) return row;
+    const accountId = update.properties.account_id;
+    if (accountId !== null) {
+      const accounts = await connectedAccounts(trx, caller.organizationId, caller.customerId);
+      if (!accounts[`${platform}:${accountId}`])
+        throw RequestValidationError.field(
+          ["body", "properties", "account_id"],
+          "OAuth account does not exist.",
+          accountId,
+        );
+    }
+    const updated = await repo.updateGrant(trx, row.id, {
+      properties: JSON.stringify({ ...row.properties, account_id: accountId }),
+      error: JSON.stringify(null),
+      modified_at: ctx.clock.now(),
+    });
+    await enqueueGrantSyncs(trx, [
+      { organizationId: caller.organizationId, customerId: caller.customerId, updatedGrantIds: [row.id] },
+    ]);
+    return updated;
+  });
 }

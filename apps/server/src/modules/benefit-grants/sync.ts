@@ -36,6 +36,11 @@ export interface SyncInput {
    * sent as `benefit_grant.updated` (Polar's update after the connect).
    */
   connectedGrantIds?: string[] | undefined;
+  /**
+   * Grants whose account the customer chose in the portal (`PATCH`): granted again even when
+   * granted (access moves to the new account), their outcome sent as `benefit_grant.updated`.
+   */
+  updatedGrantIds?: string[] | undefined;
 }
 
 type Action =
@@ -80,6 +85,7 @@ async function nextAction(
     const pending =
       !g ||
       g.revoked_at !== null ||
+      (input.updatedGrantIds?.includes(g.id) ?? false) ||
       (g.granted_at === null &&
         (!waitsForCustomer(g) || g.id === input.retryGrantId || input.connectedGrantIds?.includes(g.id)));
     if (pending)
@@ -187,6 +193,7 @@ async function grant(
       properties: row.properties,
       now,
       connections,
+      update: connected && row.revoked_at === null,
     });
     updated = await repo.updateGrant(trx, row.id, {
       granted_at: now,
@@ -364,7 +371,10 @@ export async function syncCustomerGrants(deps: GrantDeps, input: SyncInput): Pro
           const cycleOrderId =
             renewal && picked.scope.subscriptionId === renewal.subscriptionId ? renewal.orderId : undefined;
           const grantId = picked.grantId;
-          const connected = grantId !== undefined && (input.connectedGrantIds?.includes(grantId) ?? false);
+          const connected =
+            grantId !== undefined &&
+            ((input.connectedGrantIds?.includes(grantId) ?? false) ||
+              (input.updatedGrantIds?.includes(grantId) ?? false));
           await grant(
             ctx,
             trx,

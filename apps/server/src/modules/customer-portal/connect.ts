@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createRoute, z } from "@hono/zod-openapi";
 import { CustomerOAuthAuthorizeResponse, CustomerOAuthPlatform } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
@@ -6,7 +7,7 @@ import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import { grantAwaitingAccount } from "../benefit-grants/index.js";
 import { findCustomer } from "../customers/index.js";
-import type { Connections, OAuthPlatform } from "../oauth-accounts/index.js";
+import { type Connections, claimConnectState, type OAuthPlatform } from "../oauth-accounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { callerOf } from "./caller.js";
 
@@ -61,6 +62,7 @@ export async function authorize(
     organization_id: caller.organizationId,
     customer_id: caller.customerId,
     return_to: returnTo,
+    nonce: randomBytes(18).toString("base64url"),
     exp: Math.floor(Date.now() / 1000) + STATE_TTL_SECONDS,
   });
   return { url: client.authorizeUrl(`${deps.baseURL}${CALLBACK_PATH}`, state) };
@@ -74,7 +76,8 @@ function withParams(url: string, params: Record<string, string>) {
 
 /**
  * `GET /v1/customer-portal/oauth-accounts/callback` (Polar's): the provider sends the customer
- * back here. The state must be this server's, unaltered and fresh (else 403); the code is
+ * back here. The state must be this server's, unaltered, fresh and not used before (else 403:
+ * a state works for one callback, even when two arrive at once); the code is
  * exchanged, the provider's user read and stored as the customer's account, and their grants
  * waiting for it are granted again; then back to `return_to` (with `error` and
  * `error_platform` when something failed on the way, as Polar does).
@@ -88,6 +91,10 @@ export async function callback(
   if (!connections || !state) throw new NotPermitted("Invalid state");
   const customer = await findCustomer(deps.db, state.organization_id, state.customer_id);
   if (!customer) throw new NotPermitted("Invalid customer");
+  if (!(await claimConnectState(deps.db, state, new Date())))
+    throw new NotPermitted(
+      "This connection was already completed with this state. Start again from the portal to connect another account.",
+    );
   const platform = state.platform;
   const client = connections.oauth[platform];
   const failed = (error: string) => ({
@@ -146,7 +153,7 @@ const callbackRoute = createRoute({
   tags: ["customer_portal"],
   summary: "Where GitHub or Discord sends the customer back after they authorized",
   description:
-    "No authentication: the signed `state` names the customer. Redirects to the `return_to` of the authorize request.",
+    "No authentication: the signed `state` names the customer; it works once. Redirects to the `return_to` of the authorize request.",
   request: {
     query: z.object({ state: z.string(), code: z.string().optional(), error: z.string().optional() }),
   },
@@ -154,7 +161,7 @@ const callbackRoute = createRoute({
     303: { description: "Back to the portal, with `error` and `error_platform`" },
     307: { description: "Back to the portal, the account connected" },
     403: {
-      description: "The state is not this server's, was altered or has expired",
+      description: "The state is not this server's, was altered, has expired or was already used",
       content: {
         "application/json": { schema: z.object({ error: z.literal("NotPermitted"), detail: z.string() }) },
       },

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import {
   BENEFIT_TYPES,
+  CustomerBenefitGrantUpdate,
   CustomerPaymentMethodCreate,
   CustomerPaymentMethodCreateResponse,
   CustomerSubscriptionUpdate,
@@ -153,6 +154,23 @@ const getBenefitGrant = customerRoute({
   responses: { 200: ok(CustomerBenefitGrant), ...errorResponses({ notFound: true }) },
 });
 
+const updateBenefitGrant = customerRoute({
+  method: "patch",
+  path: "/v1/customer-portal/benefit-grants/{id}",
+  tags: ["customer_portal"],
+  summary: "Update one of the authenticated customer's benefit grants",
+  description:
+    "404 for a grant of another customer or a revoked one. For a GitHub or Discord grant, `properties.account_id` chooses which of the customer's connected accounts receives the access (`null` for none); the grant is granted again in the background and `benefit_grant.updated` sent. `benefit_type` must be the grant's.",
+  request: {
+    params: IdParam,
+    body: { required: true, content: { "application/json": { schema: CustomerBenefitGrantUpdate } } },
+  },
+  responses: {
+    200: ok(CustomerBenefitGrant),
+    ...errorResponses({ notFound: true }),
+  },
+});
+
 const addPaymentMethod = customerRoute({
   method: "post",
   path: "/v1/customer-portal/customers/me/payment-methods",
@@ -205,6 +223,15 @@ export function registerCustomerPortalRoutes(
   );
   app.openapi(getBenefitGrant, async (c) =>
     c.json(await service.getBenefitGrant({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+  );
+  app.openapi(updateBenefitGrant, async (c) =>
+    c.json(
+      await service.updateBenefitGrant({
+        ctx: c.var.ctx,
+        input: { ...c.req.valid("param"), update: c.req.valid("json") },
+      }),
+      200,
+    ),
   );
   registerPortalMeterRoutes(app);
   registerPortalConnectRoutes(app, {

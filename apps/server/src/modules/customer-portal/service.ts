@@ -1,7 +1,8 @@
+import type { CustomerBenefitGrantUpdateValue } from "@kassa/contracts/v1";
 import { ResourceNotFound, Unauthorized } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Ctx, Db } from "../../kit/context.js";
-import { findCustomerGrantRow, listCustomerGrantRows } from "../benefit-grants/index.js";
+import { findCustomerGrantRow, listCustomerGrantRows, updateCustomerGrant } from "../benefit-grants/index.js";
 import { type AddressInputValue, findCustomer, updateCustomer } from "../customers/index.js";
 import { connectedAccounts } from "../oauth-accounts/index.js";
 import { findOrder } from "../orders/index.js";
@@ -197,6 +198,21 @@ export async function listBenefitGrants({
 export async function getBenefitGrant({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
   const { caller, row } = await me(ctx);
   const grant = await findCustomerGrantRow(ctx, caller, input.id);
+  if (!grant) throw new CustomerBenefitGrantNotFound();
+  const [wire] = await customerGrantsWire(ctx.db, caller, row, [grant]);
+  return wire!;
+}
+
+/** `PATCH /v1/customer-portal/benefit-grants/{id}`: see `updateCustomerGrant`; 404 for a grant not the customer's. */
+export async function updateBenefitGrant({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { id: string; update: CustomerBenefitGrantUpdateValue };
+}) {
+  const { caller, row } = await me(ctx);
+  const grant = await updateCustomerGrant(ctx, caller, input.id, input.update);
   if (!grant) throw new CustomerBenefitGrantNotFound();
   const [wire] = await customerGrantsWire(ctx.db, caller, row, [grant]);
   return wire!;

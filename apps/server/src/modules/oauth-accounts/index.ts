@@ -5,4 +5,10 @@ export {
   PlatformError,
 } from "./platforms.js";
 export type { ConnectState } from "./seal.js";
-export { type ConnectedAccount, type Connections, connectedAccounts, createConnections } from "./service.js";
+export {
+  type ConnectedAccount,
+  type Connections,
+  claimConnectState,
+  connectedAccounts,
+  createConnections,
+} from "./service.js";

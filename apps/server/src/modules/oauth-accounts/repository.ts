@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { CustomerOAuthAccountTable } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 import type { OAuthPlatform } from "./platforms.js";
@@ -52,4 +52,28 @@ export async function updateTokens(
     .set({ ...tokens, modified_at: now })
     .where("id", "=", id)
     .execute();
+}
+
+/**
+ * Records a connect state's nonce as used. True for the first caller only: a second callback
+ * with the same state (replayed, or racing the first in another transaction) meets the primary
+ * key and gets false. Used nonces past their state's expiry are dropped on the way.
+ */
+export async function claimStateNonce(
+  db: Db,
+  input: { nonce: string; customerId: string; expiresAt: Date; now: Date },
+): Promise<boolean> {
+  await db.deleteFrom("kassa_oauth_connect_state").where("expires_at", "<", input.now).execute();
+  const row = await db
+    .insertInto("kassa_oauth_connect_state")
+    .values({
+      nonce: input.nonce,
+      customer_id: input.customerId,
+      used_at: input.now,
+      expires_at: input.expiresAt,
+    })
+    .onConflict((oc) => oc.column("nonce").doNothing())
+    .returning(sql<number>`1`.as("claimed"))
+    .executeTakeFirst();
+  return row !== undefined;
 }

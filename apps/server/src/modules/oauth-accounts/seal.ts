@@ -44,6 +44,8 @@ export interface ConnectState {
   organization_id: string;
   customer_id: string;
   return_to: string;
+  /** Random, unique per authorize: the callback records it, so the state works once. */
+  nonce: string;
   /** Unix seconds after which the callback refuses it. */
   exp: number;
 }
@@ -75,6 +77,7 @@ export function createStateSigner(secret: string) {
         return undefined;
       }
       if (typeof state.exp !== "number" || state.exp * 1000 <= now.getTime()) return undefined;
+      if (typeof state.nonce !== "string" || state.nonce.length < 16) return undefined;
       return state;
     },
   };

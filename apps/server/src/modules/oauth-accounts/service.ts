@@ -13,7 +13,7 @@ import {
   type TokenSet,
 } from "./platforms.js";
 import * as repo from "./repository.js";
-import { createSealer, createStateSigner, type StateSigner } from "./seal.js";
+import { type ConnectState, createSealer, createStateSigner, type StateSigner } from "./seal.js";
 
 /** An account as the grant strategies use it: its tokens opened, refreshed when expired. */
 export interface ConnectedAccount {
@@ -73,6 +73,19 @@ export async function connectedAccounts(
       { account_id: r.account_id, account_username: r.account_username },
     ]),
   );
+}
+
+/**
+ * Spends a verified connect state: true the first time, false when a callback already used it
+ * (a replay, or a second callback racing the first: the database's unique key decides).
+ */
+export function claimConnectState(db: Db, state: ConnectState, now: Date): Promise<boolean> {
+  return repo.claimStateNonce(db, {
+    nonce: state.nonce,
+    customerId: state.customer_id,
+    expiresAt: new Date(state.exp * 1000),
+    now,
+  });
 }
 
 export function createConnections(config: KassaConfig["connections"], secret: string): Connections {

@@ -31,12 +31,37 @@ const notSetUp = (service: string, variables: string) =>
 const GITHUB_CONNECT = "The customer needs to connect their GitHub account";
 const GITHUB_VARIABLES = "GITHUB_BENEFIT_CLIENT_ID, GITHUB_BENEFIT_CLIENT_SECRET, GITHUB_BENEFIT_TOKEN";
 
+/**
+ * The account a grant step goes to: the grant's `account_id`; when the customer chose none
+ * (`null` through the portal's `PATCH`), null; when the grant names none yet, undefined (the
+ * account they connected last).
+ */
+function chosenAccount(input: StrategyInput): string | null | undefined {
+  if (input.update && input.properties.account_id === null) return null;
+  return str(input.properties.account_id);
+}
+
+/** Takes the account's access to the repository the grant gave back (invitation or collaborator). */
+async function removeCollaborator(input: StrategyInput, accountId: string) {
+  const api = input.connections?.github;
+  if (!api) throw notSetUp("GitHub", GITHUB_VARIABLES);
+  const account = await accountOf(input, "github", accountId);
+  if (!account?.username) throw new BenefitActionRequired(GITHUB_CONNECT);
+  const owner = str(input.properties.repository_owner) ?? String(input.benefit.properties.repository_owner);
+  const repo = str(input.properties.repository_name) ?? String(input.benefit.properties.repository_name);
+  await api.remove(owner, repo, account.accountId, account.username);
+}
+
 /** Invites the account to the repository with the benefit's permission; a revoke removes it. */
 export const githubRepositoryStrategy: BenefitStrategy = {
   refreshOnEdit: false,
   revokeIndividually: false,
   async grant(input) {
-    const account = await accountOf(input, "github", str(input.properties.account_id));
+    const wanted = chosenAccount(input);
+    const previous = str(input.properties.granted_account_id);
+    if (input.update && previous && previous !== wanted) await removeCollaborator(input, previous);
+    if (wanted === null) throw new BenefitActionRequired(GITHUB_CONNECT);
+    const account = await accountOf(input, "github", wanted);
     if (!account?.username) throw new BenefitActionRequired(GITHUB_CONNECT);
     const api = input.connections?.github;
     if (!api) throw notSetUp("GitHub", GITHUB_VARIABLES);
@@ -58,14 +83,7 @@ export const githubRepositoryStrategy: BenefitStrategy = {
   async revoke(input) {
     const kept = { account_id: str(input.properties.account_id) ?? null };
     const granted = str(input.properties.granted_account_id);
-    if (!granted) return kept;
-    const api = input.connections?.github;
-    if (!api) throw notSetUp("GitHub", GITHUB_VARIABLES);
-    const account = await accountOf(input, "github", granted);
-    if (!account?.username) throw new BenefitActionRequired(GITHUB_CONNECT);
-    const owner = str(input.properties.repository_owner) ?? String(input.benefit.properties.repository_owner);
-    const repo = str(input.properties.repository_name) ?? String(input.benefit.properties.repository_name);
-    await api.remove(owner, repo, account.accountId, account.username);
+    if (granted) await removeCollaborator(input, granted);
     return kept;
   },
   cycle: async ({ properties }) => properties,
@@ -84,12 +102,33 @@ function discordFailure(error: unknown): unknown {
   return error;
 }
 
+/** Removes the role the grant gave (or kicks, per `kick_member`); false when it gave none. */
+async function discordRevoke(input: StrategyInput): Promise<boolean> {
+  const guildId = str(input.properties.guild_id);
+  const roleId = str(input.properties.role_id);
+  const userId = str(input.properties.granted_account_id);
+  if (!guildId || !roleId || !userId) return false;
+  const api = input.connections?.discord;
+  if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
+  try {
+    if (input.benefit.properties.kick_member === true) await api.kick(guildId, userId);
+    else await api.removeRole(guildId, roleId, userId);
+  } catch (error) {
+    throw discordFailure(error);
+  }
+  return true;
+}
+
 /** Adds the member to the guild with the role; a revoke removes the role, or kicks (`kick_member`). */
 export const discordStrategy: BenefitStrategy = {
   refreshOnEdit: false,
   revokeIndividually: false,
   async grant(input) {
-    const wanted = str(input.properties.account_id);
+    const wanted = chosenAccount(input);
+    const previous = str(input.properties.granted_account_id);
+    if (input.update && previous && previous !== wanted) await discordRevoke(input);
+    if (wanted === null)
+      throw new BenefitActionRequired("The customer needs to connect their Discord account");
     const account = await accountOf(input, "discord", wanted);
     if (!account)
       throw new BenefitActionRequired(
@@ -116,19 +155,7 @@ export const discordStrategy: BenefitStrategy = {
   },
   async revoke(input) {
     const kept = { account_id: str(input.properties.account_id) ?? null };
-    const guildId = str(input.properties.guild_id);
-    const roleId = str(input.properties.role_id);
-    const userId = str(input.properties.granted_account_id);
-    if (!guildId || !roleId || !userId) return {};
-    const api = input.connections?.discord;
-    if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
-    try {
-      if (input.benefit.properties.kick_member === true) await api.kick(guildId, userId);
-      else await api.removeRole(guildId, roleId, userId);
-    } catch (error) {
-      throw discordFailure(error);
-    }
-    return kept;
+    return (await discordRevoke(input)) ? kept : {};
   },
   cycle: async ({ properties }) => properties,
 };

@@ -19,6 +19,11 @@ export interface StrategyInput {
   now: Date;
   /** The customers' GitHub and Discord accounts and the platforms' clients (absent: none configured). */
   connections: Connections | undefined;
+  /**
+   * A grant step asked by the customer's choice of account (portal `PATCH`, or a connect): the
+   * grant may already have given access to another account, which is taken back first.
+   */
+  update?: boolean | undefined;
 }
 
 /**
