@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   kassa_meter: "modules/meters",
   kassa_event: "modules/events",
   kassa_event_key: "modules/events",
+  kassa_event_state_notice: "modules/events",
   kassa_event_default: "modules/events",
   kassa_customer_meter: "modules/customer-meters",
   kassa_customer_meter_value: "modules/customer-meters",

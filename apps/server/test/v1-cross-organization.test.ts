@@ -430,6 +430,8 @@ const NOT_REFERENCES: Record<string, string> = {
   "body:customer_tax_id": "a tax number, not an id of a row",
   "body:properties.guild_id": "a Discord server id",
   "body:properties.role_id": "a Discord role id",
+  "body:properties.account_id":
+    "a GitHub or Discord user id, looked up among the calling customer's own connected accounts only (another's is refused with 422: benefits-github-discord.test.ts)",
   "body:confirmation_token_id":
     "a sandbox card token, made before any organization is known (the buyer's, not the merchant's)",
   "body:member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
@@ -594,6 +596,13 @@ function cases(): Case[] {
       ["path:id"],
       `/v1/customer-portal/benefit-grants/${B.grant}`,
       404,
+    ),
+    portal(
+      "PATCH /v1/customer-portal/benefit-grants/{id}",
+      ["path:id"],
+      `/v1/customer-portal/benefit-grants/${B.grant}`,
+      404,
+      { benefit_type: "custom" },
     ),
     portal(
       "GET /v1/customer-portal/downloadables/",
