@@ -10,7 +10,6 @@ import { discountOn } from "../discounts/index.js";
 import {
   formatInvoiceNumber,
   insertOrder,
-  insertOrderItems,
   latestOrderOf,
   nextInvoiceNumber,
   orderWire,
@@ -32,7 +31,6 @@ import { AlreadyCanceledSubscription } from "./cancel.js";
 import { chargeOrder } from "./charge.js";
 import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
-  billEntries,
   discountFor,
   priceAmount,
   prorated,
@@ -40,6 +38,7 @@ import {
   quote,
   quoteRenewal,
   remainingFraction,
+  writeQuoteLines,
 } from "./quote.js";
 import { type BillingEntryRow, insertEntries, pendingEntries } from "./repository.js";
 
@@ -332,22 +331,7 @@ async function insertUpdateOrder(
     payment_attempts: 0,
     payment_attempt_started_at: deps.clock.now(),
   });
-  await insertOrderItems(
-    trx,
-    q.lines.map((line, position) => ({
-      id: randomUUID(),
-      order_id: order.id,
-      label: line.label,
-      amount: line.amount,
-      tax_amount: position === 0 ? q.tax : 0,
-      proration: line.proration,
-      product_price_id: line.priceId,
-      position,
-      created_at: now,
-      modified_at: null,
-    })),
-  );
-  await billEntries(trx, sub, q, order.id, now);
+  await writeQuoteLines(trx, sub, q, order.id, now);
   const [wire] = await orderWire(trx, org, [order]);
   await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
   return order.id;

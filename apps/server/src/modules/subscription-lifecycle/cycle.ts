@@ -4,7 +4,6 @@ import type { KassaDatabase } from "../../db/schema.js";
 import {
   formatInvoiceNumber,
   insertOrder,
-  insertOrderItems,
   latestOrderOf,
   nextInvoiceNumber,
   orderWire,
@@ -21,7 +20,7 @@ import { endScheduled } from "./cancel.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { billFinalUsage } from "./final.js";
 import { mailRenewal } from "./mails.js";
-import { billEntries, quoteRenewal, resetSubscriptionMeters } from "./quote.js";
+import { quoteRenewal, resetSubscriptionMeters, writeQuoteLines } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
@@ -127,23 +126,7 @@ export async function cycleSubscription(
       // Real time: whether a process is still at it is a question of the real clock.
       payment_attempt_started_at: charge ? deps.clock.now() : null,
     });
-    await insertOrderItems(
-      trx,
-      q.lines.map((line, position) => ({
-        id: randomUUID(),
-        order_id: order.id,
-        label: line.label,
-        amount: line.amount,
-        // The tax is on the whole net amount; the first line carries it.
-        tax_amount: position === 0 ? taxAmount : 0,
-        proration: line.proration,
-        product_price_id: line.priceId,
-        position,
-        created_at: now,
-        modified_at: null,
-      })),
-    );
-    await billEntries(trx, sub, q, order.id, now);
+    await writeQuoteLines(trx, sub, q, order.id, now);
     // The usage just billed closes its period: the meters start the next one (Polar's reset).
     await resetSubscriptionMeters(trx, sub, now);
     await emitSubscription(ctx, trx, updated, ["subscription.updated"]);

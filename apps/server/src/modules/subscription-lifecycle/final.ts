@@ -6,7 +6,6 @@ import { meterUsage } from "../customer-meters/index.js";
 import {
   formatInvoiceNumber,
   insertOrder,
-  insertOrderItems,
   latestOrderOf,
   nextInvoiceNumber,
   orderWire,
@@ -15,7 +14,7 @@ import {
 import { findPrices } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
-import { billEntries, discountFor, meteredLine, quote, resetSubscriptionMeters } from "./quote.js";
+import { discountFor, meteredLine, quote, resetSubscriptionMeters, writeQuoteLines } from "./quote.js";
 import { pendingEntries } from "./repository.js";
 
 /**
@@ -98,22 +97,7 @@ export async function billFinalUsage(
     next_payment_attempt_at: null,
     payment_attempt_started_at: charge ? deps.clock.now() : null,
   });
-  await insertOrderItems(
-    trx,
-    q.lines.map((line, position) => ({
-      id: randomUUID(),
-      order_id: order.id,
-      label: line.label,
-      amount: line.amount,
-      tax_amount: position === 0 ? q.tax : 0,
-      proration: line.proration,
-      product_price_id: line.priceId,
-      position,
-      created_at: now,
-      modified_at: null,
-    })),
-  );
-  await billEntries(trx, sub, q, order.id, now);
+  await writeQuoteLines(trx, sub, q, order.id, now);
   // The usage just billed closes its period (the ledger settles it): never billed again.
   await resetSubscriptionMeters(trx, sub, now);
   const [wire] = await orderWire(trx, org, [order]);

@@ -6,7 +6,7 @@ import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
 import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
-import { firstOrderOf, latestOrderOf } from "../orders/index.js";
+import { firstOrderOf, insertOrderItems, latestOrderOf } from "../orders/index.js";
 import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
 import { addInterval, type SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
@@ -224,6 +224,29 @@ export function remainingFraction(start: Date, end: Date, now: Date): Decimal {
  * Marks the entries an order billed, and carries what a credit left over (a downgrade larger
  * than the order) to the next order as a new credit entry: a credit is never paid out.
  */
+/**
+ * Writes a quote onto its order: one item per line (the tax is on the whole net amount, so the
+ * first line carries it), then its entries marked billed and any credit carried over.
+ */
+export async function writeQuoteLines(db: Db, sub: SubscriptionRow, q: Quote, orderId: string, now: Date) {
+  await insertOrderItems(
+    db,
+    q.lines.map((line, position) => ({
+      id: randomUUID(),
+      order_id: orderId,
+      label: line.label,
+      amount: line.amount,
+      tax_amount: position === 0 ? q.tax : 0,
+      proration: line.proration,
+      product_price_id: line.priceId,
+      position,
+      created_at: now,
+      modified_at: null,
+    })),
+  );
+  await billEntries(db, sub, q, orderId, now);
+}
+
 export async function billEntries(db: Db, sub: SubscriptionRow, q: Quote, orderId: string, now: Date) {
   await markBilled(
     db,
