@@ -105,6 +105,8 @@ const envSchema = z.object({
   SUBSCRIPTION_SCHEDULER_INTERVAL_MS: positiveInt.default(60_000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   CUSTOMER_STATE_DEBOUNCE_MS: positiveInt.default(15_000),
+  /** Product reads kept per process while the catalog is unchanged (modules/products/catalog-cache.ts); 0: off. */
+  CATALOG_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   STRIPE_SECRET_KEY: optionalString.refine(
     (v) => v === undefined || /^(sk|rk)_(test|live)_/.test(v),
     "must be a Stripe secret or restricted key (sk_live_..., sk_test_..., rk_...)",
@@ -226,6 +228,8 @@ export interface KassaConfig {
    * (Polar's debounce: 15 s; at the latest 180 min after the first).
    */
   usage: { stateDebounceMs: number };
+  /** Megabytes of product reads kept per process while the catalog is unchanged; 0: off. */
+  catalogCacheMb: number;
   payments: {
     /** Present when STRIPE_SECRET_KEY is set: Stripe is then the processor, else the sandbox. */
     stripe?: {
@@ -476,6 +480,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     subscriptions: { intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     usage: { stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS },
+    catalogCacheMb: env.CATALOG_CACHE_MB,
     payments: {
       ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET
         ? {

@@ -22,6 +22,7 @@ import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { forgetOrganizationTokens } from "./modules/organization-access-tokens/index.js";
 import { createPayments, type Payments, paymentJobs } from "./modules/payments/index.js";
+import { configureCatalogCache } from "./modules/products/index.js";
 import { refundJobs, refundPaymentListener } from "./modules/refunds/index.js";
 import {
   type LifecycleDeps,
@@ -123,6 +124,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   const clock = options.clock ?? systemClock;
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
   const database = await openDatabase(config, logger);
+  configureCatalogCache(config.catalogCacheMb);
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;

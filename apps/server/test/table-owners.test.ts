@@ -56,6 +56,8 @@ const OWNERS: Record<string, string> = {
   kassa_sandbox_payment_method: "modules/payments/sandbox",
   kassa_sandbox_refund: "modules/payments/sandbox",
   kassa_product: "modules/products",
+  // Written only by triggers (migration 0897_catalog_version); read by the catalog cache.
+  kassa_catalog_version: "modules/products",
   kassa_product_price: "modules/products",
   kassa_product_custom_field: "modules/products",
   kassa_refund: "modules/refunds",

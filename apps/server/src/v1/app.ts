@@ -163,8 +163,13 @@ async function normalizeRequest(req: Request): Promise<Request> {
   const url = new URL(req.url);
   checkUrl(url);
   const query = snakeCaseQuery(url.searchParams).toString();
-  url.search = query ? `?${query}` : "";
-  if (req.method === "GET" || req.method === "HEAD" || !req.body) return new Request(url, req);
+  const search = query ? `?${query}` : "";
+  const bodiless = req.method === "GET" || req.method === "HEAD" || !req.body;
+  // Nothing to rewrite (most reads): the request as it came. A copy costs a full WHATWG
+  // Request (headers and all), about 7% of a product list's CPU in a profile.
+  if (bodiless && search === url.search) return req;
+  url.search = search;
+  if (bodiless) return new Request(url, req);
   let text = await readBoundedBody(req);
   if (isJsonContentType(req)) {
     const parsed = parseJsonBody(text);

@@ -1,3 +1,4 @@
+export { configureCatalogCache } from "./catalog-cache.js";
 export { findProductsOnce, pricesToWireOnce, productWiresOnce } from "./memo.js";
 export {
   activePrices,

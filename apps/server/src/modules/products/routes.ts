@@ -7,6 +7,7 @@ import { Product, ProductBenefitsUpdate, ProductCreate, ProductUpdate, VISIBILIT
 import * as service from "./service.js";
 
 const TAG = "products";
+const JSON_TYPE = { "content-type": "application/json" };
 const ok = (schema: z.ZodType) => ({
   description: "Successful Response",
   content: { "application/json": { schema } },
@@ -86,10 +87,11 @@ const benefits = route({
 export function registerProductRoutes(app: V1App) {
   app.openapi(list, async (c) => {
     const input = { ...c.req.valid("query"), metadata: metadataFilter(c.req.url) };
-    return c.json(await service.listProducts({ ctx: c.var.ctx, input }), 200);
+    // Already JSON: the catalog cache keeps the answer's text (modules/products/catalog-cache.ts).
+    return c.body(await service.listProductsJson({ ctx: c.var.ctx, input }), 200, JSON_TYPE);
   });
   app.openapi(get, async (c) =>
-    c.json(await service.getProduct({ ctx: c.var.ctx, input: c.req.valid("param") }), 200),
+    c.body(await service.getProductJson({ ctx: c.var.ctx, input: c.req.valid("param") }), 200, JSON_TYPE),
   );
   app.openapi(create, async (c) =>
     c.json(await service.createProduct({ ctx: c.var.ctx, input: c.req.valid("json") }), 201),

@@ -6,6 +6,7 @@ import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
 import { setProductBenefits } from "../benefits/index.js";
 import { findFiles, replaceProductMedias } from "../files/index.js";
+import { cachedCatalogRead } from "./catalog-cache.js";
 import { ProductNotFound } from "./errors.js";
 import { type PriceEntry, preparePrices } from "./prices.js";
 import * as repo from "./repository.js";
@@ -138,6 +139,21 @@ export async function listProducts({
 export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
   if (!isUuid(input.id)) throw new ProductNotFound();
   return loadOne(ctx.db, ctx.organizationId, input.id);
+}
+
+/** `listProducts`'s answer as JSON text, kept while the organization's catalog is unchanged. */
+export function listProductsJson(args: Parameters<typeof listProducts>[0]): Promise<string> {
+  return cachedCatalogRead(args.ctx.db, args.ctx.organizationId, `list\n${JSON.stringify(args.input)}`, () =>
+    listProducts(args),
+  );
+}
+
+/** `getProduct`'s answer as JSON text, kept while the organization's catalog is unchanged. */
+export function getProductJson(args: { ctx: Ctx; input: { id: string } }): Promise<string> {
+  if (!isUuid(args.input.id)) throw new ProductNotFound();
+  return cachedCatalogRead(args.ctx.db, args.ctx.organizationId, `get\n${args.input.id}`, () =>
+    getProduct(args),
+  );
 }
 
 /** Polar refuses a trial on a one-time product, naming both fields. */
