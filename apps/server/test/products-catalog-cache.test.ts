@@ -221,6 +221,25 @@ describe("product reads while the catalog changes", () => {
     expect((await call(server, token, "GET", path)).status).toBe(404);
   });
 
+  it("the dashboard's session: its statement reads the version, and a change reaches the next read", async () => {
+    const path = `/v1/products/${productId}?organization_id=${acme.organizationId}`;
+    const read = async () => {
+      const res = await acme.owner.client.get(path);
+      expect(res.status).toBe(200);
+      return res.body as Json;
+    };
+    await read();
+    const warmed = await read();
+    const name = `${warmed.name} (renamed)`;
+    expect((await call(server, token, "PATCH", `/v1/products/${productId}`, { name })).status).toBe(200);
+    expect((await read()).name).toBe(name);
+    await server.sql("update kassa_product set name = 'Renamed in SQL' where id = $1", productId);
+    expect((await read()).name).toBe("Renamed in SQL");
+    // A member of another organization asking for this one is refused, cache or not.
+    const stranger = await createMerchant(server, "Stranger");
+    expect((await stranger.owner.client.get(path)).status).toBe(404);
+  });
+
   it("the same query from two organizations answers each its own products", async () => {
     const other = await createMerchant(server, "Other");
     const otherToken = await createToken(other, ["products:write"]);

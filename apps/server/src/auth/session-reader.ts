@@ -88,6 +88,11 @@ export interface SessionMembership {
   activeOrganizationId: string | null;
   /** The user's role in the organization asked about (else the active one); null: not a member. */
   role: string | null;
+  /**
+   * That organization's catalog version, read in the same statement, so a product read needs
+   * no round trip of its own to check its cached answer (modules/products/catalog-cache.ts).
+   */
+  catalogVersion: string;
 }
 
 /**
@@ -124,6 +129,7 @@ export function createMembershipReader(opts: {
       expires_at: Date | string;
       active_organization_id: string | null;
       role: string | null;
+      catalog_version: string | null;
     }>(CompiledQuery.raw(SESSION_MEMBERSHIP, [token, organizationId ?? null]));
     const row = result.rows[0];
     if (!row) return null;
@@ -131,13 +137,18 @@ export function createMembershipReader(opts: {
     if (expiresAt <= Date.now()) return null;
     const { expiresIn, updateAge } = resolved.sessionConfig;
     if (expiresAt - expiresIn * 1000 + updateAge * 1000 <= Date.now()) return undefined;
-    return { userId: row.user_id, activeOrganizationId: row.active_organization_id, role: row.role };
+    return {
+      userId: row.user_id,
+      activeOrganizationId: row.active_organization_id,
+      role: row.role,
+      catalogVersion: row.catalog_version ?? "0",
+    };
   };
 }
 
 /** The session by its token and the user's membership in `$2` (else the session's active organization). */
 const SESSION_MEMBERSHIP =
-  'select s."userId" as user_id, s."expiresAt" as expires_at, s."activeOrganizationId" as active_organization_id, m."role" as role from "session" s left join "member" m on m."userId" = s."userId" and m."organizationId" = coalesce($2::text, s."activeOrganizationId") where s."token" = $1';
+  'select s."userId" as user_id, s."expiresAt" as expires_at, s."activeOrganizationId" as active_organization_id, m."role" as role, (select v.version::text from kassa_catalog_version v where v.organization_id = coalesce($2::text, s."activeOrganizationId")) as catalog_version from "session" s left join "member" m on m."userId" = s."userId" and m."organizationId" = coalesce($2::text, s."activeOrganizationId") where s."token" = $1';
 
 /**
  * One round trip: the session by its token, with its user. Fixed text, prepared once per

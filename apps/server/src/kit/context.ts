@@ -39,6 +39,12 @@ export interface Ctx {
   db: Kysely<KassaDatabase>;
   clock: Clock;
   events: EventSink;
+  /**
+   * The organization's catalog version when the request's authentication already read it (a
+   * session cookie: in the session's statement); product reads then check their cached answer
+   * without a round trip of their own.
+   */
+  catalogVersion?: string | undefined;
 }
 
 export type Db = Kysely<KassaDatabase> | Transaction<KassaDatabase>;

@@ -146,6 +146,7 @@ export function authenticator(deps: AuthenticateDeps) {
       db,
       clock: clocks.of(organizationId),
       events,
+      catalogVersion: fast?.catalogVersion,
     };
   };
 }

@@ -1,6 +1,6 @@
 import { CompiledQuery } from "kysely";
 import { markHot } from "../../db/hot-statements.js";
-import type { Db } from "../../kit/context.js";
+import type { Ctx, Db } from "../../kit/context.js";
 
 /**
  * Product reads answered from what this process last built, while the organization's catalog
@@ -44,14 +44,14 @@ async function catalogVersion(db: Db, organizationId: string): Promise<string> {
  * the one it was built at, otherwise built by `build` (after the version is read) and kept.
  */
 export async function cachedCatalogRead(
-  db: Db,
-  organizationId: string,
+  ctx: Pick<Ctx, "db" | "organizationId" | "catalogVersion">,
   key: string,
   build: () => Promise<unknown>,
 ): Promise<string> {
   if (maxBytes === 0) return JSON.stringify(await build());
-  const fullKey = `${organizationId}\n${key}`;
-  const version = await catalogVersion(db, organizationId);
+  const fullKey = `${ctx.organizationId}\n${key}`;
+  // Read by the session's statement in this request, else read now: either way before `build`.
+  const version = ctx.catalogVersion ?? (await catalogVersion(ctx.db, ctx.organizationId));
   const hit = entries.get(fullKey);
   if (hit && hit.version === version) {
     // Most recently used last: a Map iterates in insertion order.

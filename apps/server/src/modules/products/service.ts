@@ -143,17 +143,13 @@ export async function getProduct({ ctx, input }: { ctx: Ctx; input: { id: string
 
 /** `listProducts`'s answer as JSON text, kept while the organization's catalog is unchanged. */
 export function listProductsJson(args: Parameters<typeof listProducts>[0]): Promise<string> {
-  return cachedCatalogRead(args.ctx.db, args.ctx.organizationId, `list\n${JSON.stringify(args.input)}`, () =>
-    listProducts(args),
-  );
+  return cachedCatalogRead(args.ctx, `list\n${JSON.stringify(args.input)}`, () => listProducts(args));
 }
 
 /** `getProduct`'s answer as JSON text, kept while the organization's catalog is unchanged. */
 export function getProductJson(args: { ctx: Ctx; input: { id: string } }): Promise<string> {
   if (!isUuid(args.input.id)) throw new ProductNotFound();
-  return cachedCatalogRead(args.ctx.db, args.ctx.organizationId, `get\n${args.input.id}`, () =>
-    getProduct(args),
-  );
+  return cachedCatalogRead(args.ctx, `get\n${args.input.id}`, () => getProduct(args));
 }
 
 /** Polar refuses a trial on a one-time product, naming both fields. */
