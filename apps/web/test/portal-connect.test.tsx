@@ -1,9 +1,10 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { portalClient } from "../src/portal/api";
 import { BenefitsSection, connectErrorOf } from "../src/portal/benefits";
 import { routeFetchTo } from "./fetch";
-import { renderWithTheme } from "./render";
+import { renderWithTheme, slow } from "./render";
 
 afterEach(() => {
   routeFetchTo(null);
@@ -47,7 +48,9 @@ function stub(items: unknown[]) {
     seen.push(`${url.pathname}${url.search}`);
     const body = url.pathname.endsWith("/oauth-accounts/authorize")
       ? { url: "https://github.example/login/oauth/authorize?state=s" }
-      : { items, pagination: { total_count: items.length, max_page: 1 } };
+      : url.pathname.endsWith("/customers/me")
+        ? { id: "c-1", oauth_accounts: {} }
+        : { items, pagination: { total_count: items.length, max_page: 1 } };
     return new Response(JSON.stringify(body), {
       status: 200,
       headers: { "content-type": "application/json" },
@@ -91,6 +94,55 @@ describe("connecting an account in the portal", () => {
       "GitHub invited you to acme/engine",
     );
     expect(screen.queryByRole("button", { name: "Connect GitHub" })).toBeNull();
+  });
+
+  it("a granted repository names the account with the access; choosing another sends it, and the list reloads", async () => {
+    const granted = { ...grant("github_repository", true) };
+    granted.properties = { ...granted.properties, account_id: "111" } as typeof granted.properties;
+    const sent: { method: string; path: string; body: unknown }[] = [];
+    routeFetchTo((async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const url = new URL(request.url, "http://localhost");
+      const body = request.method === "GET" ? null : await request.json();
+      sent.push({ method: request.method, path: url.pathname, body });
+      const json = (value: unknown) =>
+        new Response(JSON.stringify(value), { status: 200, headers: { "content-type": "application/json" } });
+      if (url.pathname.endsWith("/customers/me"))
+        return json({
+          id: "c-1",
+          oauth_accounts: {
+            "github:111": { account_id: "111", account_username: "octo-one" },
+            "github:222": { account_id: "222", account_username: "octo-two" },
+            "discord:9": { account_id: "9", account_username: "not-github" },
+          },
+        });
+      if (request.method === "PATCH") return json(granted);
+      return json({ items: [granted], pagination: { total_count: 1, max_page: 1 } });
+    }) as typeof fetch);
+    const user = userEvent.setup();
+    renderWithTheme(
+      <BenefitsSection client={portalClient("polar_cst_x")} organizationId="org-1" onExpired={() => {}} />,
+    );
+    const select = (
+      await screen.findAllByLabelText("GitHub account with the access", {}, slow)
+    )[0] as HTMLInputElement;
+    expect(select.value).toBe("octo-one");
+    await user.click(select);
+    expect(screen.queryByRole("option", { name: "not-github" })).toBeNull();
+    await user.click(await screen.findByRole("option", { name: "octo-two" }));
+    await waitFor(() => expect(sent.some((r) => r.method === "PATCH")).toBe(true));
+    const patch = sent.find((r) => r.method === "PATCH")!;
+    expect(patch.path).toBe("/v1/customer-portal/benefit-grants/grant-github_repository");
+    expect(patch.body).toEqual({ benefit_type: "github_repository", properties: { account_id: "222" } });
+    // The grants are read again after the change.
+    await waitFor(() => expect(sent.filter((r) => r.path.endsWith("/benefit-grants/")).length).toBe(2));
+    await user.click(select);
+    await user.click(await screen.findByRole("option", { name: "No account (remove the access)" }));
+    await waitFor(() => expect(sent.filter((r) => r.method === "PATCH").length).toBe(2));
+    expect(sent.filter((r) => r.method === "PATCH")[1]!.body).toEqual({
+      benefit_type: "github_repository",
+      properties: { account_id: null },
+    });
   });
 
   it("reads the callback's error from the address", () => {

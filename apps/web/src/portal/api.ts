@@ -158,6 +158,9 @@ export function portalClient(token: string) {
     deletePaymentMethod: (methodId: string) =>
       send<void>("DELETE", `/customers/me/payment-methods/${id(methodId)}`),
     benefitGrants: () => get<Page<BenefitGrant>>("/benefit-grants/?limit=100&sorting=-granted_at"),
+    /** Moves a GitHub or Discord grant to another of the customer's connected accounts (`null`: none). */
+    updateBenefitGrant: (grantId: string, body: z.input<typeof W.CustomerBenefitGrantUpdate>) =>
+      send<BenefitGrant>("PATCH", `/benefit-grants/${id(grantId)}`, body),
     downloadables: (benefitId: string) =>
       get<Page<Downloadable>>(`/downloadables/?benefit_id=${id(benefitId)}&limit=100`),
     licenseKey: (keyId: string) => get<LicenseKey>(`/license-keys/${id(keyId)}`),

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Stack, Text } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Loader, Paper, Select, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { CopyValue } from "../components/copy-value";
 import { type BenefitGrant, type LicenseKey, type PortalClient, V1Error } from "./api";
@@ -71,6 +71,7 @@ export function BenefitsSection({
           client={client}
           organizationId={organizationId}
           onExpired={onExpired}
+          onChanged={grants.reload}
         />
       ))}
     </Stack>
@@ -82,13 +83,16 @@ function GrantCard({
   client,
   organizationId,
   onExpired,
+  onChanged,
 }: {
   grant: BenefitGrant;
   client: PortalClient;
   organizationId: string;
   onExpired: () => void;
+  onChanged: () => void;
 }) {
   const benefit = benefitOf(grant);
+  const platform = PLATFORM_OF[benefit.type];
   return (
     <Paper withBorder radius="md" p="md" data-testid="benefit" data-benefit-type={benefit.type}>
       <Stack gap="xs">
@@ -120,6 +124,15 @@ function GrantCard({
             client={client}
             organizationId={organizationId}
             onExpired={onExpired}
+          />
+        )}
+        {platform && (grant.is_granted || grant.error?.type !== "BenefitActionRequiredError") && (
+          <AccountChoice
+            grant={grant}
+            platform={platform}
+            client={client}
+            onExpired={onExpired}
+            onChanged={onChanged}
           />
         )}
       </Stack>
@@ -226,10 +239,13 @@ export function ConnectButton({
   platform,
   client,
   onExpired,
+  label,
 }: {
   platform: "github" | "discord";
   client: PortalClient;
   onExpired: () => void;
+  /** The button's words (default "Connect GitHub" or "Connect Discord"). */
+  label?: string;
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -250,11 +266,82 @@ export function ConnectButton({
   };
   return (
     <Stack gap={4} align="flex-start">
-      <Button size="xs" loading={busy} onClick={start}>
-        Connect {PLATFORM_NAME[platform]}
+      <Button size="xs" variant={label ? "default" : "filled"} loading={busy} onClick={start}>
+        {label ?? `Connect ${PLATFORM_NAME[platform]}`}
       </Button>
       {error && (
         <Text size="xs" c="red">
+          {error}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+/** "No account": the grant's access is taken away until the customer picks one again. */
+const NO_ACCOUNT = "none";
+
+/**
+ * Which of the customer's connected accounts receives a GitHub or Discord grant's access, and a
+ * way to change it (Polar's `PATCH /v1/customer-portal/benefit-grants/{id}`); the server grants
+ * it again in the background, so the card shows "On its way" until it has.
+ */
+export function AccountChoice({
+  grant,
+  platform,
+  client,
+  onExpired,
+  onChanged,
+}: {
+  grant: BenefitGrant;
+  platform: "github" | "discord";
+  client: PortalClient;
+  onExpired: () => void;
+  onChanged: () => void;
+}) {
+  const me = useLoad(() => client.me(), onExpired, [client]);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (me.state !== "ready") return null;
+  const accounts = Object.entries(me.data.oauth_accounts)
+    .filter(([key]) => key.startsWith(`${platform}:`))
+    .map(([, a]) => ({ value: a.account_id, label: a.account_username ?? a.account_id }));
+  if (accounts.length === 0) return null;
+  const current = str(grant.properties.account_id) ?? NO_ACCOUNT;
+  const choose = async (value: string | null) => {
+    if (!value || value === current) return;
+    setSaving(true);
+    setError(null);
+    try {
+      await client.updateBenefitGrant(grant.id, {
+        benefit_type: platform === "github" ? "github_repository" : "discord",
+        properties: { account_id: value === NO_ACCOUNT ? null : value },
+      });
+      onChanged();
+    } catch (e) {
+      if (e instanceof V1Error && e.status === 401) return onExpired();
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <Stack gap={4} align="flex-start">
+      <Group gap="xs" align="flex-end">
+        <Select
+          size="xs"
+          label={`${PLATFORM_NAME[platform]} account with the access`}
+          data={[...accounts, { value: NO_ACCOUNT, label: "No account (remove the access)" }]}
+          value={current}
+          onChange={(value) => void choose(value)}
+          disabled={saving}
+          allowDeselect={false}
+          w={260}
+        />
+        <ConnectButton platform={platform} client={client} onExpired={onExpired} label="Connect another" />
+      </Group>
+      {error && (
+        <Text size="xs" c="red" role="alert">
           {error}
         </Text>
       )}
