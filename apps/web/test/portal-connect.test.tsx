@@ -97,8 +97,8 @@ describe("connecting an account in the portal", () => {
   });
 
   it("a granted repository names the account with the access; choosing another sends it, and the list reloads", async () => {
-    const granted = { ...grant("github_repository", true) };
-    granted.properties = { ...granted.properties, account_id: "111" } as typeof granted.properties;
+    const base = grant("github_repository", true);
+    const granted = { ...base, properties: { ...base.properties, account_id: "111" } };
     const sent: { method: string; path: string; body: unknown }[] = [];
     routeFetchTo((async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
