@@ -99,6 +99,55 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("preloads a claimed batch in one call; each handler gets its share, and reads for itself when preload fails", async () => {
+    const batches: number[][] = [];
+    const got: { n: number; preloaded: unknown }[] = [];
+    let failPreload = false;
+    const square = defineJob({
+      name: "test.square",
+      payload: z.object({ n: z.number() }),
+      maxAttempts: 3,
+      preload: async (payloads) => {
+        batches.push(payloads.map((p) => p.n));
+        if (failPreload) throw new Error("preload down");
+        return payloads.map((p) => (p.n === 3 ? undefined : p.n * p.n));
+      },
+      handler: async ({ n }, ctx) => {
+        got.push({ n, preloaded: ctx.preloaded });
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const n of [1, 2, 3, 4]) await square.enqueue(trx, { n });
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [square],
+      concurrency: 8,
+      ...fast,
+    });
+    workers.push(worker);
+    await until(async () => got.length === 4);
+    // One claim took all four; one preload read for all of them.
+    expect(batches).toEqual([[1, 2, 3, 4]]);
+    expect(got.sort((a, b) => a.n - b.n)).toEqual([
+      { n: 1, preloaded: { value: 1 } },
+      { n: 2, preloaded: { value: 4 } },
+      { n: 3, preloaded: { value: undefined } },
+      { n: 4, preloaded: { value: 16 } },
+    ]);
+    failPreload = true;
+    await database.db.transaction().execute((trx) => square.enqueue(trx, { n: 5 }));
+    worker.wake();
+    await until(async () => got.length === 5);
+    expect(got[4]).toEqual({ n: 5, preloaded: undefined });
+    await until(async () =>
+      (await listJobs(database.db, { name: "test.square" })).every((j) => j.status === "completed"),
+    );
+    await worker.stop();
+  });
+
   it("retries with exponential backoff and jitter, then keeps the job as dead", async () => {
     const attempts: number[] = [];
     const dead: string[] = [];

@@ -21,6 +21,12 @@ export interface JobContext {
    * claimed elsewhere is left to that worker.
    */
   completion(): UpdateQueryBuilder<KassaDatabase, "kassa_job", "kassa_job", UpdateResult>;
+  /**
+   * What the definition's `preload` read for this job with the others claimed beside it
+   * (`{ value }`, `value` undefined when it found nothing); absent when the definition has no
+   * `preload` or it failed, and the handler then reads for itself.
+   */
+  preloaded?: { value: unknown } | undefined;
 }
 
 /** Thrown by a handler for a failure that no retry can fix: the job goes dead at once. */
@@ -34,6 +40,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Attempts before the job is dead (kept, with its last error). */
   maxAttempts: number;
   handler(payload: z.output<S>, ctx: JobContext): Promise<void>;
+  /**
+   * Reads, in one statement, what a batch of claimed jobs of this kind will read first (a
+   * batch of webhook deliveries: their sends), right after the claim and before they run; the
+   * answer is aligned with `payloads`, and each handler finds its share in `ctx.preloaded`.
+   */
+  preload?(payloads: z.output<S>[], db: Kysely<KassaDatabase>): Promise<unknown[]>;
   /** Called once when the job goes dead (after its last attempt or a permanent error). */
   onDead?(payload: z.output<S>, ctx: JobContext, error: string): Promise<void>;
 }

@@ -149,7 +149,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       last_error: null,
     });
 
-  const run = async (job: ClaimedJob) => {
+  const run = async (job: ClaimedJob, preloaded: { value: unknown } | undefined) => {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
     let completedByHandler = false;
@@ -162,6 +162,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         completedByHandler = true;
         return completed(job);
       },
+      preloaded,
     };
     if (!definition) {
       // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
@@ -218,8 +219,40 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
-  const launch = (job: ClaimedJob) => {
-    const task = run(job)
+  /**
+   * One `preload` per kind among the claimed jobs that has one (their payloads valid): what
+   * each job's handler would read first, read for all of them at once. A failure is logged and
+   * leaves the handlers to read for themselves.
+   */
+  const preloadAll = async (jobs: ClaimedJob[]): Promise<Map<string, { value: unknown }>> => {
+    const out = new Map<string, { value: unknown }>();
+    // biome-ignore lint/suspicious/noExplicitAny: see `definitions`.
+    const byName = new Map<string, { definition: JobDefinition<any>; ids: string[]; payloads: unknown[] }>();
+    for (const job of jobs) {
+      const definition = definitions.get(job.name);
+      if (!definition?.preload) continue;
+      const parsed = definition.payload.safeParse(job.payload);
+      if (!parsed.success) continue;
+      const group = byName.get(job.name) ?? { definition, ids: [], payloads: [] };
+      group.ids.push(job.id);
+      group.payloads.push(parsed.data);
+      byName.set(job.name, group);
+    }
+    for (const [name, group] of byName) {
+      try {
+        const values = (await group.definition.preload?.(group.payloads, db)) ?? [];
+        group.ids.forEach((jobId, i) => {
+          out.set(jobId, { value: values[i] });
+        });
+      } catch (error) {
+        logger.warn(`preload of job ${name} failed; each job reads for itself`, { error: errorText(error) });
+      }
+    }
+    return out;
+  };
+
+  const launch = (job: ClaimedJob, preloaded: { value: unknown } | undefined) => {
+    const task = run(job, preloaded)
       .catch((error: unknown) =>
         logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
       )
@@ -247,7 +280,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       const free = opts.concurrency - running.size;
       if (free <= 0 || stopped) break;
       const jobs = await claim(free);
-      for (const job of jobs) launch(job);
+      const preloaded = await preloadAll(jobs);
+      for (const job of jobs) launch(job, preloaded.get(job.id));
       if (jobs.length === free) again = true;
     } while (again && !stopped);
     await prune();

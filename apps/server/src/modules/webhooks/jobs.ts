@@ -35,7 +35,10 @@ async function attemptDelivery(
   poster: HttpPoster,
 ): Promise<void> {
   const { db, clock } = ctx;
-  const send = await repo.loadSend(db, sendId);
+  // Read with the other deliveries claimed beside it (the definition's `preload`), else now.
+  const send = ctx.preloaded
+    ? (ctx.preloaded.value as repo.SendToDeliver | undefined)
+    : await repo.loadSend(db, sendId);
   // Endpoint or event deleted since, or already settled by an earlier run of this job.
   if (send?.status !== "pending") return;
   if (!send.enabled) {
@@ -126,6 +129,11 @@ export function webhookJobs(deps: WebhookJobDeps) {
       payload: sendPayload,
       maxAttempts: MAX_DELIVERY_ATTEMPTS,
       handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster),
+      preload: (payloads, db) =>
+        repo.loadSends(
+          db,
+          payloads.map((p) => p.sendId),
+        ),
       onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
     }),
   ];

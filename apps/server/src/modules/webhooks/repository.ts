@@ -178,6 +178,20 @@ export async function upsertPendingSends(
 }
 
 export async function loadSend(db: Db, sendId: string) {
+  return sendsQuery(db).where("s.id", "=", sendId).executeTakeFirst();
+}
+
+export type SendToDeliver = NonNullable<Awaited<ReturnType<typeof loadSend>>>;
+
+/** Several sends as `loadSend` reads one, in one statement, aligned with `sendIds` (undefined: gone). */
+export async function loadSends(db: Db, sendIds: string[]): Promise<(SendToDeliver | undefined)[]> {
+  if (sendIds.length === 0) return [];
+  const rows = await sendsQuery(db).where("s.id", "in", sendIds).execute();
+  const byId = new Map(rows.map((r) => [r.send_id, r]));
+  return sendIds.map((id) => byId.get(id));
+}
+
+function sendsQuery(db: Db) {
   return db
     .selectFrom("kassa_webhook_send as s")
     .innerJoin("kassa_webhook_event as ev", "ev.id", "s.event_id")
@@ -193,9 +207,7 @@ export async function loadSend(db: Db, sendId: string) {
       "en.secret",
       "en.enabled",
       "en.name as endpoint_name",
-    ])
-    .where("s.id", "=", sendId)
-    .executeTakeFirst();
+    ]);
 }
 
 /**
