@@ -168,7 +168,12 @@ describe("running totals", () => {
     // one statement): a change must reach it. An organization of its own, whose meters are all
     // count or sum (a unique meter anywhere sends every ingest down the general path).
     const fresh = await createMerchant(server, "Fresh");
-    const t = await createToken(fresh, ["events:write", "meters:write", "customers:write", "customer_meters:read"]);
+    const t = await createToken(fresh, [
+      "events:write",
+      "meters:write",
+      "customers:write",
+      "customer_meters:read",
+    ]);
     const consumed = async (c: string, m: string) => {
       const res = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${c}&meter_id=${m}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -148,7 +148,12 @@ describe("ten parallel revokes of a metered subscription", () => {
     );
     // 7 calls × 12.5¢ = 87.5¢, rounded half away from zero: 88¢ (FR's sandbox tax: none).
     expect(state.orders).toEqual([
-      expect.objectContaining({ subscription_id: subscriptionId, status: "paid", subtotal_amount: 88, total_amount: 88 }),
+      expect.objectContaining({
+        subscription_id: subscriptionId,
+        status: "paid",
+        subtotal_amount: 88,
+        total_amount: 88,
+      }),
     ]);
     expect(state.charges).toEqual([{ order_id: state.orders[0]!.id, amount: 88 }]);
     const receipt = await mail.waitFor((m) => m.to.includes(email) && m.subject.includes("last period"));
@@ -166,7 +171,9 @@ describe("ten parallel revokes of a metered subscription", () => {
     // Nothing more arrives: one mail, one order.
     await new Promise((r) => setTimeout(r, 1000));
     expect(finalMails(email)).toHaveLength(1);
-    expect((await finals(server, merchant.organizationId, "subscription_meter_cycle")).orders).toHaveLength(1);
+    expect((await finals(server, merchant.organizationId, "subscription_meter_cycle")).orders).toHaveLength(
+      1,
+    );
   }, 120_000);
 });
 
@@ -244,7 +251,8 @@ if (TEST_DB === "postgres") {
       expect(new Set(state.orders.map((o) => o.subscription_id)).size).toBe(20);
       expect(state.charges).toHaveLength(20);
       expect(new Set(state.charges.map((c) => c.order_id)).size).toBe(20);
-      for (const email of emails) await mail.waitFor((m) => m.to.includes(email) && m.subject.includes("last period"));
+      for (const email of emails)
+        await mail.waitFor((m) => m.to.includes(email) && m.subject.includes("last period"));
       await new Promise((r) => setTimeout(r, 1000));
       for (const email of emails) expect(finalMails(email)).toHaveLength(1);
     }, 240_000);

@@ -1,5 +1,5 @@
-export { type MeteredPrice, meteredCharge, stateSubscriptionMeters, subscriptionMeters } from "./charge.js";
 export { ingestUpsertCtes } from "./apply.js";
+export { type MeteredPrice, meteredCharge, stateSubscriptionMeters, subscriptionMeters } from "./charge.js";
 export { CustomerMeterNotFound } from "./errors.js";
 export { registerCustomerMeterRoutes } from "./routes.js";
 export {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type RawBuilder, sql } from "kysely";
-import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import { markHot } from "../../db/hot-statements.js";
+import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 import { listAllMeters, type MeterRow } from "../meters/index.js";
 import { allEvents, applyEvents, orphanEvents } from "./apply.js";

@@ -491,7 +491,10 @@ export async function setCustomerHardCap({
 }
 
 /** Which of `customer_id` and `external_customer_id` a request names (422 when neither, or a bad id). */
-function customerField(input: { customer_id?: string | undefined; external_customer_id?: string | undefined }) {
+function customerField(input: {
+  customer_id?: string | undefined;
+  external_customer_id?: string | undefined;
+}) {
   const field = input.customer_id !== undefined ? "customer_id" : "external_customer_id";
   const value = input.customer_id ?? input.external_customer_id;
   if (value === undefined)

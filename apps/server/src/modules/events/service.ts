@@ -5,9 +5,9 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { systemClock } from "../../kit/clock.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
-import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
 import { enqueueSql, notifyJobWorkers } from "../../kit/jobs/index.js";
 import { applyIngestedEvents, ingestUpsertCtes } from "../customer-meters/index.js";
+import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
 import {
   type AggregationValue,
   aggregationSql,
@@ -65,13 +65,16 @@ function checkEvents(ctx: Ctx, input: EventsIngestInput, now: Date): ValidationI
   return issues;
 }
 
-function newRows(input: EventsIngestInput, now: Date, external?: Map<string, { id: string }>): repo.NewEvent[] {
+function newRows(
+  input: EventsIngestInput,
+  now: Date,
+  external?: Map<string, { id: string }>,
+): repo.NewEvent[] {
   return input.events.map((event) => ({
     id: randomUUID(),
     name: event.name,
     timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
-    customer_id:
-      event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
+    customer_id: event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
     metadata: JSON.stringify(event.metadata ?? {}),

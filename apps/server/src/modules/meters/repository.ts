@@ -85,13 +85,13 @@ export function meterSignatureSql(organizationId: string) {
 
 /** The organization's live meters and their signature (`meterSignatureSql`), in one statement. */
 export async function listMetersSigned(db: Db, organizationId: string) {
-  const rows = await sql<MeterRow & { __signature: string }>`select m.*, ${meterSignatureSql(organizationId)} as __signature
+  const rows = await sql<
+    MeterRow & { __signature: string }
+  >`select m.*, ${meterSignatureSql(organizationId)} as __signature
     from (select 1) one left join kassa_meter m on m.organization_id = ${organizationId} and m.archived_at is null
     order by m.id`.execute(db);
   const signature = rows.rows[0]?.__signature ?? "";
-  const meters = rows.rows
-    .filter((r) => r.id !== null)
-    .map(({ __signature: _, ...m }) => m as MeterRow);
+  const meters = rows.rows.filter((r) => r.id !== null).map(({ __signature: _, ...m }) => m as MeterRow);
   return { meters, signature };
 }
 
