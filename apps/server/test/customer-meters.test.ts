@@ -163,6 +163,55 @@ describe("running totals", () => {
     expect((await customerMeter(c, id)).consumed_units).toBe(1);
   });
 
+  it("an ingest after a meter changed or was created counts by the new definition", async () => {
+    // The ingest keeps an organization's meters between requests (checked by signature in its
+    // one statement): a change must reach it. An organization of its own, whose meters are all
+    // count or sum (a unique meter anywhere sends every ingest down the general path).
+    const fresh = await createMerchant(server, "Fresh");
+    const t = await createToken(fresh, [
+      "events:write",
+      "meters:write",
+      "customers:write",
+      "customer_meters:read",
+    ]);
+    const consumed = async (c: string, m: string) => {
+      const res = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${c}&meter_id=${m}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items[0]?.consumed_units as number;
+    };
+    const name = unique("fresh");
+    const c = await customer(t);
+    const id = await meter(name, { func: "count" }, t);
+    await ingest([{ name, customer_id: c, metadata: { tier: "a", v: 2 } }], t);
+    await ingest([{ name, customer_id: c, metadata: { tier: "b", v: 3 } }], t);
+    expect(await consumed(c, id)).toBe(2);
+    const patched = await call(server, t, "PATCH", `/v1/meters/${id}`, {
+      filter: {
+        conjunction: "and",
+        clauses: [
+          { property: "name", operator: "eq", value: name },
+          { property: "tier", operator: "eq", value: "b" },
+        ],
+      },
+      aggregation: { func: "sum", property: "v" },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    // Recomputed: tier b's v, 3.
+    expect(await consumed(c, id)).toBe(3);
+    const second = await meter(name, { func: "count" }, t);
+    await ingest(
+      [
+        { name, customer_id: c, metadata: { tier: "a", v: 7 } },
+        { name, customer_id: c, metadata: { tier: "b", v: 11 } },
+      ],
+      t,
+    );
+    // The changed meter adds only tier b's v: 3 + 11 = 14 (the stale count would say 4).
+    expect(await consumed(c, id)).toBe(14);
+    // The new meter, a count from its creation: the last ingest's two events.
+    expect(await consumed(c, second)).toBe(2);
+  });
+
   it("is scoped: another organization cannot read the customer meter", async () => {
     const name = unique("scoped");
     const c = await customer();

@@ -180,16 +180,28 @@ export const mailTemplates = {
     invoiceNumber: string;
     periodEnd: string;
     url: string;
+    /**
+     * The receipt of an ended subscription's final order (the usage of its last period, billed
+     * at its scheduled end or when it was revoked): the same mail, without "renews next".
+     */
+    ended?: boolean;
   }) =>
     render({
-      kind: "subscription-renewed",
+      kind: p.ended ? "subscription-final-usage" : "subscription-renewed",
       to: p.to,
-      subject: `Your ${p.productName} subscription renewed`,
+      subject: p.ended
+        ? `Your receipt for the last period of ${p.productName}`
+        : `Your ${p.productName} subscription renewed`,
       greeting: hello(p.name),
-      lines: [
-        `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
-        `It renews next on ${p.periodEnd}.`,
-      ],
+      lines: p.ended
+        ? [
+            `${p.organizationName} charged ${p.amount} for the usage of the last period of your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
+            `The subscription ended on ${p.periodEnd}: nothing more will be charged for it.`,
+          ]
+        : [
+            `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
+            `It renews next on ${p.periodEnd}.`,
+          ],
       action: "See the receipt",
       url: p.url,
       footer: `You receive this mail because you subscribe to ${p.productName} from ${p.organizationName}.`,

@@ -10,9 +10,11 @@ export {
   backoffDelay,
   enqueue,
   enqueueMany,
+  enqueueSql,
   type JobRow,
   listJobs,
   type NewJob,
+  notifyJobWorkers,
   retryDeadJob,
 } from "./queue.js";
 export { type JobWorker, startJobWorker, type WorkerOptions } from "./worker.js";

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { JobStatus, KassaDatabase } from "../../db/schema.js";
 
 /** The channel a committed enqueue notifies, so that workers wake at once. */
@@ -25,6 +25,21 @@ export async function enqueue(trx: Kysely<KassaDatabase>, job: NewJob): Promise<
     .executeTakeFirstOrThrow();
   await notifyWorkers(trx);
   return row.id;
+}
+
+/**
+ * Jobs as a data-modifying CTE body, for a caller that enqueues inside one statement of its
+ * own (atomic with the rest of it, no transaction needed): one job named `name` per row of
+ * `payloads` (a query whose column `payload` is jsonb), due at once, returning their ids. Call
+ * `notifyJobWorkers` after the statement when it inserted any (best effort, as `enqueue`'s).
+ */
+export function enqueueSql(name: string, payloads: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`insert into kassa_job (name, payload, run_at)
+    select ${name}, p.payload, null from (${payloads}) p returning id`;
+}
+
+export async function notifyJobWorkers(db: Kysely<KassaDatabase>): Promise<void> {
+  await notifyWorkers(db);
 }
 
 /** Several jobs in one statement (a bulk replay, one event fanned out to many endpoints). */

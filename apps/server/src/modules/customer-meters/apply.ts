@@ -97,7 +97,24 @@ function upsert(input: ApplyInput, meter: MeterRow) {
       agg_count = ${total},
       agg_value = ${combined},
       consumed = ${consumedOf(agg.func, total, combined)} + ${ROW}.recorded,
-      modified_at = excluded.modified_at`;
+      modified_at = excluded.modified_at
+    returning customer_id`;
+}
+
+/**
+ * The running totals' upserts of an ingest as CTEs of the caller's single statement (the
+ * events module's one-statement ingest): one `t{i}` per meter, each over the CTE `src` the
+ * caller defines (the events it just inserted, with the columns of `kassa_event`), each
+ * returning the customers whose rows it changed. Undefined when a meter is `unique` (its
+ * values need a second statement: the caller takes the general path, `applyIngestedEvents`).
+ */
+export function ingestUpsertCtes(organizationId: string, meters: MeterRow[], now: Date) {
+  if (meters.some((m) => (m.aggregation as AggregationValue).func === "unique")) return undefined;
+  const input: ApplyInput = { organizationId, meters, source: sql`src`, inPeriod: false, now };
+  return meters.map((meter, i) => ({
+    name: `t${i}`,
+    cte: sql`${sql.raw(`t${i}`)} as (${upsert(input, meter)})`,
+  }));
 }
 
 export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {

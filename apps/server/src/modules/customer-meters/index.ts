@@ -1,3 +1,4 @@
+export { ingestUpsertCtes } from "./apply.js";
 export { type MeteredPrice, meteredCharge, stateSubscriptionMeters, subscriptionMeters } from "./charge.js";
 export { CustomerMeterNotFound } from "./errors.js";
 export { registerCustomerMeterRoutes } from "./routes.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type RawBuilder, sql } from "kysely";
+import { markHot } from "../../db/hot-statements.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 import { listAllMeters, type MeterRow } from "../meters/index.js";
@@ -299,6 +300,44 @@ export function liveCustomerId(db: Db, organizationId: string, column: "id" | "e
     where c.organization_id = ${organizationId} and ${sql.ref(`c.${column}`)} = ${value} and c.deleted_at is null`
     .execute(db)
     .then((r) => r.rows[0]);
+}
+
+export interface CheckRead {
+  customer_id: string;
+  orphans: boolean;
+  /** Null: no such meter in the organization. */
+  meter_id: string | null;
+  func: string | null;
+  meter_cap: number | null;
+  /** Null: the customer has no row on the meter yet (nothing consumed or credited). */
+  consumed: number | null;
+  credited: number | null;
+  customer_cap: number | null;
+}
+
+/**
+ * What a check reads, in one statement: the live customer (by id or external id) and whether
+ * it has orphan events to claim, the meter, and the customer's numbers on it. Undefined when
+ * no such customer. Fixed text per column: prepared once per connection on PostgreSQL.
+ */
+export async function checkRead(
+  db: Db,
+  organizationId: string,
+  column: "id" | "external_id",
+  value: string,
+  meterId: string | null,
+) {
+  const query = sql<CheckRead>`select c.id as customer_id, ${HAS_ORPHANS} as orphans, m.id as meter_id,
+      m.aggregation->>'func' as func, m.hard_cap_units::float8 as meter_cap, cm.consumed::float8 as consumed,
+      cm.credited::float8 as credited, cm.hard_cap_units::float8 as customer_cap
+    from kassa_customer c
+    left join kassa_meter m on m.organization_id = ${organizationId} and m.id = ${meterId}
+    left join kassa_customer_meter cm on cm.organization_id = ${organizationId} and cm.customer_id = c.id
+      and cm.meter_id = m.id
+    where c.organization_id = ${organizationId} and ${sql.ref(`c.${column}`)} = ${value}
+      and c.deleted_at is null`.compile(db);
+  markHot(query.sql);
+  return (await db.executeQuery(query)).rows[0];
 }
 
 /** A subscription's metered prices among `priceIds` (the customer state's subscription meters). */

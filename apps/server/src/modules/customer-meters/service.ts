@@ -368,30 +368,36 @@ export async function checkUsage({
   input: CustomerMeterCheckInput;
 }): Promise<CustomerMeterCheckResultWire> {
   const now = ctx.clock.now();
-  const [{ id: customer, orphans }, meter] = await Promise.all([
-    findCustomer(ctx, input),
-    isUuid(input.meter_id) ? findMeter(ctx.db, ctx.organizationId, input.meter_id) : undefined,
-  ]);
-  if (!meter)
+  const { field, value } = customerField(input);
+  // The customer, the meter and the numbers in one read.
+  const found = await repo.checkRead(
+    ctx.db,
+    ctx.organizationId,
+    field === "customer_id" ? "id" : "external_id",
+    value,
+    isUuid(input.meter_id) ? input.meter_id : null,
+  );
+  if (!found) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
+  if (!found.meter_id)
     throw RequestValidationError.field(["body", "meter_id"], "Meter does not exist.", input.meter_id);
-  const func = (meter.aggregation as { func: string }).func;
-  if (input.record && func !== "count" && func !== "sum")
+  const customer = found.customer_id;
+  const meterId = found.meter_id;
+  if (input.record && found.func !== "count" && found.func !== "sum")
     throw RequestValidationError.field(
       ["body", "record"],
       "Only count and sum meters can record usage; ingest an event instead.",
       input.record,
     );
-  // A check that records nothing, for a customer with no orphan events to claim, is one read.
-  if (!input.record && !orphans) {
-    const n = await repo.findNumbersFor(ctx.db, ctx.organizationId, customer, meter.id);
-    const consumed = n?.consumed ?? 0;
-    const credited = n?.credited ?? 0;
-    const cap = effectiveCap(meter.hard_cap_units, n?.hard_cap_units ?? null);
+  // A check that records nothing, for a customer with no orphan events to claim, is that read.
+  if (!input.record && !found.orphans) {
+    const consumed = found.consumed ?? 0;
+    const credited = found.credited ?? 0;
+    const cap = effectiveCap(found.meter_cap, found.customer_cap);
     return {
       allowed: consumed + input.units <= credited + cap,
       recorded: false,
       customer_id: customer,
-      meter_id: meter.id,
+      meter_id: meterId,
       units: input.units,
       consumed_units: consumed,
       credited_units: credited,
@@ -400,13 +406,13 @@ export async function checkUsage({
     };
   }
   return inTransaction(ctx, async (trx) => {
-    if (orphans) await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
-    if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meter.id, now);
-    const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meter.id, input.record);
+    if (found.orphans) await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
+    if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meterId, now);
+    const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meterId, input.record);
     const consumed = n?.consumed ?? 0;
     const credited = n?.credited ?? 0;
     // The credits, plus the lower of the meter's and the customer's hard caps (none: 0).
-    const cap = effectiveCap(meter.hard_cap_units, n?.hard_cap_units ?? null);
+    const cap = effectiveCap(found.meter_cap, n?.hard_cap_units ?? null);
     const allowed = consumed + input.units <= credited + cap;
     const record = allowed && input.record && n !== undefined;
     if (record) {
@@ -428,7 +434,7 @@ export async function checkUsage({
       allowed,
       recorded: record,
       customer_id: customer,
-      meter_id: meter.id,
+      meter_id: meterId,
       units: input.units,
       consumed_units: after,
       credited_units: credited,
@@ -484,10 +490,11 @@ export async function setCustomerHardCap({
   });
 }
 
-async function findCustomer(
-  ctx: Ctx,
-  input: { customer_id?: string | undefined; external_customer_id?: string | undefined },
-) {
+/** Which of `customer_id` and `external_customer_id` a request names (422 when neither, or a bad id). */
+function customerField(input: {
+  customer_id?: string | undefined;
+  external_customer_id?: string | undefined;
+}) {
   const field = input.customer_id !== undefined ? "customer_id" : "external_customer_id";
   const value = input.customer_id ?? input.external_customer_id;
   if (value === undefined)
@@ -497,6 +504,14 @@ async function findCustomer(
     ]);
   if (field === "customer_id" && !isUuid(value))
     throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
+  return { field, value } as const;
+}
+
+async function findCustomer(
+  ctx: Ctx,
+  input: { customer_id?: string | undefined; external_customer_id?: string | undefined },
+) {
+  const { field, value } = customerField(input);
   const row = await repo.liveCustomerId(
     ctx.db,
     ctx.organizationId,

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { metadataCondition } from "../../db/filters.js";
+import { markHot } from "../../db/hot-statements.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 
@@ -81,6 +82,122 @@ export async function insertEvents(db: Db, organizationId: string, ingestedAt: D
     order by i.ord
     returning id, customer_id, timestamp`.execute(db);
   return inserted.rows;
+}
+
+/** The one-statement ingest texts this process prepares (see `ingestInOneStatement`). */
+const preparedIngests = new Set<string>();
+const PREPARED_INGESTS = 200;
+
+export interface OneStatementIngest {
+  organizationId: string;
+  ingestedAt: Date;
+  /** The events; `customer_id` as sent (an external id is resolved in the statement). */
+  rows: NewEvent[];
+  /** The meters' signature (meters' `meterSignatureSql`) when the totals' upserts were compiled. */
+  signature: RawBuilder<string>;
+  expectedSignature: string;
+  /** The running totals' upserts (customer-meters' `ingestUpsertCtes`), over the CTE `src`. */
+  totals: Array<{ name: string; cte: RawBuilder<unknown> }>;
+  /** When the customers' `customer.state_changed` notices are moved on to (the real time). */
+  noticeAt: Date;
+  /** Enqueues the notice job for each fresh notice (kit/jobs' `enqueueSql` over `payloads`). */
+  noticeJobs: (payloads: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+/**
+ * An ingest in one statement, atomic without a transaction: the customers named are checked
+ * (every `customer_id` live; `external_customer_id`s resolved), the events inserted
+ * deduplicated as `insertEvents` does, the running totals of every meter upserted, the
+ * customers' state notices moved on and the fresh ones' jobs enqueued. It stores nothing
+ * (`ok` false) when the general path is needed: a `customer_id` that is not a live customer of
+ * the organization (its 422 names them), a customer with orphan events to claim first, or
+ * meters that changed since their upserts were compiled (`meters_fresh` false).
+ */
+export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
+  const { organizationId: org, rows } = input;
+  const column = <K extends keyof NewEvent>(k: K) => rows.map((r) => r[k]);
+  const changed =
+    input.totals.length > 0
+      ? sql.join(
+          input.totals.map((t) => sql`select customer_id from ${sql.raw(t.name)}`),
+          sql` union `,
+        )
+      : sql`select null::text as customer_id where false`;
+  const query = sql<{ ok: boolean; meters_fresh: boolean; inserted: number; jobs: number }>`
+    with input as (
+      select * from unnest(${column("id")}::text[], ${column("name")}::text[],
+        ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
+        ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
+        ${column("metadata")}::jsonb[])
+        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, ord)
+    ),
+    live as (
+      select c.id, ${HAS_ORPHANS} as orphans from kassa_customer c
+      where c.organization_id = ${org} and c.deleted_at is null
+        and c.id in (select i.customer_id from input i where i.customer_id is not null)
+    ),
+    ext as (
+      select c.id, c.external_id, ${HAS_ORPHANS} as orphans from kassa_customer c
+      where c.organization_id = ${org} and c.deleted_at is null
+        and c.external_id in (select i.external_customer_id from input i where i.external_customer_id is not null)
+    ),
+    fresh as (select ${input.signature} = ${input.expectedSignature} as meters_fresh),
+    verdict as (
+      select (select meters_fresh from fresh)
+        and not exists (select 1 from input i where i.customer_id is not null
+          and not exists (select 1 from live l where l.id = i.customer_id))
+        and not exists (select 1 from live where orphans) and not exists (select 1 from ext where orphans) as ok
+    ),
+    resolved as (
+      select i.id, i.name, i.timestamp, coalesce(i.customer_id, x.id) as customer_id, i.external_customer_id,
+        i.external_id, i.metadata, i.ord
+      from input i left join ext x on i.customer_id is null and x.external_id = i.external_customer_id
+      where (select ok from verdict)
+    ),
+    keys as (
+      insert into kassa_event_key (organization_id, external_id, event_id, timestamp)
+      select distinct on (r.external_id) ${org}, r.external_id, r.id, r.timestamp
+      from resolved r where r.external_id is not null order by r.external_id, r.ord
+      on conflict do nothing
+      returning event_id
+    ),
+    ins as (
+      insert into kassa_event
+        (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
+      select r.id, ${org}, r.name, r.timestamp, ${input.ingestedAt}, r.customer_id, r.external_customer_id,
+        r.external_id, r.metadata
+      from resolved r where r.external_id is null or r.id in (select k.event_id from keys k)
+      order by r.ord
+      returning *
+    ),
+    src as (select * from ins),
+    ${sql.join([...input.totals.map((t) => t.cte), sql`changed as (${changed})`])},
+    notices as (
+      insert into kassa_event_state_notice (organization_id, customer_id, first_at, last_at)
+      select ${org}, c.customer_id, ${input.noticeAt}::timestamptz, ${input.noticeAt}::timestamptz
+      from changed c where c.customer_id is not null order by c.customer_id
+      on conflict (organization_id, customer_id) do update
+        set last_at = greatest(kassa_event_state_notice.last_at, excluded.last_at)
+      returning customer_id, (xmax = 0) as fresh
+    ),
+    jobs as (${input.noticeJobs(sql`select jsonb_build_object('organizationId', ${org}::text,
+      'customerId', n.customer_id) as payload from notices n where n.fresh order by n.customer_id`)})
+    select (select ok from verdict) as ok, (select meters_fresh from fresh) as meters_fresh,
+      (select count(*) from ins)::int as inserted, (select count(*) from jobs)::int as jobs`.compile(db);
+  // Its text is fixed for an organization's set of meters (every value is a parameter, the batch
+  // comes as arrays): prepared once per connection on PostgreSQL, for the first texts a process
+  // sees (a bound: each organization's meters make their own text).
+  if (preparedIngests.size < PREPARED_INGESTS || preparedIngests.has(query.sql)) {
+    preparedIngests.add(query.sql);
+    markHot(query.sql);
+  }
+  const r = (await db.executeQuery(query)).rows[0];
+  return {
+    ok: r?.ok === true,
+    metersFresh: r?.meters_fresh === true,
+    inserted: Number(r?.inserted ?? 0),
+    jobs: Number(r?.jobs ?? 0),
+  };
 }
 
 /**

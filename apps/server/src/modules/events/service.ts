@@ -5,7 +5,8 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { systemClock } from "../../kit/clock.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
-import { applyIngestedEvents } from "../customer-meters/index.js";
+import { enqueueSql, notifyJobWorkers } from "../../kit/jobs/index.js";
+import { applyIngestedEvents, ingestUpsertCtes } from "../customer-meters/index.js";
 import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
 import {
   type AggregationValue,
@@ -13,40 +14,37 @@ import {
   type FilterValue,
   filterSql,
   findMeter,
-  listAllMeters,
+  listMetersSigned,
+  type MeterRow,
+  meterSignatureSql,
 } from "../meters/index.js";
 import { EventNotFound } from "./errors.js";
-import { noteStateChanges } from "./jobs.js";
+import { noteStateChanges, STATE_NOTICE_JOB } from "./jobs.js";
 import * as repo from "./repository.js";
 import { type EventNameWire, type EventsIngestInput, type EventWire, Filter } from "./schemas.js";
 
 /**
- * `POST /v1/events/ingest`: the batch is checked whole (one 422 naming every refused event by
- * index and field; nothing stored), inserted in one statement deduplicated on
- * (organization, external_id), and folded into the customers' running totals in the same
- * transaction, so a balance read after the answer includes it.
- *
- * An event for an `external_customer_id` no customer has yet is kept with that id only; the
- * customer who gets the id later claims it at read time (see customer-meters' claims).
+ * The meters an ingest folds events into, kept per organization between requests with their
+ * signature: the one-statement ingest checks the signature in its statement and stores nothing
+ * when the meters changed since (then they are read again). Bounded: the oldest organization
+ * goes first.
  */
-export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsIngestInput }) {
-  const now = ctx.clock.now();
+const meterCache = new Map<string, { meters: MeterRow[]; signature: string }>();
+const METER_CACHE_SIZE = 1000;
+
+async function metersOf(ctx: Ctx, fresh = false) {
+  const cached = fresh ? undefined : meterCache.get(ctx.organizationId);
+  if (cached) return cached;
+  const read = await listMetersSigned(ctx.db, ctx.organizationId);
+  meterCache.delete(ctx.organizationId);
+  if (meterCache.size >= METER_CACHE_SIZE) meterCache.delete(meterCache.keys().next().value as string);
+  meterCache.set(ctx.organizationId, read);
+  return read;
+}
+
+/** What an ingest refuses without reading the database: future timestamps, another organization. */
+function checkEvents(ctx: Ctx, input: EventsIngestInput, now: Date): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const askedIds = [
-    ...new Set(input.events.flatMap((e) => (e.customer_id !== undefined ? [e.customer_id] : []))),
-  ];
-  const externalIds = [
-    ...new Set(
-      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
-    ),
-  ];
-  // The reads an ingest needs, at once: the customers named (with whether they have orphan
-  // events to claim) and the meters the events are folded into.
-  const [live, external, meters] = await Promise.all([
-    repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid)),
-    repo.customersByExternalId(ctx.db, ctx.organizationId, externalIds),
-    listAllMeters(ctx.db, ctx.organizationId),
-  ]);
   input.events.forEach((event, i) => {
     if (event.timestamp !== undefined && new Date(event.timestamp) > now)
       issues.push({
@@ -63,6 +61,86 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
         msg: "Organization not found.",
         input: event.organization_id,
       });
+  });
+  return issues;
+}
+
+function newRows(
+  input: EventsIngestInput,
+  now: Date,
+  external?: Map<string, { id: string }>,
+): repo.NewEvent[] {
+  return input.events.map((event) => ({
+    id: randomUUID(),
+    name: event.name,
+    timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
+    customer_id: event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
+    external_customer_id: event.external_customer_id ?? null,
+    external_id: event.external_id ?? null,
+    metadata: JSON.stringify(event.metadata ?? {}),
+  }));
+}
+
+/**
+ * `POST /v1/events/ingest`: the batch is checked whole (one 422 naming every refused event by
+ * index and field; nothing stored), inserted deduplicated on (organization, external_id), and
+ * folded into the customers' running totals atomically with the insert, so a balance read
+ * after the answer includes it.
+ *
+ * The usual ingest is one statement (`repo.ingestInOneStatement`, no transaction: a single
+ * statement is atomic), with the organization's meters kept between requests. The general
+ * path (reads, then a transaction) runs when that statement stores nothing because it needs
+ * it: a refused customer (for the 422), orphan events to claim, a `unique` meter, or meters
+ * changed since they were read.
+ *
+ * An event for an `external_customer_id` no customer has yet is kept with that id only; the
+ * customer who gets the id later claims it at read time (see customer-meters' claims).
+ */
+export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsIngestInput }) {
+  const now = ctx.clock.now();
+  const issues = checkEvents(ctx, input, now);
+  if (issues.length === 0) {
+    const { meters, signature } = await metersOf(ctx);
+    const totals = ingestUpsertCtes(ctx.organizationId, meters, now);
+    if (totals) {
+      const rows = newRows(input, now);
+      const done = await repo.ingestInOneStatement(ctx.db, {
+        organizationId: ctx.organizationId,
+        ingestedAt: now,
+        rows,
+        signature: meterSignatureSql(ctx.organizationId),
+        expectedSignature: signature,
+        totals,
+        // Real time: the debounce is a question of the real clock, not the organization's.
+        noticeAt: systemClock.now(),
+        noticeJobs: (payloads) => enqueueSql(STATE_NOTICE_JOB, payloads),
+      });
+      if (done.jobs > 0) await notifyJobWorkers(ctx.db).catch(() => undefined);
+      if (done.ok) return { inserted: done.inserted, duplicates: rows.length - done.inserted };
+      if (!done.metersFresh) await metersOf(ctx, true);
+    }
+  }
+  return ingestGeneral(ctx, input, now, issues);
+}
+
+/** The general path of an ingest: the reads, the 422, the claims, then one transaction. */
+async function ingestGeneral(ctx: Ctx, input: EventsIngestInput, now: Date, issues: ValidationIssue[]) {
+  const askedIds = [
+    ...new Set(input.events.flatMap((e) => (e.customer_id !== undefined ? [e.customer_id] : []))),
+  ];
+  const externalIds = [
+    ...new Set(
+      input.events.flatMap((e) => (e.external_customer_id !== undefined ? [e.external_customer_id] : [])),
+    ),
+  ];
+  // The reads an ingest needs, at once: the customers named (with whether they have orphan
+  // events to claim) and the meters the events are folded into.
+  const [live, external, { meters }] = await Promise.all([
+    repo.liveCustomerIds(ctx.db, ctx.organizationId, askedIds.filter(isUuid)),
+    repo.customersByExternalId(ctx.db, ctx.organizationId, externalIds),
+    metersOf(ctx, true),
+  ]);
+  input.events.forEach((event, i) => {
     if (event.customer_id !== undefined && !live.has(event.customer_id))
       issues.push({
         type: "value_error",
@@ -71,17 +149,11 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
         input: event.customer_id,
       });
   });
+  // In the order of the events, then of their fields.
+  issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]));
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const rows: repo.NewEvent[] = input.events.map((event) => ({
-    id: randomUUID(),
-    name: event.name,
-    timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
-    customer_id: event.customer_id ?? external.get(event.external_customer_id as string)?.id ?? null,
-    external_customer_id: event.external_customer_id ?? null,
-    external_id: event.external_id ?? null,
-    metadata: JSON.stringify(event.metadata ?? {}),
-  }));
+  const rows = newRows(input, now, external);
   const inserted = await inTransaction(ctx, async (trx) => {
     const done = await repo.insertEvents(trx, ctx.organizationId, now, rows);
     const changed = await applyIngestedEvents(trx, {

@@ -72,6 +72,29 @@ export function updateMeter(db: Db, organizationId: string, id: string, patch: U
 }
 
 /** Every meter of the organization still in use (ingest updates their running totals). */
+/**
+ * What the counting of the organization's live meters depends on (their ids, filters and
+ * aggregations), as one SQL value: a caller that keeps the meters between requests (the
+ * ingest) compares it in its own statement, and reads them again when it differs.
+ */
+export function meterSignatureSql(organizationId: string) {
+  return sql<string>`(select md5(coalesce(string_agg(sm.id || ':' || sm.filter::text || ':' || sm.aggregation::text,
+      ',' order by sm.id), '')) from kassa_meter sm
+    where sm.organization_id = ${organizationId} and sm.archived_at is null)`;
+}
+
+/** The organization's live meters and their signature (`meterSignatureSql`), in one statement. */
+export async function listMetersSigned(db: Db, organizationId: string) {
+  const rows = await sql<
+    MeterRow & { __signature: string }
+  >`select m.*, ${meterSignatureSql(organizationId)} as __signature
+    from (select 1) one left join kassa_meter m on m.organization_id = ${organizationId} and m.archived_at is null
+    order by m.id`.execute(db);
+  const signature = rows.rows[0]?.__signature ?? "";
+  const meters = rows.rows.filter((r) => r.id !== null).map(({ __signature: _, ...m }) => m as MeterRow);
+  return { meters, signature };
+}
+
 export function listAllMeters(db: Db, organizationId: string) {
   return db
     .selectFrom("kassa_meter")

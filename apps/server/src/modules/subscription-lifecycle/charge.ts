@@ -126,8 +126,9 @@ export async function recordAttempt(
         }
       }
       await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"]);
-      // The receipt mail says "renewed": only a renewal's order sends it (not a plan change's).
-      if (sub && paid.billing_reason === "subscription_cycle") await mailRenewal(deps, trx, sub, paid);
+      // The receipt mail: a renewal's order and an ended subscription's final usage order send
+      // it (not a plan change's).
+      if (sub) await mailRenewal(deps, trx, sub, paid);
       return "paid";
     }
     const pastDueAt = sub?.past_due_at ?? now;

@@ -14,6 +14,7 @@ import {
 import { findPrices } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
+import { mailRenewal } from "./mails.js";
 import { discountFor, meteredLine, quote, resetSubscriptionMeters, writeQuoteLines } from "./quote.js";
 import { pendingEntries } from "./repository.js";
 
@@ -34,6 +35,7 @@ export type FinalReason = "subscription_cancel" | "subscription_meter_cycle";
  * waits (Polar makes no order without pending entries). Its meters then start a new period, so
  * the usage is never billed twice. A zero total is paid at once; otherwise the order is
  * `pending` with its first charge claimed, and the caller charges it (or the job queue does).
+ * The customer gets the renewal's receipt mail (worded for an ended subscription) once it is paid.
  */
 export async function billFinalUsage(
   deps: LifecycleDeps,
@@ -105,6 +107,8 @@ export async function billFinalUsage(
   if (!charge) {
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.paid", data: wire });
+    // Paid at once: its receipt now (a charged one's goes when the charge is recorded).
+    await mailRenewal(deps, trx, sub, order);
   }
   return { orderId: order.id, charge };
 }

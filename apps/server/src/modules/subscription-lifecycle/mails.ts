@@ -43,12 +43,22 @@ export function paymentMethodUrl(deps: LifecycleDeps, sub: SubscriptionRow) {
   return `${deps.baseURL}/subscription/${sub.id}/payment-method?${query.toString()}`;
 }
 
+/** The billing reasons of an ended subscription's final order (final.ts). */
+const FINAL_REASONS = ["subscription_cancel", "subscription_meter_cycle"];
+
+/**
+ * The receipt of a paid renewal (`subscription_cycle`) or of an ended subscription's final
+ * usage order (`subscription_cancel`, `subscription_meter_cycle`: the same mail, saying the
+ * subscription ended instead of when it renews). Other orders (a plan change's) send none.
+ */
 export async function mailRenewal(
   deps: LifecycleDeps,
   trx: Transaction<KassaDatabase>,
   sub: SubscriptionRow,
   order: OrderRow,
 ) {
+  const ended = FINAL_REASONS.includes(order.billing_reason);
+  if (!ended && order.billing_reason !== "subscription_cycle") return;
   const p = await party(deps, trx, sub);
   if (!p) return;
   await deps.mailer.send(
@@ -56,7 +66,8 @@ export async function mailRenewal(
       ...p,
       amount: formatMoney(order.total_amount, order.currency),
       invoiceNumber: order.invoice_number,
-      periodEnd: ymd(sub.current_period_end),
+      ended,
+      periodEnd: ymd(ended ? (sub.ended_at ?? order.created_at) : sub.current_period_end),
       // The receipt itself, behind a signed URL (a month; the portal lists them all).
       url: documentUrl(
         { signer: deps.signer, baseURL: deps.baseURL, ttlSeconds: RECEIPT_LINK_TTL_SECONDS },
