@@ -149,6 +149,8 @@ const FOREIGN_READS: Record<string, string> = {
     "claims look for events of an external id before its customer",
   "modules/customer-meters/repository.ts kassa_customer":
     "claims, the list's external-id filter, the rows for the wire and the check's lookup; customers imports this module (the state's meters): a cycle",
+  "modules/customer-meters/repository.ts kassa_meter":
+    "the check reads the customer, the meter's cap and aggregation and the balance in one prepared statement",
   "modules/customer-meters/repository.ts kassa_product_price":
     "the customer state's subscription meters; products imports customers, which imports this module: a cycle",
   "modules/metrics/repository.ts kassa_order":
