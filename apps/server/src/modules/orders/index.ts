@@ -16,6 +16,8 @@ export {
   lockOrder,
   markInvoiceGenerated,
   nextInvoiceNumber,
+  nextInvoiceNumberAndSlug,
+  orderToCharge,
   nextPaymentAttempt,
   type OrderItemRow,
   type OrderRow,

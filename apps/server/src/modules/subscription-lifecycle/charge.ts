@@ -2,11 +2,10 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
-import { findCustomer } from "../customers/index.js";
 import {
-  findOrderAnyOrganization,
   lockOrder,
   type OrderRow,
+  orderToCharge,
   orderWire,
   pendingOrdersOf,
   stuckAttempts,
@@ -14,7 +13,6 @@ import {
 } from "../orders/index.js";
 import { type Decline, type PaymentLookup, ProcessorRequestError } from "../payments/index.js";
 import {
-  findSubscription,
   lockSubscription,
   type SubscriptionRow,
   updateSubscription,
@@ -51,23 +49,26 @@ const MISSING_METHOD: Decline = {
  * retries, and the reconciler asks the processor.
  */
 export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt: number) {
-  const order = await findOrderAnyOrganization(deps.db, orderId);
+  // The order, its subscription's card and its customer's processor id: one read.
+  const order = await orderToCharge(deps.db, orderId);
   if (order?.status !== "pending" || order.payment_attempts >= attempt) return "settled";
-  const sub = order.subscription_id
-    ? await findSubscription(deps.db, order.organization_id, order.subscription_id)
-    : undefined;
-  const customer = await findCustomer(deps.db, order.organization_id, order.customer_id);
+  const paymentMethodId = order.subscription_id ? order.subscription_payment_method_id : null;
   let outcome: AttemptOutcome;
-  if (!sub?.payment_method_id || !customer?.processor_customer_id) outcome = { ok: false, ...MISSING_METHOD };
+  if (!paymentMethodId || !order.processor_customer_id || !order.subscription_id)
+    outcome = { ok: false, ...MISSING_METHOD };
   else {
     try {
       const result = await deps.processor.chargeOffSession({
         organizationId: order.organization_id,
         amount: order.total_amount,
         currency: order.currency,
-        customerId: customer.processor_customer_id,
-        paymentMethodId: sub.payment_method_id,
-        metadata: { order_id: order.id, subscription_id: sub.id, organization_id: order.organization_id },
+        customerId: order.processor_customer_id,
+        paymentMethodId,
+        metadata: {
+          order_id: order.id,
+          subscription_id: order.subscription_id,
+          organization_id: order.organization_id,
+        },
         idempotencyKey: attemptKey(order.id, attempt),
       });
       if (result.status === "pending") return "pending";
