@@ -11,6 +11,7 @@ export {
   insertSubscription,
   lockSubscription,
   nextPeriodEnd,
+  periodEndsBetween,
   nextTrialReminder,
   type SubscriptionRow,
   trialsToRemind,
