@@ -81,7 +81,9 @@ export async function nextInvoiceNumberAndSlug(
     )
     .returning([
       "last_number",
-      sql<string>`(select slug from organization where id = kassa_invoice_counter.organization_id)`.as("slug"),
+      sql<string>`(select slug from organization where id = kassa_invoice_counter.organization_id)`.as(
+        "slug",
+      ),
     ])
     .executeTakeFirstOrThrow();
   return { number: row.last_number, slug: row.slug };

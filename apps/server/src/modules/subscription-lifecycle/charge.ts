@@ -12,11 +12,7 @@ import {
   updateOrderById,
 } from "../orders/index.js";
 import { type Decline, type PaymentLookup, ProcessorRequestError } from "../payments/index.js";
-import {
-  lockSubscription,
-  type SubscriptionRow,
-  updateSubscription,
-} from "../subscriptions/index.js";
+import { lockSubscription, type SubscriptionRow, updateSubscription } from "../subscriptions/index.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { mailPaymentFailed, mailRenewal, mailRevoked } from "./mails.js";
 

@@ -1,12 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import {
-  formatInvoiceNumber,
-  insertOrder,
-  nextInvoiceNumberAndSlug,
-  orderWire,
-} from "../orders/index.js";
+import { formatInvoiceNumber, insertOrder, nextInvoiceNumberAndSlug, orderWire } from "../orders/index.js";
 import {
   BILLABLE_STATUSES,
   lockSubscription,

@@ -158,7 +158,10 @@ export function depsAt(deps: LifecycleDeps, organizationId: string, at: Date): L
     },
     events: {
       enqueue: (trx, event) =>
-        deps.events.enqueue(trx, event.organizationId === organizationId ? { ...event, at: clock.now() } : event),
+        deps.events.enqueue(
+          trx,
+          event.organizationId === organizationId ? { ...event, at: clock.now() } : event,
+        ),
     },
   };
 }
