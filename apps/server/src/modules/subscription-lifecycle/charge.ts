@@ -111,18 +111,20 @@ export async function recordAttempt(
         payment_attempt_started_at: null,
         modified_at: now,
       });
+      // The subscription as it now is (locked here: the order's wire shape embeds it).
+      let current = sub;
       if (sub?.status === "past_due") {
         const others = (await pendingOrdersOf(trx, sub.id)).filter((o) => o.id !== order.id);
         if (others.length === 0) {
-          const active = await updateSubscription(trx, sub.id, {
+          current = await updateSubscription(trx, sub.id, {
             status: "active",
             past_due_at: null,
             modified_at: now,
           });
-          await emitSubscription(ctx, trx, active, ["subscription.updated", "subscription.active"]);
+          await emitSubscription(ctx, trx, current, ["subscription.updated", "subscription.active"]);
         }
       }
-      await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"]);
+      await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"], current);
       // The receipt mail says "renewed": only a renewal's order sends it (not a plan change's).
       if (sub && paid.billing_reason === "subscription_cycle") await mailRenewal(deps, trx, sub, paid);
       return "paid";
@@ -157,8 +159,16 @@ export async function recordAttempt(
   });
 }
 
-async function emitOrder(ctx: Ctx, trx: Transaction<KassaDatabase>, order: OrderRow, types: string[]) {
-  const [wire] = await orderWire(trx, order.organization_id, [order]);
+async function emitOrder(
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  order: OrderRow,
+  types: string[],
+  subscription?: SubscriptionRow,
+) {
+  const [wire] = await orderWire(trx, order.organization_id, [order], {
+    ...(subscription ? { subscriptions: [subscription] } : {}),
+  });
   for (const type of types)
     await ctx.events.enqueue(trx, { organizationId: order.organization_id, type, data: wire });
 }

@@ -126,7 +126,7 @@ export async function cycleSubscription(
       payment_attempt_started_at: charge ? deps.clock.now() : null,
     });
     await writeQuoteLines(trx, sub, q, order.id, now);
-    const [wire] = await orderWire(trx, org, [order]);
+    const [wire] = await orderWire(trx, org, [order], { subscriptions: [updated] });
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
     if (!charge) {
       await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });
