@@ -1,6 +1,7 @@
 // Runs on both databases: the test clock renews several subscriptions at once under row locks.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -190,4 +191,12 @@ describe("the test clock over many subscriptions", () => {
       expect(event.data.created_at).toBe(sub.periodEnd);
     }
   }, 120_000);
+
+  it("runs 4 renewals at once on PostgreSQL and 1 on PGlite unless TEST_CLOCK_CONCURRENCY says", () => {
+    const url = "postgresql://postgres@127.0.0.1:5432/kassa";
+    expect(loadConfig({ DATABASE_URL: url }).subscriptions.testClockConcurrency).toBe(4);
+    expect(loadConfig({}).subscriptions.testClockConcurrency).toBe(1);
+    expect(loadConfig({ TEST_CLOCK_CONCURRENCY: "8" }).subscriptions.testClockConcurrency).toBe(8);
+    expect(() => loadConfig({ TEST_CLOCK_CONCURRENCY: "0" })).toThrow(/TEST_CLOCK_CONCURRENCY/);
+  });
 });
