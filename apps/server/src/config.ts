@@ -103,6 +103,7 @@ const envSchema = z.object({
   CHECKOUT_RECONCILE_AFTER_MS: positiveInt.default(300_000),
   CHECKOUT_RECONCILE_INTERVAL_MS: positiveInt.default(60_000),
   SUBSCRIPTION_SCHEDULER_INTERVAL_MS: positiveInt.default(60_000),
+  TEST_CLOCK_CONCURRENCY: positiveInt.optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   CUSTOMER_STATE_DEBOUNCE_MS: positiveInt.default(15_000),
   /** Product reads kept per process while the catalog is unchanged (modules/products/catalog-cache.ts); 0: off. */
@@ -221,7 +222,12 @@ export interface KassaConfig {
    * The subscription scheduler (where the job worker runs): every `intervalMs` it renews the
    * subscriptions whose period ended and claims the dunning retries due, as charge jobs.
    */
-  subscriptions: { intervalMs: number };
+  /**
+   * `testClockConcurrency`: how many renewals a test clock's advance runs at once (each at its
+   * own due time, in time order; default 4 on PostgreSQL, 1 on PGlite, whose one connection
+   * runs one transaction at a time).
+   */
+  subscriptions: { intervalMs: number; testClockConcurrency: number };
   webhooks: { timeoutMs: number };
   /**
    * How long a customer's ingests must be quiet before its `customer.state_changed` goes
@@ -477,7 +483,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },
-    subscriptions: { intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS },
+    subscriptions: {
+      intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS,
+      testClockConcurrency: env.TEST_CLOCK_CONCURRENCY ?? (env.DATABASE_URL ? 4 : 1),
+    },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     usage: { stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS },
     catalogCacheMb: env.CATALOG_CACHE_MB,

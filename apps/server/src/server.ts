@@ -209,6 +209,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       mailer,
       baseURL: config.baseURL,
       logger,
+      testClockConcurrency: config.subscriptions.testClockConcurrency,
     };
     // What settling a checkout outside a buyer's request needs (processor events, reconciler).
     const purchaseDeps = {

@@ -32,6 +32,7 @@ describe("bad configuration stops start-up with a message naming the variable", 
     ],
     ["S3_ENDPOINT not a URL", { S3_BUCKET: "b", S3_ENDPOINT: "minio:9000" }, "S3_ENDPOINT"],
     ["FILES_UPLOAD_URL_TTL=0", { FILES_UPLOAD_URL_TTL: "0" }, "FILES_UPLOAD_URL_TTL"],
+    ["TEST_CLOCK_CONCURRENCY=0", { TEST_CLOCK_CONCURRENCY: "0" }, "TEST_CLOCK_CONCURRENCY"],
     [
       "GITHUB_BENEFIT_TOKEN without its OAuth app",
       { GITHUB_BENEFIT_TOKEN: "ghp_x" },

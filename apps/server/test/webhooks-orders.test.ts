@@ -8,7 +8,10 @@ import { call, createMerchant, createToken, type Merchant } from "./support/v1.j
 /**
  * Order and subscription events reach webhooks in Polar's shapes: the SDK's validateEvent
  * parses each one strictly (order.created, order.paid, order.updated, subscription.created,
- * subscription.active) and customer.state_changed with the new subscription.
+ * subscription.active, subscription.updated) and customer.state_changed with the new
+ * subscription. A new subscription sends what Polar sends on creation: `subscription.created`,
+ * `.active` and a deliberate extra `.updated`, and its order `order.created`, `order.updated`
+ * and `order.paid` (POLAR-LIFECYCLE 1.2, 1.3).
  */
 
 let server: TestServer;
@@ -23,6 +26,7 @@ const TYPES = [
   "order.updated",
   "subscription.created",
   "subscription.active",
+  "subscription.updated",
   "customer.state_changed",
 ];
 
@@ -94,8 +98,18 @@ describe("order and subscription events", () => {
     });
     expect(updated.status).toBe(200);
 
+    // order.updated twice: the purchase's own (Polar's, on creation), then the billing update's.
+    const purchaseUpdate = (await receiver.waitFor(2, 15_000, ofType("order.updated"))).map((h) =>
+      validateEvent(h.body, h.headers, secret),
+    );
+    expect(
+      purchaseUpdate.map((e) => (e.type === "order.updated" ? e.data.billingName : e.type)).sort(),
+    ).toEqual(["Buyer", "Buyer Inc"]);
     for (const type of TYPES) {
-      const [hook] = await receiver.waitFor(1, 15_000, ofType(type));
+      const hooks = await receiver.waitFor(type === "order.updated" ? 2 : 1, 15_000, ofType(type));
+      // One of each at the purchase (a second order.updated came from the PATCH).
+      expect(hooks, type).toHaveLength(type === "order.updated" ? 2 : 1);
+      const hook = type === "order.updated" ? hooks.find((h) => h.body.includes('"Buyer Inc"')) : hooks[0];
       const event = validateEvent(hook!.body, hook!.headers, secret);
       expect(event.type).toBe(type);
       if (event.type === "order.created" || event.type === "order.paid" || event.type === "order.updated") {
@@ -108,7 +122,11 @@ describe("order and subscription events", () => {
           discount: { id: discount.body.id, basisPoints: 1000, durationInMonths: 3 },
         });
         expect(event.data.billingName).toBe(type === "order.updated" ? "Buyer Inc" : "Buyer");
-      } else if (event.type === "subscription.created" || event.type === "subscription.active") {
+      } else if (
+        event.type === "subscription.created" ||
+        event.type === "subscription.active" ||
+        event.type === "subscription.updated"
+      ) {
         expect(event.data).toMatchObject({
           id: subscriptionId,
           status: "active",

@@ -22,7 +22,8 @@ export type Actor =
 export interface EventSink {
   enqueue(
     trx: Transaction<KassaDatabase>,
-    event: { organizationId: string; type: string; data: unknown },
+    /** `at`: when it happened, where that is not the organization's clock now (a test clock's renewals). */
+    event: { organizationId: string; type: string; data: unknown; at?: Date },
   ): Promise<void>;
 }
 

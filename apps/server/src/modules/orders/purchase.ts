@@ -192,11 +192,16 @@ export async function recordPurchase(
 
   if (subscription) {
     const [wire] = await subscriptionWire(trx, organizationId, [subscription]);
+    // Polar's order on creation: created, active (trialing counts), and a deliberate extra
+    // `subscription.updated` (POLAR-LIFECYCLE 1.2).
     await emit("subscription.created", wire);
     await emit("subscription.active", wire);
+    await emit("subscription.updated", wire);
   }
   const [wire] = await orderWire(trx, organizationId, [order]);
   await emit("order.created", wire);
+  // A new subscription's first order: created, updated (paid), paid, as Polar sends them.
+  if (subscription) await emit("order.updated", wire);
   await emit("order.paid", wire);
   // The customer's state now holds the new subscription (and, later, the product's benefits).
   await emitCustomerStateChanged(trx, { ...ctx, organizationId }, input.customerId);

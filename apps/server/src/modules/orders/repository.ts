@@ -65,6 +65,52 @@ export async function nextInvoiceNumber(db: Db, organizationId: string): Promise
   return row.last_number;
 }
 
+/**
+ * The organization's next invoice number and its slug in one statement (a renewal needs both:
+ * the invoice number is `SLUG-0042`). The counter's row stays locked until the caller commits.
+ */
+export async function nextInvoiceNumberAndSlug(
+  db: Db,
+  organizationId: string,
+): Promise<{ number: number; slug: string }> {
+  const row = await db
+    .insertInto("kassa_invoice_counter")
+    .values({ organization_id: organizationId, last_number: 1 })
+    .onConflict((oc) =>
+      oc.column("organization_id").doUpdateSet({ last_number: sql`kassa_invoice_counter.last_number + 1` }),
+    )
+    .returning([
+      "last_number",
+      sql<string>`(select slug from organization where id = kassa_invoice_counter.organization_id)`.as(
+        "slug",
+      ),
+    ])
+    .executeTakeFirstOrThrow();
+  return { number: row.last_number, slug: row.slug };
+}
+
+/**
+ * A pending order with what charging it off-session needs, in one read: its subscription's
+ * saved payment method and its (not deleted) customer's id at the processor.
+ */
+export function orderToCharge(db: Db, id: string) {
+  return db
+    .selectFrom("kassa_order as o")
+    .leftJoin("kassa_subscription as s", (j) =>
+      j.onRef("s.id", "=", "o.subscription_id").onRef("s.organization_id", "=", "o.organization_id"),
+    )
+    .leftJoin("kassa_customer as c", (j) =>
+      j
+        .onRef("c.id", "=", "o.customer_id")
+        .onRef("c.organization_id", "=", "o.organization_id")
+        .on("c.deleted_at", "is", null),
+    )
+    .selectAll("o")
+    .select(["s.payment_method_id as subscription_payment_method_id", "c.processor_customer_id"])
+    .where("o.id", "=", id)
+    .executeTakeFirst();
+}
+
 export function organizationSlug(db: Db, organizationId: string) {
   return db
     .selectFrom("organization")

@@ -2,7 +2,13 @@ import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { customerWire, findCustomersById } from "../customers/index.js";
 import { findProductsOnce, productSummary } from "../products/index.js";
-import { addressWire, discountsById, findSubscriptions, subscriptionBase } from "../subscriptions/index.js";
+import {
+  addressWire,
+  discountsById,
+  findSubscriptions,
+  type SubscriptionRow,
+  subscriptionBase,
+} from "../subscriptions/index.js";
 import * as repo from "./repository.js";
 
 function itemWire(row: repo.OrderItemRow) {
@@ -25,7 +31,13 @@ const PAID_STATUSES = new Set(["paid", "refunded", "partially_refunded"]);
  * items they embed. Deprecated fields Polar still answers are kept (`amount`, `user_id`,
  * `product_price_id`). Kassa takes no platform fee and keeps no customer balance.
  */
-export async function orderWire(db: Db, organizationId: string, rows: repo.OrderRow[]) {
+export async function orderWire(
+  db: Db,
+  organizationId: string,
+  rows: repo.OrderRow[],
+  /** Subscriptions the caller holds as they now are (not read again). */
+  known: { subscriptions?: SubscriptionRow[] } = {},
+) {
   const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
   const [items, customers, products, discounts, subscriptions] = await Promise.all([
     repo.itemsOf(
@@ -39,7 +51,13 @@ export async function orderWire(db: Db, organizationId: string, rows: repo.Order
       organizationId,
       rows.map((r) => r.discount_id),
     ),
-    findSubscriptions(db, organizationId, distinct(rows.map((r) => r.subscription_id))),
+    (async () => {
+      const held = known.subscriptions ?? [];
+      const missing = distinct(rows.map((r) => r.subscription_id)).filter(
+        (id) => !held.some((s) => s.id === id),
+      );
+      return [...held, ...(await findSubscriptions(db, organizationId, missing))];
+    })(),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, customerWire(c)]));
   const productById = new Map(products.map((p) => [p.id, p]));

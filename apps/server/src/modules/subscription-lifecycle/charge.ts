@@ -2,23 +2,17 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
-import { findCustomer } from "../customers/index.js";
 import {
-  findOrderAnyOrganization,
   lockOrder,
   type OrderRow,
+  orderToCharge,
   orderWire,
   pendingOrdersOf,
   stuckAttempts,
   updateOrderById,
 } from "../orders/index.js";
 import { type Decline, type PaymentLookup, ProcessorRequestError } from "../payments/index.js";
-import {
-  findSubscription,
-  lockSubscription,
-  type SubscriptionRow,
-  updateSubscription,
-} from "../subscriptions/index.js";
+import { lockSubscription, type SubscriptionRow, updateSubscription } from "../subscriptions/index.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { mailPaymentFailed, mailRenewal, mailRevoked } from "./mails.js";
 
@@ -51,23 +45,26 @@ const MISSING_METHOD: Decline = {
  * retries, and the reconciler asks the processor.
  */
 export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt: number) {
-  const order = await findOrderAnyOrganization(deps.db, orderId);
+  // The order, its subscription's card and its customer's processor id: one read.
+  const order = await orderToCharge(deps.db, orderId);
   if (order?.status !== "pending" || order.payment_attempts >= attempt) return "settled";
-  const sub = order.subscription_id
-    ? await findSubscription(deps.db, order.organization_id, order.subscription_id)
-    : undefined;
-  const customer = await findCustomer(deps.db, order.organization_id, order.customer_id);
+  const paymentMethodId = order.subscription_id ? order.subscription_payment_method_id : null;
   let outcome: AttemptOutcome;
-  if (!sub?.payment_method_id || !customer?.processor_customer_id) outcome = { ok: false, ...MISSING_METHOD };
+  if (!paymentMethodId || !order.processor_customer_id || !order.subscription_id)
+    outcome = { ok: false, ...MISSING_METHOD };
   else {
     try {
       const result = await deps.processor.chargeOffSession({
         organizationId: order.organization_id,
         amount: order.total_amount,
         currency: order.currency,
-        customerId: customer.processor_customer_id,
-        paymentMethodId: sub.payment_method_id,
-        metadata: { order_id: order.id, subscription_id: sub.id, organization_id: order.organization_id },
+        customerId: order.processor_customer_id,
+        paymentMethodId,
+        metadata: {
+          order_id: order.id,
+          subscription_id: order.subscription_id,
+          organization_id: order.organization_id,
+        },
         idempotencyKey: attemptKey(order.id, attempt),
       });
       if (result.status === "pending") return "pending";
@@ -114,18 +111,20 @@ export async function recordAttempt(
         payment_attempt_started_at: null,
         modified_at: now,
       });
+      // The subscription as it now is (locked here: the order's wire shape embeds it).
+      let current = sub;
       if (sub?.status === "past_due") {
         const others = (await pendingOrdersOf(trx, sub.id)).filter((o) => o.id !== order.id);
         if (others.length === 0) {
-          const active = await updateSubscription(trx, sub.id, {
+          current = await updateSubscription(trx, sub.id, {
             status: "active",
             past_due_at: null,
             modified_at: now,
           });
-          await emitSubscription(ctx, trx, active, ["subscription.updated", "subscription.active"]);
+          await emitSubscription(ctx, trx, current, ["subscription.updated", "subscription.active"]);
         }
       }
-      await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"]);
+      await emitOrder(ctx, trx, paid, ["order.updated", "order.paid"], current);
       // The receipt mail: a renewal's order and an ended subscription's final usage order send
       // it (not a plan change's).
       if (sub) await mailRenewal(deps, trx, sub, paid);
@@ -161,8 +160,16 @@ export async function recordAttempt(
   });
 }
 
-async function emitOrder(ctx: Ctx, trx: Transaction<KassaDatabase>, order: OrderRow, types: string[]) {
-  const [wire] = await orderWire(trx, order.organization_id, [order]);
+async function emitOrder(
+  ctx: Ctx,
+  trx: Transaction<KassaDatabase>,
+  order: OrderRow,
+  types: string[],
+  subscription?: SubscriptionRow,
+) {
+  const [wire] = await orderWire(trx, order.organization_id, [order], {
+    ...(subscription ? { subscriptions: [subscription] } : {}),
+  });
   for (const type of types)
     await ctx.events.enqueue(trx, { organizationId: order.organization_id, type, data: wire });
 }

@@ -1,14 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import {
-  formatInvoiceNumber,
-  insertOrder,
-  latestOrderOf,
-  nextInvoiceNumber,
-  orderWire,
-  organizationSlug,
-} from "../orders/index.js";
+import { formatInvoiceNumber, insertOrder, nextInvoiceNumberAndSlug, orderWire } from "../orders/index.js";
 import {
   BILLABLE_STATUSES,
   lockSubscription,
@@ -76,7 +69,7 @@ export async function cycleSubscription(
     const q = await quoteRenewal(deps, trx, sub, start, end);
     const { discount, subtotal, discountAmount, net, tax: taxAmount, total } = q;
     const charge = total > 0;
-    const latest = await latestOrderOf(trx, sub.id);
+    const latest = q.latest;
     const billingAddress = latest?.billing_address ?? null;
 
     const updated = await updateSubscription(trx, sub.id, {
@@ -93,8 +86,14 @@ export async function cycleSubscription(
         discountAmount,
       modified_at: now,
     });
-    const number = await nextInvoiceNumber(trx, org);
-    const slug = await organizationSlug(trx, org);
+    // The usage just billed closes its period: the meters start the next one (Polar's reset),
+    // before the subscription's wire shape (which shows its meters) is rendered.
+    await resetSubscriptionMeters(trx, sub, now, q.prices);
+    // subscription.updated goes first (Polar's order), then the order's events.
+    await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
+    // Late in the transaction: the organization's invoice counter stays locked until it commits,
+    // and renewals of other subscriptions of the organization may be running beside this one.
+    const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
     const order = await insertOrder(trx, {
       id: randomUUID(),
       organization_id: org,
@@ -127,10 +126,7 @@ export async function cycleSubscription(
       payment_attempt_started_at: charge ? deps.clock.now() : null,
     });
     await writeQuoteLines(trx, sub, q, order.id, now);
-    // The usage just billed closes its period: the meters start the next one (Polar's reset).
-    await resetSubscriptionMeters(trx, sub, now);
-    await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
-    const [wire] = await orderWire(trx, org, [order]);
+    const [wire] = await orderWire(trx, org, [order], { subscriptions: [updated] });
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
     if (!charge) {
       await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });

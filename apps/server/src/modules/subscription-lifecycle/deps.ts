@@ -25,6 +25,8 @@ export interface LifecycleDeps {
   /** Signs the card-update links of the dunning mails (their signature is the credential). */
   signer: UrlSigner;
   logger: Logger;
+  /** How many renewals a test clock's advance runs at once (default 1). */
+  testClockConcurrency?: number;
 }
 
 /** Kassa acting for an organization, on that organization's clock. */

@@ -16,9 +16,13 @@ export { discountApplies } from "./quote.js";
 export { registerSubscriptionLifecycleRoutes } from "./routes.js";
 export {
   type DueCounts,
+  depsAt,
   lifecycleJobs,
+  nextDue,
   nextDueAt,
   noCounts,
+  RENEWAL_BATCH,
+  renewBetween,
   runDue,
   startSubscriptionScheduler,
 } from "./scheduler.js";

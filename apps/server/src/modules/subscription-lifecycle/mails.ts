@@ -6,7 +6,7 @@ import { findCustomer } from "../customers/index.js";
 import { documentUrl } from "../invoices/index.js";
 import type { OrderRow } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
-import { findProducts } from "../products/index.js";
+import { findProductsOnce } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
 import { type LifecycleDeps, ymd } from "./deps.js";
 
@@ -15,7 +15,7 @@ async function party(deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub: 
   const customer = await findCustomer(trx, sub.organization_id, sub.customer_id);
   if (!customer?.email || customer.deleted_at) return undefined;
   const organization = await findOrganization(trx, sub.organization_id);
-  const [product] = await findProducts(trx, sub.organization_id, [sub.product_id]);
+  const [product] = await findProductsOnce(trx, sub.organization_id, [sub.product_id]);
   return {
     to: customer.email,
     name: customer.name,

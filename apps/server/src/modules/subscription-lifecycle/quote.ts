@@ -6,8 +6,8 @@ import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
 import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
-import { firstOrderOf, insertOrderItems, latestOrderOf } from "../orders/index.js";
-import { findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
+import { firstOrderOf, insertOrderItems, latestOrderOf, type OrderRow } from "../orders/index.js";
+import { findPrices, findProductsOnce, type PriceRow, type ProductRow } from "../products/index.js";
 import { addInterval, type SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 import { ymd } from "./deps.js";
@@ -38,6 +38,10 @@ export interface Quote {
   discount: DiscountRow | null;
   /** A credit larger than the order (a downgrade): what is left, carried to the next one (negative). */
   carried: number;
+  /** The subscription's latest order (its billing address gave the tax country). */
+  latest: OrderRow | undefined;
+  /** The subscription's prices as read for a renewal's quote (their meters reset after it). */
+  prices?: PriceRow[];
 }
 
 /**
@@ -127,6 +131,7 @@ export async function quote(
     currency: sub.currency,
     discount: input.discount,
     carried: Math.min(0, owed),
+    latest,
   };
 }
 
@@ -169,8 +174,10 @@ export async function resetSubscriptionMeters(
   db: Transaction<KassaDatabase>,
   sub: SubscriptionRow,
   at: Date,
+  /** The subscription's prices, when the caller has read them. */
+  read?: PriceRow[],
 ) {
-  const prices = await findPrices(db, sub.organization_id, sub.price_ids);
+  const prices = read ?? (await findPrices(db, sub.organization_id, sub.price_ids));
   for (const price of prices)
     if (price.amount_type === "metered_unit" && price.meter_id)
       await resetMeterPeriod(db, {
@@ -191,7 +198,8 @@ export async function quoteRenewal(
   /** The entries it bills (default: those waiting now). */
   entries?: BillingEntryRow[],
 ) {
-  const [product] = await findProducts(db, sub.organization_id, [sub.product_id]);
+  // Remembered for the transaction: the subscription's and the order's wire shapes render it again.
+  const [product] = await findProductsOnce(db, sub.organization_id, [sub.product_id]);
   const prices = await findPrices(db, sub.organization_id, sub.price_ids);
   const priceLines: QuoteLine[] = [];
   for (const price of prices)
@@ -200,11 +208,12 @@ export async function quoteRenewal(
         ? await meteredLine(db, sub, price)
         : periodLine(product, price, await priceAmount(db, sub, price), start, end),
     );
-  return quote(deps, db, sub, {
+  const q = await quote(deps, db, sub, {
     priceLines,
     entries: entries ?? (await pendingEntries(db, sub.id)),
     discount: await discountFor(db, sub, start),
   });
+  return { ...q, prices };
 }
 
 /** `amount × fraction`, rounded half to even (Polar's proration rounding). */

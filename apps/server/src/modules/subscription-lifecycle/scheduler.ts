@@ -7,6 +7,7 @@ import {
   lockSubscription,
   nextPeriodEnd,
   nextTrialReminder,
+  periodEndsBetween,
   trialsToRemind,
   updateSubscription,
 } from "../subscriptions/index.js";
@@ -121,15 +122,95 @@ export async function runDue(
   return counts;
 }
 
-/** The next time after `after` (up to `until`) at which something of the organization falls due. */
-export async function nextDueAt(deps: LifecycleDeps, organizationId: string, after: Date, until: Date) {
+/**
+ * When the organization's next things fall due after `after` (up to `until`): the earliest
+ * period end (a renewal, a trial's end, a scheduled cancellation), and the earliest of the rest
+ * (a dunning retry, a trial reminder); null where none.
+ */
+export async function nextDue(deps: LifecycleDeps, organizationId: string, after: Date, until: Date) {
   const [period, retry, trial] = await Promise.all([
     nextPeriodEnd(deps.db, organizationId, after, until),
     nextPaymentAttempt(deps.db, organizationId, after, until),
     nextTrialReminder(deps.db, organizationId, after, until, TRIAL_REMINDER_DAYS),
   ]);
-  const times = [period, retry, trial].filter((t): t is Date => t !== null).map((t) => t.getTime());
+  const other = [retry, trial].filter((t): t is Date => t !== null).map((t) => t.getTime());
+  return { period, other: other.length > 0 ? new Date(Math.min(...other)) : null };
+}
+
+/** The next time after `after` (up to `until`) at which something of the organization falls due. */
+export async function nextDueAt(deps: LifecycleDeps, organizationId: string, after: Date, until: Date) {
+  const { period, other } = await nextDue(deps, organizationId, after, until);
+  const times = [period, other].filter((t): t is Date => t !== null).map((t) => t.getTime());
   return times.length > 0 ? new Date(Math.min(...times)) : null;
+}
+
+/**
+ * The lifecycle's dependencies with the organization's time standing at `at`: every row, event
+ * and mail of what runs with them says `at`, whatever the organization's clock says meanwhile.
+ */
+export function depsAt(deps: LifecycleDeps, organizationId: string, at: Date): LifecycleDeps {
+  const clock = { now: () => new Date(at.getTime()) };
+  return {
+    ...deps,
+    clocks: {
+      of: (id) => (id === organizationId ? clock : deps.clocks.of(id)),
+      refresh: () => deps.clocks.refresh(),
+    },
+    events: {
+      enqueue: (trx, event) =>
+        deps.events.enqueue(
+          trx,
+          event.organizationId === organizationId ? { ...event, at: clock.now() } : event,
+        ),
+    },
+  };
+}
+
+/** The most renewals one batch of a test clock takes (the next batch goes on from the last). */
+export const RENEWAL_BATCH = 500;
+
+/**
+ * Renews the organization's subscriptions whose periods end after `after` and by `until` (at
+ * most RENEWAL_BATCH of them), each as of its own period end: renewal, then its charge, in the
+ * order they fall due, up to `concurrency` at a time. Only for a span in which nothing else of
+ * the organization falls due (the test clock makes sure: no retry or trial reminder in it, and
+ * shorter than a day, so neither a retry made by a declined charge, at least two days later,
+ * nor a second period of the same subscription can fall in it). Subscriptions are independent of
+ * each other, so this does what renewing them one at a time at their own times would, and each
+ * is still renewed once: its row lock and its period, as in `runDue`. Answers the counts and the
+ * due times it went through.
+ */
+export async function renewBetween(
+  deps: LifecycleDeps,
+  organizationId: string,
+  after: Date,
+  until: Date,
+  concurrency: number,
+): Promise<{ counts: DueCounts; times: Date[] }> {
+  const counts = noCounts();
+  const due = await periodEndsBetween(deps.db, organizationId, after, until, RENEWAL_BATCH);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!failure && next < due.length) {
+      const { id, current_period_end } = due[next++]!;
+      try {
+        const at = depsAt(deps, organizationId, current_period_end);
+        const result = await cycleSubscription(at, id);
+        if (result.kind === "ended") counts.ended++;
+        if (result.kind === "renewed") counts.renewals++;
+        if (result.kind === "skipped" || !result.orderId || !result.charge) continue;
+        counts.charges++;
+        count(counts, await chargeOrder(at, result.orderId, 1));
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, due.length)) }, worker));
+  if (failure) throw failure.error;
+  const times = [...new Set(due.map((d) => d.current_period_end.getTime()))].map((t) => new Date(t));
+  return { counts, times };
 }
 
 /**

@@ -12,6 +12,7 @@ export {
   lockSubscription,
   nextPeriodEnd,
   nextTrialReminder,
+  periodEndsBetween,
   type SubscriptionRow,
   trialsToRemind,
   updateSubscription,

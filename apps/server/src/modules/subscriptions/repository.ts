@@ -181,6 +181,25 @@ export async function nextPeriodEnd(db: Db, organizationId: string, after: Date,
   return row?.at ? new Date(row.at) : null;
 }
 
+/**
+ * The organization's billable subscriptions whose period ends after `after` and by `until`,
+ * in the order they fall due (at most `limit`).
+ */
+export function periodEndsBetween(db: Db, organizationId: string, after: Date, until: Date, limit: number) {
+  return db
+    .selectFrom("kassa_subscription")
+    .select(["id", "current_period_end"])
+    .where("organization_id", "=", organizationId)
+    .where("ended_at", "is", null)
+    .where("status", "in", BILLABLE_STATUSES)
+    .where("current_period_end", ">", after)
+    .where("current_period_end", "<=", until)
+    .orderBy("current_period_end")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
 /** Trials of the organization whose "ending soon" mail is due by `at` (`days` before the end). */
 export function trialsToRemind(db: Db, organizationId: string | undefined, now: Date, days: number) {
   let query = db

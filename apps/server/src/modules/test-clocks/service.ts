@@ -4,8 +4,9 @@ import type { Ctx } from "../../kit/context.js";
 import {
   type DueCounts,
   type LifecycleDeps,
-  nextDueAt,
+  nextDue,
   noCounts,
+  renewBetween,
   runDue,
 } from "../subscription-lifecycle/index.js";
 import { addInterval } from "../subscriptions/index.js";
@@ -68,6 +69,8 @@ export function addDuration(start: Date, duration: string): Date {
   return at;
 }
 
+const DAY_MS = 86_400_000;
+
 /** One advance at a time per organization in this process (PostgreSQL's own row guards the rest). */
 const advancing = new Set<string>();
 
@@ -115,10 +118,30 @@ export async function advanceTestClock({
   try {
     add(await runDue(deps.lifecycle, { organizationId: org, inline: true }));
     for (;;) {
-      const next = await nextDueAt(deps.lifecycle, org, clock.now(), target);
-      if (!next) break;
-      await clocks.moveTo(org, next);
-      steps++;
+      const { period, other } = await nextDue(deps.lifecycle, org, clock.now(), target);
+      if (!period && !other) break;
+      if (period && (!other || period.getTime() < other.getTime())) {
+        // Renewals come first: those due before anything else (and within a day) run as a batch,
+        // each at its own time, several at once; then the clock stands at the last of them and
+        // whatever else is due by then runs, as at any stop.
+        const until = Math.min(target.getTime(), period.getTime() + DAY_MS - 1, other?.getTime() ?? Infinity);
+        const from = clock.now();
+        await clocks.moveTo(org, period);
+        const batch = await renewBetween(
+          deps.lifecycle,
+          org,
+          from,
+          new Date(until),
+          deps.lifecycle.testClockConcurrency ?? 1,
+        );
+        add(batch.counts);
+        steps += batch.times.length;
+        const last = batch.times.at(-1);
+        if (last) await clocks.moveTo(org, last);
+      } else {
+        await clocks.moveTo(org, other ?? (period as Date));
+        steps++;
+      }
       add(await runDue(deps.lifecycle, { organizationId: org, inline: true }));
     }
     await clocks.moveTo(org, target);

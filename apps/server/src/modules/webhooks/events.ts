@@ -66,7 +66,7 @@ export function webhookEventSink(clock: Clock | Clocks): EventSink {
       await recordEvent(trx, {
         ...event,
         type: event.type as WebhookEventType,
-        at: clockOf(event.organizationId).now(),
+        at: event.at ?? clockOf(event.organizationId).now(),
       });
     },
   };
