@@ -47,6 +47,12 @@ export default defineConfig({
           hookTimeout: 90_000,
           pool: "forks",
           maxWorkers: 2,
+          // One process per worker for all its files, not one per file: each file's process
+          // imported the server bundle and compiled PGlite's WebAssembly again, which cost more
+          // CPU than most files' tests (eight light files: 47 CPU-s isolated, 30 not; see
+          // docs/decisions.md). A file's servers stop in its afterAll, the in-process harness
+          // checks Better Auth's test mode at every start, and no file mocks modules.
+          isolate: false,
           sequence: { concurrent: false },
         },
       },
