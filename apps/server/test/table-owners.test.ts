@@ -95,6 +95,8 @@ const FOREIGN_READS: Record<string, string> = {
   "modules/orders/repository.ts kassa_product":
     "listOrders filters on the billing type, sorts on the name; the CSV export writes the name",
   "modules/orders/repository.ts kassa_discount": "listOrders sorts on the discount's name",
+  "modules/orders/repository.ts kassa_subscription":
+    "orderToCharge: a renewal's charge reads the order with its subscription's saved card in one statement",
   "modules/subscriptions/repository.ts kassa_customer":
     "listSubscriptions filters and sorts on the customer; the CSV export writes its e-mail, name, country",
   "modules/subscriptions/repository.ts kassa_product": "listSubscriptions filters and sorts on the product",
