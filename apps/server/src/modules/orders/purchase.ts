@@ -145,8 +145,7 @@ export async function recordPurchase(
         discountId: input.discountId,
         processor: input.processor,
       };
-  const number = await repo.nextInvoiceNumber(trx, organizationId);
-  const slug = await repo.organizationSlug(trx, organizationId);
+  const { number, slug } = await repo.nextInvoiceNumberAndSlug(trx, organizationId);
   const order = await repo.insertOrder(trx, {
     id: randomUUID(),
     organization_id: organizationId,

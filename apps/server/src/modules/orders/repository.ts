@@ -49,25 +49,9 @@ export function insertItems(db: Db, rows: Insertable<OrderItemTable>[]) {
 }
 
 /**
- * The organization's next invoice number: the counter row is created or incremented in one
- * statement, which holds its row lock until the transaction ends, so two purchases never
- * share a number and a rolled-back purchase leaves no gap.
- */
-export async function nextInvoiceNumber(db: Db, organizationId: string): Promise<number> {
-  const row = await db
-    .insertInto("kassa_invoice_counter")
-    .values({ organization_id: organizationId, last_number: 1 })
-    .onConflict((oc) =>
-      oc.column("organization_id").doUpdateSet({ last_number: sql`kassa_invoice_counter.last_number + 1` }),
-    )
-    .returning("last_number")
-    .executeTakeFirstOrThrow();
-  return row.last_number;
-}
-
-/**
- * The organization's next invoice number and its slug in one statement (a renewal needs both:
- * the invoice number is `SLUG-0042`). The counter's row stays locked until the caller commits.
+ * The organization's next invoice number and its slug (an invoice number is `SLUG-0042`), in
+ * one statement: the counter row is created or incremented and holds its row lock until the
+ * transaction ends, so two orders never share a number and a rolled-back one leaves no gap.
  */
 export async function nextInvoiceNumberAndSlug(
   db: Db,
@@ -109,15 +93,6 @@ export function orderToCharge(db: Db, id: string) {
     .select(["s.payment_method_id as subscription_payment_method_id", "c.processor_customer_id"])
     .where("o.id", "=", id)
     .executeTakeFirst();
-}
-
-export function organizationSlug(db: Db, organizationId: string) {
-  return db
-    .selectFrom("organization")
-    .select("slug")
-    .where("id", "=", organizationId)
-    .executeTakeFirstOrThrow()
-    .then((r) => r.slug);
 }
 
 /**

@@ -133,19 +133,7 @@ function meterSummary(m: NonNullable<repo.PriceWithMeter["meter"]>) {
 export function productWithPartsToWire(row: repo.ProductRow, parts: repo.ProductParts): ProductWire {
   const interval = row.recurring_interval as Interval;
   return {
-    id: row.id,
-    created_at: iso(row.created_at),
-    modified_at: iso(row.modified_at),
-    ...trialOf(row),
-    name: row.name,
-    description: row.description,
-    visibility: row.visibility as ProductWire["visibility"],
-    recurring_interval: interval,
-    recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
-    is_recurring: interval !== null,
-    is_archived: row.is_archived,
-    organization_id: row.organization_id,
-    metadata: row.metadata,
+    ...productSummary(row),
     prices: parts.prices.map(({ meter, ...p }) =>
       priceToWire(
         { ...p, created_at: at(p.created_at), modified_at: at(p.modified_at) },
@@ -204,7 +192,6 @@ export async function productsToWire(
 export function productSummary(row: repo.ProductRow) {
   const interval = row.recurring_interval as Interval;
   return {
-    metadata: row.metadata,
     id: row.id,
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
@@ -217,5 +204,6 @@ export function productSummary(row: repo.ProductRow) {
     is_recurring: interval !== null,
     is_archived: row.is_archived,
     organization_id: row.organization_id,
+    metadata: row.metadata,
   };
 }

@@ -11,9 +11,8 @@ import {
   formatInvoiceNumber,
   insertOrder,
   latestOrderOf,
-  nextInvoiceNumber,
+  nextInvoiceNumberAndSlug,
   orderWire,
-  organizationSlug,
 } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -301,8 +300,7 @@ async function insertUpdateOrder(
 ) {
   const org = sub.organization_id;
   const latest = await latestOrderOf(trx, sub.id);
-  const number = await nextInvoiceNumber(trx, org);
-  const slug = await organizationSlug(trx, org);
+  const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
   const order = await insertOrder(trx, {
     id: randomUUID(),
     organization_id: org,

@@ -7,9 +7,8 @@ import {
   formatInvoiceNumber,
   insertOrder,
   latestOrderOf,
-  nextInvoiceNumber,
+  nextInvoiceNumberAndSlug,
   orderWire,
-  organizationSlug,
 } from "../orders/index.js";
 import { findPrices } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
@@ -66,8 +65,7 @@ export async function billFinalUsage(
   const q = await quote(deps, trx, sub, { priceLines: lines, entries, discount });
   const charge = q.total > 0;
   const latest = await latestOrderOf(trx, sub.id);
-  const number = await nextInvoiceNumber(trx, org);
-  const slug = await organizationSlug(trx, org);
+  const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
   const order = await insertOrder(trx, {
     id: randomUUID(),
     organization_id: org,
