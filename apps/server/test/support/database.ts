@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, cpSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -22,6 +22,27 @@ export const POSTGRES_ADMIN_URL =
  * The server itself (`npm start`) runs with V8's defaults.
  */
 export const TEST_NODE_FLAGS: string[] = TEST_DB === "pglite" ? ["--liftoff-only"] : [];
+/**
+ * Where the tests' scratch directories go: a RAM-backed `/dev/shm` when the machine has one
+ * (Linux), else the system's temporary directory. A PGlite test database is a copy of a 41 MB,
+ * 1,400-file template; on the disk, copying and removing it was a third of an in-process test
+ * file's time (organization.test.ts: 14 s of 43 s in `copyFile` and `unlink`), and PGlite's own
+ * writes wait on the disk too. KASSA_TEST_TMPDIR overrides it.
+ */
+export const scratchRoot: string = (() => {
+  const chosen = process.env.KASSA_TEST_TMPDIR;
+  if (chosen) return chosen;
+  try {
+    if (statSync("/dev/shm").isDirectory()) {
+      accessSync("/dev/shm", constants.W_OK);
+      return "/dev/shm";
+    }
+  } catch {
+    // No RAM-backed directory here: the system's temporary directory.
+  }
+  return os.tmpdir();
+})();
+
 /** Set by the global setup for this run, so concurrent runs never share a template. */
 export const templateDir = () => process.env.KASSA_TEST_TEMPLATE;
 /** The migrated PostgreSQL database each test database copies, likewise set per run. */
@@ -35,7 +56,7 @@ export interface TestDatabase {
 
 /** `empty`: no schema at all (a database no server has touched), not a copy of the template. */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "kassa-test-"));
+  const dataDir = mkdtempSync(path.join(scratchRoot, "kassa-test-"));
   if (TEST_DB === "postgres") {
     const name = `kassa_test_${randomBytes(6).toString("hex")}`;
     const template = options.empty ? undefined : postgresTemplate();

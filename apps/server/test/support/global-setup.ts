@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createTestDatabase, POSTGRES_ADMIN_URL, TEST_DB } from "./database.js";
+import { createTestDatabase, POSTGRES_ADMIN_URL, scratchRoot, TEST_DB } from "./database.js";
 import { startTestServer } from "./server.js";
 
 /**
@@ -26,7 +25,7 @@ export default async function setup() {
     process.env.KASSA_TEST_PG_TEMPLATE = name;
     return () => database.drop();
   }
-  const template = mkdtempSync(path.join(os.tmpdir(), "kassa-template-"));
+  const template = mkdtempSync(path.join(scratchRoot, "kassa-template-"));
   const server = await startTestServer({ env: { DATA_DIR: template }, useTemplate: false });
   await server.stop();
   rmSync(path.join(template, "auth-secret"), { force: true });

@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, TEST_NODE_FLAGS, type TestDatabase } from "./database.js";
+import { createTestDatabase, scratchRoot, TEST_NODE_FLAGS, type TestDatabase } from "./database.js";
 import { freePort } from "./ports.js";
 
 /**
@@ -136,7 +135,7 @@ export async function runCleanups() {
 }
 
 export function tempDir(prefix: string) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(scratchRoot, prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
