@@ -88,6 +88,11 @@ export default defineConfig({
           // Two files at once: a browser test mostly waits (for pages, the server, the job
           // worker), so one at a time left the machine two-thirds idle (290 s against 190 s).
           maxWorkers: 2,
+          // One process per worker for all its files, as the server project: each file imported
+          // playwright-core and the test support again (vitest's "import" phase was 200 s of a
+          // loaded run). Each file launches its own browser and server and closes both in its
+          // afterAll; no file mocks modules or sets the environment.
+          isolate: false,
         },
       },
     ],

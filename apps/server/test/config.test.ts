@@ -1,8 +1,9 @@
 // Runs on PGlite only: start-up refusals (bad variables, production's rules); no test database in it.
-import { statSync } from "node:fs";
+import { cpSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "./support/client.js";
+import { templateDir } from "./support/database.js";
 import { MAIN, runCleanups, runToEnd, startMain, tempDir } from "./support/process.js";
 
 /**
@@ -68,8 +69,13 @@ describe("production", () => {
   });
 
   it("refuses the embedded database, explaining fsync, unless KASSA_ALLOW_EMBEDDED_DB=1", async () => {
-    // The embedded database, whichever database the rest of the suite runs on.
+    // The embedded database, whichever database the rest of the suite runs on: a copy of the
+    // run's migrated template when there is one (a fresh one's initdb and migrations are
+    // config-and-process.test.ts's subject), so the start is not a PGlite initdb.
     const dataDir = tempDir("kassa-prod-embedded-");
+    const template = templateDir();
+    if (template && existsSync(path.join(template, "pglite")))
+      cpSync(path.join(template, "pglite"), path.join(dataDir, "pglite"), { recursive: true });
     const env = { NODE_ENV: "production", AUTH_SECRET: "x".repeat(40), DATA_DIR: dataDir };
     const refused = await runToEnd(MAIN, { ...env, PORT: "0" });
     expect(refused.code).not.toBe(0);
