@@ -18,6 +18,7 @@ import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/in
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { eventJobs, startEventPartitioner } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
+import { flushLicenseKeyValidations } from "./modules/license-keys/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { forgetOrganizationTokens } from "./modules/organization-access-tokens/index.js";
@@ -319,6 +320,10 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
         await testClocks?.close();
         await mailer.close();
         await rateLimitStore?.close();
+        // The license-key validations counted in memory (at most a second's), before the database goes.
+        await flushLicenseKeyValidations(database.db).catch((error) =>
+          logger.error("license-key validation counts lost at shutdown", { error: String(error) }),
+        );
         await database.close();
         logger.info("Kassa stopped");
       })();

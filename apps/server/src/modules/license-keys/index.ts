@@ -9,3 +9,4 @@ export { expiryFrom } from "./keys.js";
 export { findLicenseKey } from "./repository.js";
 export { type LicenseKeyRouteDeps, PUBLIC_LICENSE_KEY_PATHS, registerLicenseKeyRoutes } from "./routes.js";
 export { SIGNED_KEY_MARKER, type SignedKeyPayload } from "./signing.js";
+export { flushLicenseKeyValidations } from "./validation-counts.js";
