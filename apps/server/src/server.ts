@@ -18,7 +18,7 @@ import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/in
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { eventJobs, startEventPartitioner } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
-import { flushLicenseKeyValidations } from "./modules/license-keys/index.js";
+import { flushLicenseKeyValidations, forgetOrganizationLicenseKeys } from "./modules/license-keys/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { forgetOrganizationTokens } from "./modules/organization-access-tokens/index.js";
@@ -172,7 +172,10 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       mailer,
       rateLimitStore,
       logger,
-      onOrganizationDeleted: forgetOrganizationTokens,
+      onOrganizationDeleted: (organizationId) => {
+        forgetOrganizationTokens(organizationId);
+        forgetOrganizationLicenseKeys(organizationId);
+      },
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);

@@ -545,10 +545,39 @@ if (TEST_DB === "postgres") {
       expect(await get(a)).toMatchObject({ validations: 29, usage: 8 });
       expect(await get(b)).toMatchObject({ validations: 29, usage: 8 });
 
+      // A key disabled through a: refused by a at once, by b within its cache's few seconds;
+      // granted again, validated again. Refusals count nothing.
+      const patch = (status: string) => call(a, twinsToken, "PATCH", `/v1/license-keys/${id}`, { status });
+      expect((await patch("disabled")).status).toBe(200);
+      expect((await validate(a)).status).toBe(404);
+      expect(
+        (
+          await until(
+            () => validate(b),
+            (r) => r.status === 404,
+          )
+        ).body.detail,
+      ).toBe("License key is no longer active.");
+      expect((await patch("granted")).status).toBe(200);
+      expect((await validate(a)).status).toBe(200);
+      expect(
+        (
+          await until(
+            () => validate(b),
+            (r) => r.status === 200,
+          )
+        ).body.validations,
+      ).toBeGreaterThanOrEqual(30);
+      const counted = await until(
+        () => get(a),
+        (body) => body.validations === 31,
+      );
+      expect(counted.validations).toBe(31);
+
       // Counted in b, then b stops at once: its stop writes them.
       for (let i = 0; i < 3; i++) expect((await validate(b)).status).toBe(200);
       await b.stop();
-      expect(await get(a)).toMatchObject({ validations: 32, usage: 8 });
+      expect(await get(a)).toMatchObject({ validations: 34, usage: 8 });
     }, 120_000);
   });
 }

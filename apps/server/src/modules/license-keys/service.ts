@@ -9,6 +9,7 @@ import { findBenefit } from "../benefits/index.js";
 import { findCustomersById } from "../customers/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activateRefusals, LicenseKeyNotFound, validateRefusals } from "./errors.js";
+import { cachedKey, cacheKeyRow, forgetLicenseKey } from "./key-cache.js";
 import * as repo from "./repository.js";
 import type {
   LicenseKeyActivateInput,
@@ -127,6 +128,7 @@ export async function updateLicenseKey({
     if (p.expires_at !== undefined) patch.expires_at = p.expires_at === null ? null : new Date(p.expires_at);
     if (Object.keys(patch).length === 0) return oneLicenseKeyWire(trx, withPendingCounts(ctx, row));
     patch.modified_at = ctx.clock.now();
+    forgetLicenseKey(row.id);
     const updated = await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch);
     return oneLicenseKeyWire(trx, withPendingCounts(ctx, updated));
   });
@@ -210,6 +212,8 @@ export async function validateLicenseKey({
     );
     if (counted) {
       const { customer, ...key } = counted;
+      // Its usage moved: a plain validation in this process reads it again.
+      forgetLicenseKey(key.id);
       if (!customer) throw new Error(`customer ${key.customer_id} of license key ${key.id} vanished`);
       const answered = withPendingCounts(ctx, await settled(ctx, generation, key));
       return { ...licenseKeyWire(answered, customerFromJson(customer)), activation: null };
@@ -233,6 +237,7 @@ export async function validateLicenseKey({
       if (!done) throw new Error(`license key ${locked.id} refused a validation its checks allowed`);
       return done;
     }));
+  forgetLicenseKey(updated.id);
   const customer = customers[0];
   if (!customer) throw new Error(`customer ${row.customer_id} of license key ${row.id} vanished`);
   return {
@@ -252,12 +257,24 @@ async function validateAndCount(
   now: Date,
 ): Promise<ValidatedLicenseKeyWire> {
   const counts = validationCountsOf(ctx.db);
-  const found = await counts.stable(() => repo.findForValidation(ctx.db, ctx.organizationId, input.key));
-  if (!found) throw LicenseKeyNotFound();
-  const { customer, ...row } = found;
+  let cached = cachedKey(ctx.organizationId, input.key, Date.now());
+  if (!cached) {
+    const found = await counts.stable(() => repo.findForValidation(ctx.db, ctx.organizationId, input.key));
+    if (!found) throw LicenseKeyNotFound();
+    const { customer, ...key } = found;
+    if (!customer) throw new Error(`customer ${key.customer_id} of license key ${key.id} vanished`);
+    // In the same turn as the read's end: no count was written in between (`stable`).
+    // The cache's own entry when there is one: the counts it is given as they are written show.
+    cached = cacheKeyRow(key, customerFromJson(customer), Date.now()) ?? {
+      row: key,
+      customer: customerFromJson(customer),
+      expiresAt: 0,
+    };
+  }
+  const { row, customer } = cached;
   const activation = await checkValidation(ctx.db, row, input, now);
-  if (!customer) throw new Error(`customer ${row.customer_id} of license key ${row.id} vanished`);
-  // In the same turn as the read's end: nothing was written in between (`stable`).
+  // The row as of the cache's counts: a count written since `row` was read is in `row` (the
+  // cache adds what this process writes) or still pending, never both.
   const pending = counts.add(row.id, now);
   const answered = {
     ...row,
@@ -266,7 +283,7 @@ async function validateAndCount(
     modified_at: now,
   };
   return {
-    ...licenseKeyWire(answered, customerFromJson(customer)),
+    ...licenseKeyWire(answered, customer),
     activation: activation ? activationWire(activation) : null,
   };
 }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
+import { addWritten } from "./key-cache.js";
 
 /**
  * The counts of plain validations (no usage asked for), kept in memory and written to the
@@ -114,7 +115,11 @@ export function createValidationCounts(
           if (!closed) schedule();
           throw error;
         }
-        for (const [id] of batch) inFlight.delete(id);
+        // In the turn of the commit: the cached rows and `pending` move together.
+        for (const [id, p] of batch) {
+          inFlight.delete(id);
+          addWritten(id, p.count, p.at);
+        }
       }
     } finally {
       inFlight = new Map();
