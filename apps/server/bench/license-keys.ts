@@ -31,7 +31,8 @@ export async function benchLicenseKeys(opts: {
 }): Promise<LicenseKeyBenchResult> {
   const child: ChildProcess = fork(path.join(here, "license-key-server.ts"), [], {
     env: { ...opts.env, PORT: "0" },
-    execArgv: ["--import", "tsx"],
+    // BENCH_KASSA_ARGS as the main Kassa process (e.g. `--cpu-prof` to profile this one).
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_KASSA_ARGS ?? "").split(" ").filter(Boolean)],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   try {

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import { CompiledQuery, type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { pageWithTotal, totalOver } from "../../db/filters.js";
 import { markHot } from "../../db/hot-statements.js";
 import type {
@@ -162,21 +162,28 @@ const KEY_COLUMNS = [
  * answer names the key's customer. The checks run on the row in the caller.
  */
 export async function findForValidation(db: Db, organizationId: string, key: string) {
-  const query = db
-    .selectFrom("kassa_license_key as k")
-    .select(KEY_COLUMNS)
-    .select(
-      sql<CustomerJson | null>`(select to_json(c) from kassa_customer c
-        where c.id = k.customer_id and c.organization_id = k.organization_id)`.as("customer"),
-    )
-    .where("k.organization_id", "=", organizationId)
-    .where("k.key", "=", key)
-    .compile();
-  markHot(query.sql);
-  return (await db.executeQuery(query)).rows[0] as
-    | (LicenseKeyRow & { customer: CustomerJson | null })
-    | undefined;
+  // Built and compiled once (a profile of the 1,000-key bench put 5% of the process in Kysely
+  // building this one query); its parameters are the organization, then the key.
+  if (validationSql === undefined) {
+    validationSql = db
+      .selectFrom("kassa_license_key as k")
+      .select(KEY_COLUMNS)
+      .select(
+        sql<CustomerJson | null>`(select to_json(c) from kassa_customer c
+          where c.id = k.customer_id and c.organization_id = k.organization_id)`.as("customer"),
+      )
+      .where("k.organization_id", "=", "")
+      .where("k.key", "=", "")
+      .compile().sql;
+    markHot(validationSql);
+  }
+  const result = await db.executeQuery<LicenseKeyRow & { customer: CustomerJson | null }>(
+    CompiledQuery.raw(validationSql, [organizationId, key]),
+  );
+  return result.rows[0];
 }
+
+let validationSql: string | undefined;
 
 export interface LicenseKeyFilters {
   benefitIds?: string[] | undefined;
