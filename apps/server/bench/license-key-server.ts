@@ -1,7 +1,9 @@
 /**
- * A Kassa server (the built `dist/`, as the bench's main server) holding one license key to
- * validate: the organization, customer and benefit written with SQL, the key made by
- * `grantLicenseKey` as the grant engine makes it. Tells the bench its port, organization and key.
+ * A Kassa server (the built `dist/`, as the bench's main server) holding license keys to
+ * validate: the organization, customer and benefit written with SQL, the keys made by
+ * `grantLicenseKey` as the grant engine makes them. One key (the worst case: every caller on one
+ * row) and a merchant's installed base of `MANY_KEYS` keys, one customer each. Tells the bench
+ * its port, organization and keys.
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
@@ -40,5 +42,35 @@ const granted = await db.transaction().execute((trx) =>
 const row = await sql<{
   key: string;
 }>`select key from kassa_license_key where id = ${granted.license_key_id}`.execute(db);
-process.send?.({ ready: true, port: kassa.port, organizationId, key: row.rows[0]?.key });
+
+const MANY_KEYS = 1000;
+await db.transaction().execute(async (trx) => {
+  for (let i = 0; i < MANY_KEYS; i++) {
+    const buyer = randomUUID();
+    await sql`insert into kassa_customer (id, organization_id, email, metadata, created_at)
+      values (${buyer}, ${organizationId}, ${`buyer-${buyer.slice(0, 8)}@example.test`}, '{}'::jsonb, ${now})`.execute(
+      trx,
+    );
+    await grantLicenseKey(trx, {
+      organizationId,
+      customerId: buyer,
+      benefitId,
+      benefitProperties: properties,
+      expires: true,
+      now,
+    });
+  }
+});
+const many = await sql<{
+  key: string;
+}>`select key from kassa_license_key where organization_id = ${organizationId} and id <> ${granted.license_key_id}`.execute(
+  db,
+);
+process.send?.({
+  ready: true,
+  port: kassa.port,
+  organizationId,
+  key: row.rows[0]?.key,
+  keys: many.rows.map((r) => r.key),
+});
 process.on("SIGTERM", () => kassa.close().then(() => process.exit(0)));

@@ -8,7 +8,8 @@
  *    `POST /v1/products/` and `POST /v1/checkouts/` vs a bare route doing one insert
  *    (bench/billing-api.ts, the `api` line);
  *  - webhook deliveries vs a plain loop of signed POSTs;
- *  - license-key validations (the public validate endpoint) vs the same bare route;
+ *  - license-key validations (the public validate endpoint) vs the same bare route, one key
+ *    validated by every caller and 1,000 keys picked at random;
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
  *    time from its confirm to the `order.paid` webhook at a local receiver;
  *  - a year of daily metrics (100,000 orders, 10,000 subscriptions) vs one indexed aggregate
@@ -345,6 +346,8 @@ async function main() {
     if (licenseKeys) {
       console.log(line("bare Hono + PK select", licenseKeys.baseline));
       console.log(line("license-key validate", licenseKeys.validate));
+      console.log(line("bare Hono + PK select", licenseKeys.baselineMany));
+      console.log(line(`validate, ${licenseKeys.keys} keys`, licenseKeys.validateMany));
     }
 
     const webhooks = runs("webhooks")
@@ -450,6 +453,11 @@ async function main() {
       console.log(
         `license-key validations:    ${licenseKeys.validate.throughput.toFixed(1)} /s = ${(licenseKeysRatio * 100).toFixed(1)}% of the bare route  (public validate, one key; goal >= 50%)`,
       );
+    const licenseKeysManyRatio = licenseKeys && ratio(licenseKeys.validateMany, licenseKeys.baselineMany);
+    if (licenseKeys && licenseKeysManyRatio !== undefined)
+      console.log(
+        `license-key validations:    ${licenseKeys.validateMany.throughput.toFixed(1)} /s = ${(licenseKeysManyRatio * 100).toFixed(1)}% of the bare route  (public validate, ${licenseKeys.keys} keys at random; goal >= 50%)`,
+      );
     if (checkout) {
       console.log(
         `checkout purchase / baseline: ${((checkout.purchase.throughput / checkout.baseline.throughput) * 100).toFixed(1)}%  (create + card token + confirm, sandbox; p99 ${checkout.purchase.p99.toFixed(1)} ms vs ${checkout.baseline.p99.toFixed(1)} ms)`,
@@ -480,6 +488,9 @@ async function main() {
             baseline: brief(licenseKeys.baseline),
             validate: brief(licenseKeys.validate),
             ratio: licenseKeysRatio,
+            baselineMany: brief(licenseKeys.baselineMany),
+            validateMany: brief(licenseKeys.validateMany),
+            ratioMany: licenseKeysManyRatio,
           },
           webhooks,
           renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },

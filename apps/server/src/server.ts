@@ -18,6 +18,7 @@ import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/in
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { eventJobs, startEventPartitioner } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
+import { flushLicenseKeyValidations, forgetOrganizationLicenseKeys } from "./modules/license-keys/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
 import { orderMailJobs, orderMailsSink } from "./modules/order-mails/index.js";
 import { forgetOrganizationTokens } from "./modules/organization-access-tokens/index.js";
@@ -171,7 +172,10 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       mailer,
       rateLimitStore,
       logger,
-      onOrganizationDeleted: forgetOrganizationTokens,
+      onOrganizationDeleted: (organizationId) => {
+        forgetOrganizationTokens(organizationId);
+        forgetOrganizationLicenseKeys(organizationId);
+      },
       ...(options.password ? { password: options.password } : {}),
     });
     await migrate(database, authOptions, logger);
@@ -319,6 +323,10 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
         await testClocks?.close();
         await mailer.close();
         await rateLimitStore?.close();
+        // The license-key validations counted in memory (at most a second's), before the database goes.
+        await flushLicenseKeyValidations(database.db).catch((error) =>
+          logger.error("license-key validation counts lost at shutdown", { error: String(error) }),
+        );
         await database.close();
         logger.info("Kassa stopped");
       })();

@@ -1,9 +1,10 @@
-// Runs on both databases: 50 parallel activations of a key limited to 5 (row lock), the public rate limit's counters.
+// Runs on both databases: 50 parallel activations of a key limited to 5 (row lock), parallel usage increments under the usage limit, the public rate limit's counters; two processes counting one key's validations (PostgreSQL only).
 import { createPublicKey, verify } from "node:crypto";
 import { Polar } from "@polar-sh/sdk";
 import { NotPermitted } from "@polar-sh/sdk/models/errors/notpermitted.js";
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { insertCustomer } from "./support/portal.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
@@ -289,7 +290,10 @@ describe("POST /v1/license-keys/validate", () => {
     });
     expect(over.status).toBe(400);
     expect(over.body).toEqual({ error: "BadRequest", detail: "License key only has 7 more usages." });
-    expect(await keyRow(k.id)).toMatchObject({ usage: 3, validations: 2 });
+    // What the merchant reads: the refusal counted nothing (the plain validation above is counted
+    // in memory, shown at once by this process, written within about a second).
+    const read = await call(server, token, "GET", `/v1/license-keys/${k.id}`);
+    expect(read.body).toMatchObject({ usage: 3, validations: 2 });
     const all = await post("/v1/license-keys/validate", {
       key: k.key,
       organization_id: acme.organizationId,
@@ -373,6 +377,210 @@ describe("POST /v1/license-keys/validate", () => {
     expect(await keyRow(plain.id)).toMatchObject({ validations: 0 });
   });
 });
+
+/** Polls `read` until `done` holds (the key's row is written about once a second). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("validation counts (plain validations counted in memory, written about once a second)", () => {
+  it("answers each count at once, shows it in the merchant's reads at once, and writes it to the key's row", async () => {
+    const k = await keyWith({});
+    const validate = () =>
+      post(
+        "/v1/customer-portal/license-keys/validate",
+        { key: k.key, organization_id: acme.organizationId },
+        undefined,
+      );
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await validate());
+    expect(answers.map((a) => [a.status, a.body.validations])).toEqual([
+      [200, 1],
+      [200, 2],
+      [200, 3],
+      [200, 4],
+      [200, 5],
+    ]);
+    expect(answers[4]!.body.last_validated_at).toEqual(expect.any(String));
+    const get = async () => (await call(server, token, "GET", `/v1/license-keys/${k.id}`)).body;
+    expect(await get()).toMatchObject({
+      validations: 5,
+      last_validated_at: answers[4]!.body.last_validated_at,
+    });
+    const list = await call(server, token, "GET", `/v1/license-keys/?benefit_id=${k.benefitId}`);
+    expect((list.body.items as Json[])[0]).toMatchObject({ id: k.id, validations: 5 });
+    // The key's row catches up, and the reads do not count twice once it has.
+    const row = await until(
+      () => keyRow(k.id),
+      (r) => r.validations === 5,
+    );
+    expect(row.validations).toBe(5);
+    expect(await get()).toMatchObject({ validations: 5 });
+
+    // Parallel ones: every one answered, every one counted.
+    const parallel = await Promise.all(Array.from({ length: 20 }, () => validate()));
+    expect(parallel.every((a) => a.status === 200)).toBe(true);
+    expect(await get()).toMatchObject({ validations: 25 });
+    expect(
+      (
+        await until(
+          () => keyRow(k.id),
+          (r) => r.validations === 25,
+        )
+      ).validations,
+    ).toBe(25);
+    // A refused validation is not counted: a revoked key, a wrong benefit.
+    await call(server, token, "PATCH", `/v1/license-keys/${k.id}`, { status: "revoked" });
+    expect((await validate()).status).toBe(404);
+    expect(await get()).toMatchObject({ validations: 25, status: "revoked" });
+  });
+
+  it("never uses more than the usage limit under 30 parallel increments beside 10 plain validations", async () => {
+    const k = await keyWith({ limit_usage: 10 });
+    const body = (extra: Json) => ({ key: k.key, organization_id: acme.organizationId, ...extra });
+    const answers = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) =>
+        post("/v1/customer-portal/license-keys/validate", body({ increment_usage: 1 }), undefined).then(
+          (r) => ({
+            kind: "increment",
+            i,
+            ...r,
+          }),
+        ),
+      ),
+      ...Array.from({ length: 10 }, (_, i) =>
+        post("/v1/customer-portal/license-keys/validate", body({}), undefined).then((r) => ({
+          kind: "plain",
+          i,
+          ...r,
+        })),
+      ),
+    ]);
+    const increments = answers.filter((a) => a.kind === "increment");
+    expect(increments.filter((a) => a.status === 200)).toHaveLength(10);
+    const refused = increments.filter((a) => a.status !== 200);
+    expect(refused).toHaveLength(20);
+    for (const r of refused)
+      expect([r.status, r.body.detail]).toEqual([400, "License key only has 0 more usages."]);
+    expect(answers.filter((a) => a.kind === "plain").every((a) => a.status === 200)).toBe(true);
+    // The usage is durable at once; the plain counts join it within about a second.
+    expect((await keyRow(k.id)).usage).toBe(10);
+    const row = await until(
+      () => keyRow(k.id),
+      (r) => r.validations === 20,
+    );
+    expect(row).toMatchObject({ usage: 10, validations: 20 });
+    const read = await call(server, token, "GET", `/v1/license-keys/${k.id}`);
+    expect(read.body).toMatchObject({ usage: 10, limit_usage: 10, validations: 20 });
+  });
+});
+
+if (TEST_DB === "postgres") {
+  describe("two processes on one PostgreSQL", () => {
+    const servers: TestServer[] = [];
+    let database: TestDatabase | undefined;
+    afterAll(async () => {
+      for (const s of servers) await s.stop().catch(() => {});
+      await database?.drop().catch(() => {});
+    });
+
+    it("each writes the validations it counted: within about a second, and at a graceful stop", async () => {
+      const a = await startTestServer({ keepDatabase: true });
+      servers.push(a);
+      database = a.database;
+      const b = await startTestServer({ keepDatabase: true, ...(database ? { database } : {}) });
+      servers.push(b);
+      const merchant = await createMerchant(a, "Twins");
+      const twinsToken = await createToken(merchant, ["benefits:write", "license_keys:write"]);
+      const properties = { limit_usage: 100 };
+      const created = await call(a, twinsToken, "POST", "/v1/benefits/", {
+        type: "license_keys",
+        description: "Desktop app license",
+        properties,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const customer = await insertCustomer(a, merchant.organizationId);
+      const granted = await a.licenseKeys<{ license_key_id: string }>("grant", {
+        organizationId: merchant.organizationId,
+        customerId: customer.id,
+        benefitId: String(created.body.id),
+        benefitProperties: properties,
+        expires: false,
+        now: new Date().toISOString(),
+      });
+      const id = granted.license_key_id;
+      const [{ key }] = (await a.sql<{ key: string }>(
+        "select key from kassa_license_key where id = $1",
+        id,
+      )) as [{ key: string }];
+      const validate = (s: TestServer, extra: Json = {}) =>
+        call(s, undefined, "POST", "/v1/customer-portal/license-keys/validate", {
+          key,
+          organization_id: merchant.organizationId,
+          ...extra,
+        });
+      const answers = await Promise.all([
+        ...Array.from({ length: 10 }, () => validate(a)),
+        ...Array.from({ length: 15 }, () => validate(b)),
+        ...Array.from({ length: 4 }, (_, i) => validate(i % 2 ? a : b, { increment_usage: 2 })),
+      ]);
+      expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+      // Each process's counts reach the row (a read shows the row and its own process's pending
+      // counts): then a read in either process shows them all.
+      const get = async (s: TestServer) => (await call(s, twinsToken, "GET", `/v1/license-keys/${id}`)).body;
+      const row = await until(
+        () =>
+          a.sql<{ validations: number; usage: number }>(
+            "select validations, usage from kassa_license_key where id = $1",
+            id,
+          ),
+        (rows) => rows[0]?.validations === 29,
+      );
+      expect(row[0]).toMatchObject({ validations: 29, usage: 8 });
+      expect(await get(a)).toMatchObject({ validations: 29, usage: 8 });
+      expect(await get(b)).toMatchObject({ validations: 29, usage: 8 });
+
+      // A key disabled through a: refused by a at once, by b within its cache's few seconds;
+      // granted again, validated again. Refusals count nothing.
+      const patch = (status: string) => call(a, twinsToken, "PATCH", `/v1/license-keys/${id}`, { status });
+      expect((await patch("disabled")).status).toBe(200);
+      expect((await validate(a)).status).toBe(404);
+      expect(
+        (
+          await until(
+            () => validate(b),
+            (r) => r.status === 404,
+          )
+        ).body.detail,
+      ).toBe("License key is no longer active.");
+      expect((await patch("granted")).status).toBe(200);
+      expect((await validate(a)).status).toBe(200);
+      expect(
+        (
+          await until(
+            () => validate(b),
+            (r) => r.status === 200,
+          )
+        ).body.validations,
+      ).toBeGreaterThanOrEqual(30);
+      const counted = await until(
+        () => get(a),
+        (body) => body.validations === 31,
+      );
+      expect(counted.validations).toBe(31);
+
+      // Counted in b, then b stops at once: its stop writes them.
+      for (let i = 0; i < 3; i++) expect((await validate(b)).status).toBe(200);
+      await b.stop();
+      expect(await get(a)).toMatchObject({ validations: 34, usage: 8 });
+    }, 120_000);
+  });
+}
 
 describe("activate and deactivate", () => {
   it("activates up to the limit, refuses with Polar's 403s (an expired key too, unlike Polar #7042), deactivates", async () => {

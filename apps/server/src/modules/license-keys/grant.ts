@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
+import { forgetLicenseKey } from "./key-cache.js";
 import { displayKey, generateKey, grantedTerms, type LicenseKeyBenefitProperties } from "./keys.js";
 import * as repo from "./repository.js";
 import { signedKey, signingKeyOf } from "./signing.js";
@@ -45,6 +46,8 @@ export async function grantLicenseKey(
         })
       : undefined;
   if (existing && existing.benefit_id === input.benefitId) {
+    // Validations in this process read it again (key-cache.ts), from before this commits on.
+    forgetLicenseKey(existing.id);
     const row = await repo.updateLicenseKey(trx, input.organizationId, existing.id, {
       status: "granted",
       ...terms,
@@ -89,6 +92,8 @@ export async function revokeLicenseKey(
   if (!isUuid(input.licenseKeyId)) return;
   const row = await repo.findLicenseKey(trx, input.organizationId, input.licenseKeyId, { forUpdate: true });
   if (!row || row.status === "revoked") return;
+  // Refused by the next validation in this process (key-cache.ts); in others within its TTL.
+  forgetLicenseKey(row.id);
   await repo.updateLicenseKey(trx, input.organizationId, row.id, {
     status: "revoked",
     // The grant engine's call names no time (its signature was agreed without one): then the real time.

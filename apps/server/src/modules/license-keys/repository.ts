@@ -1,5 +1,6 @@
-import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import { CompiledQuery, type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { pageWithTotal, totalOver } from "../../db/filters.js";
+import { markHot } from "../../db/hot-statements.js";
 import type {
   CustomerTable,
   LicenseKeyActivationTable,
@@ -134,6 +135,55 @@ export function validateInOneStatement(
     )
     .executeTakeFirst();
 }
+
+/** The key's own columns, listed (a prepared statement's result must not follow the table). */
+const KEY_COLUMNS = [
+  "k.id",
+  "k.organization_id",
+  "k.customer_id",
+  "k.benefit_id",
+  "k.key",
+  "k.status",
+  "k.limit_activations",
+  "k.usage",
+  "k.limit_usage",
+  "k.validations",
+  "k.last_validated_at",
+  "k.expires_at",
+  "k.signed",
+  "k.created_at",
+  "k.modified_at",
+] as const;
+
+/**
+ * The key a validation presents, by its text within the organization, and its customer as JSON
+ * beside it: one indexed read (`kassa_license_key_org_key`), fixed text, prepared once per
+ * connection on PostgreSQL. Reads `kassa_customer` (customers' table, never written here): the
+ * answer names the key's customer. The checks run on the row in the caller.
+ */
+export async function findForValidation(db: Db, organizationId: string, key: string) {
+  // Built and compiled once (a profile of the 1,000-key bench put 5% of the process in Kysely
+  // building this one query); its parameters are the organization, then the key.
+  if (validationSql === undefined) {
+    validationSql = db
+      .selectFrom("kassa_license_key as k")
+      .select(KEY_COLUMNS)
+      .select(
+        sql<CustomerJson | null>`(select to_json(c) from kassa_customer c
+          where c.id = k.customer_id and c.organization_id = k.organization_id)`.as("customer"),
+      )
+      .where("k.organization_id", "=", "")
+      .where("k.key", "=", "")
+      .compile().sql;
+    markHot(validationSql);
+  }
+  const result = await db.executeQuery<LicenseKeyRow & { customer: CustomerJson | null }>(
+    CompiledQuery.raw(validationSql, [organizationId, key]),
+  );
+  return result.rows[0];
+}
+
+let validationSql: string | undefined;
 
 export interface LicenseKeyFilters {
   benefitIds?: string[] | undefined;

@@ -9,6 +9,7 @@ import { findBenefit } from "../benefits/index.js";
 import { findCustomersById } from "../customers/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activateRefusals, LicenseKeyNotFound, validateRefusals } from "./errors.js";
+import { cachedKey, cacheKeyRow, forgetLicenseKey } from "./key-cache.js";
 import * as repo from "./repository.js";
 import type {
   LicenseKeyActivateInput,
@@ -21,6 +22,7 @@ import type {
   ValidatedLicenseKeyWire,
 } from "./schemas.js";
 import { publicKeyWire, signingKeyOf } from "./signing.js";
+import { pendingValidations, stableRead, validationCountsOf } from "./validation-counts.js";
 import { activationWire, licenseKeysWire, licenseKeyWire, oneLicenseKeyWire } from "./wire.js";
 
 /** The customer of a portal session; their reads are limited to their own keys. */
@@ -43,18 +45,27 @@ export async function listLicenseKeys({
   // A filter on other organizations than the caller's names nothing of theirs.
   if (input.organization_id && !input.organization_id.includes(ctx.organizationId))
     return listResult([], 0, input);
-  const { rows, total } = await repo.listLicenseKeys(
-    ctx.db,
-    ctx.organizationId,
-    { benefitIds: input.benefit_id?.filter(isUuid), statuses: input.status },
-    input,
+  const { rows, total } = await stableRead(ctx.db, () =>
+    repo.listLicenseKeys(
+      ctx.db,
+      ctx.organizationId,
+      { benefitIds: input.benefit_id?.filter(isUuid), statuses: input.status },
+      input,
+    ),
   );
-  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, rows), total, input);
+  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, counted(ctx, rows)), total, input);
+}
+
+/** Rows of a read, with this process's pending validation counts. */
+function counted(ctx: Ctx, rows: repo.LicenseKeyRow[]): repo.LicenseKeyRow[] {
+  return rows.map((row) => withPendingCounts(ctx, row));
 }
 
 async function findOrThrow(db: Db, organizationId: string, id: string, customerId?: string) {
   const row = isUuid(id)
-    ? await repo.findLicenseKey(db, organizationId, id, customerId ? { customerId } : {})
+    ? await stableRead(db, () =>
+        repo.findLicenseKey(db, organizationId, id, customerId ? { customerId } : {}),
+      )
     : undefined;
   if (!row) throw LicenseKeyNotFound();
   return row;
@@ -69,7 +80,8 @@ async function withActivations(db: Db, row: repo.LicenseKeyRow, show: boolean) {
 }
 
 export async function getLicenseKey({ ctx, input }: { ctx: Ctx; input: { id: string } }) {
-  return withActivations(ctx.db, await findOrThrow(ctx.db, ctx.organizationId, input.id), true);
+  const row = await findOrThrow(ctx.db, ctx.organizationId, input.id);
+  return withActivations(ctx.db, withPendingCounts(ctx, row), true);
 }
 
 export async function getActivation({
@@ -84,7 +96,10 @@ export async function getActivation({
     ? await repo.findActivation(ctx.db, row.id, input.activation_id)
     : undefined;
   if (!activation) throw LicenseKeyNotFound();
-  return { ...activationWire(activation), license_key: await oneLicenseKeyWire(ctx.db, row) };
+  return {
+    ...activationWire(activation),
+    license_key: await oneLicenseKeyWire(ctx.db, withPendingCounts(ctx, row)),
+  };
 }
 
 /**
@@ -111,9 +126,11 @@ export async function updateLicenseKey({
     if (p.limit_activations !== undefined) patch.limit_activations = p.limit_activations;
     if (p.limit_usage !== undefined) patch.limit_usage = p.limit_usage;
     if (p.expires_at !== undefined) patch.expires_at = p.expires_at === null ? null : new Date(p.expires_at);
-    if (Object.keys(patch).length === 0) return oneLicenseKeyWire(trx, row);
+    if (Object.keys(patch).length === 0) return oneLicenseKeyWire(trx, withPendingCounts(ctx, row));
     patch.modified_at = ctx.clock.now();
-    return oneLicenseKeyWire(trx, await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch));
+    forgetLicenseKey(row.id);
+    const updated = await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch);
+    return oneLicenseKeyWire(trx, withPendingCounts(ctx, updated));
   });
 }
 
@@ -159,10 +176,13 @@ function checkOrganization(ctx: Ctx, organizationId: string) {
 }
 
 /**
- * `POST .../license-keys/validate`. The hot path reads the key, checks it, and counts the
- * validation with one update that re-checks status, expiry and usage left; when a concurrent
- * change made that update miss, the checks run again under the key's row lock, so parallel
- * validations never use more than the usage limit.
+ * `POST .../license-keys/validate`. A plain validation (no usage asked for) reads the key and
+ * its customer in one statement, checks them, and counts itself in memory
+ * (validation-counts.ts: written about once a second); its answer is the stored counts plus this
+ * process's pending ones. A validation that increments usage stays one durable update that
+ * re-checks status, expiry and usage left; when a concurrent change made that update miss, the
+ * checks run again under the key's row lock, so parallel validations never use more than the
+ * usage limit, in any number of processes.
  */
 export async function validateLicenseKey({
   ctx,
@@ -174,8 +194,11 @@ export async function validateLicenseKey({
   checkOrganization(ctx, input.organization_id);
   const now = ctx.clock.now();
   const increment = input.increment_usage ?? 0;
-  // The common case (no activation named) in one statement; a miss reads the key and says why.
+  if (increment === 0) return validateAndCount(ctx, input, now);
+  // Usage asked for and no activation named: checked, counted and answered in one statement; a
+  // miss reads the key and says why.
   if (!input.activation_id) {
+    const generation = validationCountsOf(ctx.db).generation();
     const counted = await repo.validateInOneStatement(
       ctx.db,
       ctx.organizationId,
@@ -189,21 +212,17 @@ export async function validateLicenseKey({
     );
     if (counted) {
       const { customer, ...key } = counted;
+      // Its usage moved: a plain validation in this process reads it again.
+      forgetLicenseKey(key.id);
       if (!customer) throw new Error(`customer ${key.customer_id} of license key ${key.id} vanished`);
-      return {
-        ...licenseKeyWire(key, {
-          ...customer,
-          created_at: new Date(customer.created_at),
-          modified_at: customer.modified_at === null ? null : new Date(customer.modified_at),
-          deleted_at: customer.deleted_at === null ? null : new Date(customer.deleted_at),
-        }),
-        activation: null,
-      };
+      const answered = withPendingCounts(ctx, await settled(ctx, generation, key));
+      return { ...licenseKeyWire(answered, customerFromJson(customer)), activation: null };
     }
   }
   const row = await repo.findByKey(ctx.db, ctx.organizationId, input.key);
   if (!row) throw LicenseKeyNotFound();
   const activation = await checkValidation(ctx.db, row, input, now);
+  const generation = validationCountsOf(ctx.db).generation();
   const [fast, customers] = await Promise.all([
     repo.markValidated(ctx.db, row.id, increment, now),
     findCustomersById(ctx.db, ctx.organizationId, [row.customer_id]),
@@ -218,9 +237,93 @@ export async function validateLicenseKey({
       if (!done) throw new Error(`license key ${locked.id} refused a validation its checks allowed`);
       return done;
     }));
+  forgetLicenseKey(updated.id);
   const customer = customers[0];
   if (!customer) throw new Error(`customer ${row.customer_id} of license key ${row.id} vanished`);
-  return { ...licenseKeyWire(updated, customer), activation: activation ? activationWire(activation) : null };
+  return {
+    ...licenseKeyWire(withPendingCounts(ctx, await settled(ctx, generation, updated)), customer),
+    activation: activation ? activationWire(activation) : null,
+  };
+}
+
+/**
+ * A validation that asks for no usage: one read of the key with its customer, Polar's checks on
+ * it, then the count in memory. Its answer is Polar's: validations with this one counted, last
+ * validated now.
+ */
+async function validateAndCount(
+  ctx: Ctx,
+  input: LicenseKeyValidateInput,
+  now: Date,
+): Promise<ValidatedLicenseKeyWire> {
+  const counts = validationCountsOf(ctx.db);
+  let cached = cachedKey(ctx.organizationId, input.key, Date.now());
+  if (!cached) {
+    const found = await counts.stable(() => repo.findForValidation(ctx.db, ctx.organizationId, input.key));
+    if (!found) throw LicenseKeyNotFound();
+    const { customer, ...key } = found;
+    if (!customer) throw new Error(`customer ${key.customer_id} of license key ${key.id} vanished`);
+    // In the same turn as the read's end: no count was written in between (`stable`).
+    // The cache's own entry when there is one: the counts it is given as they are written show.
+    cached = cacheKeyRow(key, customerFromJson(customer), Date.now()) ?? {
+      row: key,
+      customer: customerFromJson(customer),
+      expiresAt: 0,
+    };
+  }
+  const { row, customer } = cached;
+  const activation = await checkValidation(ctx.db, row, input, now);
+  // The row as of the cache's counts: a count written since `row` was read is in `row` (the
+  // cache adds what this process writes) or still pending, never both.
+  const pending = counts.add(row.id, now);
+  const answered = {
+    ...row,
+    validations: row.validations + pending.count,
+    last_validated_at: now,
+    modified_at: now,
+  };
+  return {
+    ...licenseKeyWire(answered, customer),
+    activation: activation ? activationWire(activation) : null,
+  };
+}
+
+/**
+ * The row a durable validation wrote, or, when a flush of the counts ran meanwhile (its commit
+ * may or may not be in the row), the row read again once no flush runs: its usage is the same,
+ * its counts then agree with this process's pending ones.
+ */
+async function settled(ctx: Ctx, generation: number, row: repo.LicenseKeyRow): Promise<repo.LicenseKeyRow> {
+  const counts = validationCountsOf(ctx.db);
+  // Even: no flush was running when the update was sent; unchanged: none started since.
+  if (generation % 2 === 0 && counts.generation() === generation) return row;
+  return (await counts.stable(() => repo.findLicenseKey(ctx.db, ctx.organizationId, row.id))) ?? row;
+}
+
+/** A customer row as PostgreSQL's `to_json` gave it: its timestamps back to dates. */
+function customerFromJson(customer: repo.CustomerJson) {
+  return {
+    ...customer,
+    created_at: new Date(customer.created_at),
+    modified_at: customer.modified_at === null ? null : new Date(customer.modified_at),
+    deleted_at: customer.deleted_at === null ? null : new Date(customer.deleted_at),
+  };
+}
+
+/**
+ * A key's row as this process sees it: the stored counts plus the validations it counted and
+ * has not written yet (validation-counts.ts). Other processes' pending counts show once written.
+ */
+function withPendingCounts(ctx: Ctx, row: repo.LicenseKeyRow): repo.LicenseKeyRow {
+  const pending = pendingValidations(ctx.db, row.id);
+  if (!pending) return row;
+  const later = (stored: Date | null) => (stored && stored > pending.at ? stored : pending.at);
+  return {
+    ...row,
+    validations: row.validations + pending.count,
+    last_validated_at: later(row.last_validated_at),
+    modified_at: later(row.modified_at),
+  };
 }
 
 /**
@@ -253,7 +356,10 @@ export async function activateLicenseKey({
       modified_at: null,
       deleted_at: null,
     });
-    return { ...activationWire(activation), license_key: await oneLicenseKeyWire(trx, row) };
+    return {
+      ...activationWire(activation),
+      license_key: await oneLicenseKeyWire(trx, withPendingCounts(ctx, row)),
+    };
   });
 }
 
@@ -282,13 +388,10 @@ export async function listCustomerLicenseKeys({
 }) {
   const customerId = customerOf(ctx);
   const benefitIds = input.benefit_id === undefined ? undefined : [input.benefit_id].filter(isUuid);
-  const { rows, total } = await repo.listLicenseKeys(
-    ctx.db,
-    ctx.organizationId,
-    { customerId, benefitIds },
-    input,
+  const { rows, total } = await stableRead(ctx.db, () =>
+    repo.listLicenseKeys(ctx.db, ctx.organizationId, { customerId, benefitIds }, input),
   );
-  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, rows), total, input);
+  return listResult(await licenseKeysWire(ctx.db, ctx.organizationId, counted(ctx, rows)), total, input);
 }
 
 /**
@@ -300,7 +403,7 @@ export async function getCustomerLicenseKey({ ctx, input }: { ctx: Ctx; input: {
   const benefit = await findBenefit(ctx.db, ctx.organizationId, row.benefit_id);
   const activations = (benefit?.properties as { activations?: { enable_customer_admin?: boolean } | null })
     ?.activations;
-  return withActivations(ctx.db, row, activations?.enable_customer_admin === true);
+  return withActivations(ctx.db, withPendingCounts(ctx, row), activations?.enable_customer_admin === true);
 }
 
 /**
