@@ -10,8 +10,12 @@
  *  - long tasks (PerformanceObserver 'longtask': the main thread busy 50 ms or more, when
  *    the page cannot answer an input) during each load and during the change: their count, the
  *    longest, and the total blocking time (the sum of each one's time beyond 50 ms).
+ * `BENCH_METRICS_UI_PROFILE=<dir>` writes the page's CPU profiles of the first load and of the
+ * change there (`load.cpuprofile`, `period.cpuprofile`: Chrome DevTools opens them).
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { CDPSession } from "playwright-core";
 import type { MetricsReady } from "./metrics.js";
 import type { BenchServer } from "./seeded-server.js";
 
@@ -174,12 +178,31 @@ export async function benchMetricsUi(
         )
         .then((h) => h.jsonValue() as Promise<number>);
 
+    const profileDir = process.env.BENCH_METRICS_UI_PROFILE;
+    const cdp: CDPSession | undefined = profileDir ? await context.newCDPSession(page) : undefined;
+    const profile = {
+      async start() {
+        if (!cdp) return;
+        await cdp.send("Profiler.enable");
+        await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+        await cdp.send("Profiler.start");
+      },
+      async stop(name: string) {
+        if (!cdp || !profileDir) return;
+        const { profile } = await cdp.send("Profiler.stop");
+        mkdirSync(profileDir, { recursive: true });
+        writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+      },
+    };
+
     const cards: number[] = [];
     const charts: number[] = [];
     const loadTasks: LongTasks[] = [];
     for (let i = 0; i < loads; i++) {
+      if (i === 0) await profile.start();
       await page.goto(`${base}/dashboard/${ready.slug}`);
       const [c, ch] = await Promise.all([cardsShown(digits(orders30d)), chartsDrawn()]);
+      if (i === 0) await profile.stop("load");
       cards.push(c);
       charts.push(ch);
       const tasks = await page.evaluate(() => (window as unknown as PageWindow).__longTasks);
@@ -190,6 +213,7 @@ export async function benchMetricsUi(
     await page.getByRole("combobox", { name: "Period" }).click();
     const option = page.getByRole("option", { name: "Last 12 months" });
     await option.waitFor();
+    await profile.start();
     await option.click();
     const picked = await page
       .waitForFunction(
@@ -205,6 +229,7 @@ export async function benchMetricsUi(
       )
       .then((h) => h.jsonValue() as Promise<number>);
     const shown = await cardsShown(digits(orders12m));
+    await profile.stop("period");
     const { clickAt, tasks } = await page.evaluate(() => {
       const w = window as unknown as PageWindow;
       return { clickAt: w.__clickAt ?? Number.NaN, tasks: w.__longTasks };
