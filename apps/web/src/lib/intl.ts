@@ -7,22 +7,17 @@
 const numbers = new Map<string, Intl.NumberFormat>();
 const dates = new Map<string, Intl.DateTimeFormat>();
 
-export function numberFormat(options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+function kept<F>(made: Map<string, F>, options: object, make: () => F): F {
   const key = JSON.stringify(options);
-  let format = numbers.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(undefined, options);
-    numbers.set(key, format);
-  }
+  const found = made.get(key);
+  if (found) return found;
+  const format = make();
+  made.set(key, format);
   return format;
 }
 
-export function dateTimeFormat(options: Intl.DateTimeFormatOptions = {}): Intl.DateTimeFormat {
-  const key = JSON.stringify(options);
-  let format = dates.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat(undefined, options);
-    dates.set(key, format);
-  }
-  return format;
-}
+export const numberFormat = (options: Intl.NumberFormatOptions = {}): Intl.NumberFormat =>
+  kept(numbers, options, () => new Intl.NumberFormat(undefined, options));
+
+export const dateTimeFormat = (options: Intl.DateTimeFormatOptions = {}): Intl.DateTimeFormat =>
+  kept(dates, options, () => new Intl.DateTimeFormat(undefined, options));
