@@ -13,7 +13,9 @@
  *  - a purchase through the checkout flow with the sandbox processor vs the bare route, and the
  *    time from its confirm to the `order.paid` webhook at a local receiver;
  *  - a year of daily metrics (100,000 orders, 10,000 subscriptions) vs one indexed aggregate
- *    over the same orders (`BENCH_ONLY=metrics` runs this line alone).
+ *    over the same orders (`BENCH_ONLY=metrics` runs this line alone), and the dashboard's home
+ *    page over the same organization in Chromium (bench/metrics-ui.ts, `BENCH_ONLY=metrics-ui`):
+ *    time to its cards and charts, the period change, long tasks.
  *  - usage billing (bench/usage.ts, `BENCH_ONLY=usage`): batched and single-event ingest vs bare
  *    inserts of the same rows, a customer meter with 1 M events and the check endpoint vs the bare
  *    route, and the time from an ingest's answer to the balance showing it.
@@ -22,7 +24,7 @@
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
  * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
  * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, api, cores, license-keys, webhooks,
- * checkout, renewals, metrics, usage) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
+ * checkout, renewals, metrics, metrics-ui, usage) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
  * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -37,6 +39,7 @@ import { benchCores, type CoresBenchResult } from "./cores.js";
 import { benchLicenseKeys } from "./license-keys.js";
 import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchMetrics, type MetricsBenchResult } from "./metrics.js";
+import type { LongTasks, MetricsUiResult } from "./metrics-ui.js";
 import { benchRenewals } from "./renewals.js";
 import { benchUsage, type UsageBenchResult } from "./usage.js";
 import { benchWebhooks } from "./webhooks.js";
@@ -54,6 +57,16 @@ const runs = (name: string) => ONLY.size === 0 || ONLY.has(name);
 
 function metricsLine(m: MetricsBenchResult) {
   return `year of daily metrics:      ${m.metricsMs.toFixed(1)} ms vs one indexed aggregate ${m.aggregateMs.toFixed(1)} ms = ${m.ratio.toFixed(1)}x  (${m.periods} periods, every metric, ${m.orders} orders, ${m.subscriptions} subscriptions; medians of ${m.runs})`;
+}
+
+function metricsUiLines(u: MetricsUiResult | string, orders: string) {
+  if (typeof u === "string") return [`home page at size:          ${u}`];
+  const tasks = (t: LongTasks) =>
+    `${t.count} long tasks, longest ${t.maxMs.toFixed(0)} ms, blocking ${t.blockingMs.toFixed(0)} ms`;
+  return [
+    `home page at size:          cards ${u.cardsMs.toFixed(0)} ms, charts ${u.chartsMs.toFixed(0)} ms from navigation start  (${orders}; last 30 days, medians of ${u.loads} loads; worst load: ${tasks(u.loadLongTasks)})`,
+    `home page period change:    picker answers in ${u.pickerMs.toFixed(0)} ms, the 12 months' figures in ${u.figuresMs.toFixed(0)} ms  (${tasks(u.changeLongTasks)}; bound ${u.boundMs} ms for the picker and any task: ${u.interactive ? "met" : "not met"})`,
+  ];
 }
 
 function usageLines(u: UsageBenchResult) {
@@ -370,12 +383,17 @@ async function main() {
         })
       : undefined;
     const metricsDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-metrics-"));
-    const metrics = runs("metrics")
-      ? await benchMetrics({
-          env: { ...env, DATA_DIR: metricsDir },
-          runs: Number(process.env.BENCH_METRICS_RUNS ?? 7),
-        }).finally(() => rmSync(metricsDir, { recursive: true, force: true }))
-      : undefined;
+    // One seeded server for both metrics lines: the API's and the home page's.
+    const metricsBench =
+      runs("metrics") || runs("metrics-ui")
+        ? await benchMetrics({
+            env: { ...env, DATA_DIR: metricsDir },
+            runs: Number(process.env.BENCH_METRICS_RUNS ?? 7),
+            api: runs("metrics"),
+            ui: runs("metrics-ui"),
+          }).finally(() => rmSync(metricsDir, { recursive: true, force: true }))
+        : undefined;
+    const metrics = metricsBench?.api;
     const usageDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-usage-"));
     const usage = runs("usage")
       ? await benchUsage({
@@ -471,7 +489,14 @@ async function main() {
       console.log(
         `renewals while advancing:   ${renewals.renewalsPerSecond.toFixed(1)} /s (${renewals.renewals} renewals of ${renewals.subscriptions} subscriptions over ${renewals.months} months in ${renewals.seconds.toFixed(1)} s)${renewalRatio === undefined ? "" : ` vs checkout purchases ${checkout?.purchase.throughput.toFixed(1)} /s = ${renewalRatio.toFixed(2)}x  (goal > 1: a renewal costs less than a purchase)`}`,
       );
+    if (metricsBench) console.log(`metrics seed:               ${metricsBench.seedSeconds.toFixed(1)} s`);
     if (metrics) console.log(metricsLine(metrics));
+    if (metricsBench?.ui)
+      for (const text of metricsUiLines(
+        metricsBench.ui,
+        `${process.env.BENCH_METRICS_ORDERS ?? 100_000} orders, ${process.env.BENCH_METRICS_SUBSCRIPTIONS ?? 10_000} subscriptions`,
+      ))
+        console.log(text);
     if (usage) for (const text of usageLines(usage)) console.log(text);
     if (process.env.BENCH_JSON) {
       const pair = (p?: { baseline: LoadResult; subject: LoadResult }) =>
@@ -495,6 +520,8 @@ async function main() {
           webhooks,
           renewals: renewals && { ...renewals, ratioToPurchases: renewalRatio },
           metrics,
+          metricsUi: metricsBench?.ui,
+          metricsSeedSeconds: metricsBench?.seedSeconds,
           usage: usage && {
             ...usage,
             lag: brief(usage.lag),

@@ -7,11 +7,12 @@
  * bare-insert baselines run here too, on `{ baseline: {...} }` (insert-baseline.ts); on
  * PostgreSQL the bench process runs them itself.
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { loadConfig } from "../dist/config.js";
 import { startKassa } from "../dist/server.js";
 import { type InsertBaselineRequest, prepareInsertBaseline, runInsertBaseline } from "./insert-baseline.js";
+import { insertAccessToken, insertOrganization, seedRunner } from "./seeded-server.js";
 
 export const BIG = Number(process.env.BENCH_USAGE_EVENTS ?? 1_000_000);
 export const SMALL = 10_000;
@@ -21,16 +22,9 @@ const db = kassa.database.db;
 const org = randomUUID();
 const meterId = randomUUID();
 const now = new Date();
-const t0 = performance.now();
-const run = async (q: ReturnType<typeof sql>) => {
-  const r = await q.execute(db);
-  if (process.env.BENCH_VERBOSE)
-    console.error(`usage seed: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  return r;
-};
+const run = seedRunner(db, "usage");
 
-await run(sql`insert into organization (id, name, slug, "createdAt")
-  values (${org}, 'Bench usage', ${`bench-usage-${org.slice(0, 8)}`}, ${now})`);
+await insertOrganization(db, { id: org, name: "Bench usage", slugPrefix: "bench-usage", now });
 await run(sql`insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, metadata, created_at)
   values (${meterId}, ${org}, 'API calls', 'scalar',
     ${JSON.stringify({ conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api_call" }] })}::jsonb,
@@ -65,10 +59,7 @@ const meters = await sql<{ id: string; customer_id: string }>`select id, custome
   where organization_id = ${org}`.execute(db);
 const meterOf = (customer: string) => meters.rows.find((r) => r.customer_id === customer)?.id as string;
 
-const token = `polar_oat_${randomBytes(32).toString("base64url")}`;
-await run(sql`insert into kassa_organization_access_token (id, organization_id, comment, scopes, token_hash, created_at)
-  values (${randomUUID()}, ${org}, 'bench', ${JSON.stringify(["events:write", "events:read", "customer_meters:read"])}::jsonb,
-    ${createHash("sha256").update(token).digest("hex")}, ${now})`);
+const token = await insertAccessToken(db, org, ["events:write", "events:read", "customer_meters:read"]);
 await prepareInsertBaseline(db);
 
 process.on("message", async (m: { baseline?: InsertBaselineRequest }) => {

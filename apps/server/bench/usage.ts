@@ -12,12 +12,12 @@
  * Baseline and subject alternate in rounds. The insert baselines run from the bench process on
  * PostgreSQL, and in the server's process on PGlite (whose database only that process can open).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Kysely } from "kysely";
 import { type InsertBaselineRequest, prepareInsertBaseline, runInsertBaseline } from "./insert-baseline.js";
 import { type LoadResult, leanHttp, runLoad, summarize } from "./load.js";
+import { forkBenchServer } from "./seeded-server.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -86,22 +86,8 @@ export async function benchUsage(opts: {
   seconds: number;
   rounds: number;
 }): Promise<UsageBenchResult> {
-  const child: ChildProcess = fork(path.join(here, "usage-server.ts"), [], {
-    env: { ...opts.env, PORT: "0" },
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
-  });
-  const next = <T>(key: string) =>
-    new Promise<T>((resolve, reject) => {
-      const onMessage = (m: Record<string, unknown>) => {
-        if (key in m) {
-          child.off("message", onMessage);
-          resolve(m as T);
-        }
-      };
-      child.on("message", onMessage);
-      child.once("exit", (code) => reject(new Error(`usage-server exited with ${code}`)));
-    });
+  const server = forkBenchServer(path.join(here, "usage-server.ts"), opts.env);
+  const { child, next } = server;
   // biome-ignore lint/suspicious/noExplicitAny: the bench's own table is outside Kassa's schema.
   let local: { db: Kysely<any>; close(): Promise<void> } | undefined;
   try {
@@ -249,10 +235,6 @@ export async function benchUsage(opts: {
     };
   } finally {
     await local?.close();
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
+    await server.stop();
   }
 }

@@ -396,6 +396,30 @@ describe("time zones and intervals", () => {
       },
     });
   });
+
+  it("a subset answers each of its figures as the whole answer does (the home page's cards, the cumulative revenues, ARPU and LTV)", async () => {
+    // February: the January sales are before the range (the cumulative revenues start from them).
+    const q = "start_date=2030-02-01&end_date=2030-02-28&interval=week";
+    const all = await metrics(q);
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    // January's $240 (the whole month's revenue) counts in February's first cumulative figure.
+    expect(series(all.body, "cumulative_revenue")[0]).toBeGreaterThanOrEqual(24000);
+    expect(all.body.totals.average_revenue_per_user).toBeGreaterThan(0);
+    for (const subset of [
+      ["revenue", "monthly_recurring_revenue", "active_subscriptions", "orders", "checkouts_conversion"],
+      ["cumulative_revenue"],
+      ["net_cumulative_revenue", "orders"],
+      ["average_revenue_per_user"],
+      ["ltv", "churn_rate"],
+    ]) {
+      const res = await metrics(`${q}&${subset.map((slug) => `metrics=${slug}`).join("&")}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      for (const slug of subset) {
+        expect(series(res.body, slug), slug).toEqual(series(all.body, slug));
+        expect(res.body.totals[slug], slug).toBe(all.body.totals[slug]);
+      }
+    }
+  });
 });
 
 describe("filters and scoping", () => {

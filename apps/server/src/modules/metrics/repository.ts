@@ -114,8 +114,18 @@ export interface OrderBucket extends BucketRow {
  * sale) by the bucket of their creation. Revenue is the amount before tax (subtotal − discount,
  * the order's `net_amount`), net revenue subtracts what was refunded of it (before tax).
  */
-export async function orderSeries(db: Db, q: SeriesQuery): Promise<OrderBucket[]> {
+export async function orderSeries(
+  db: Db,
+  q: SeriesQuery,
+  opts: { cumulative: boolean } = { cumulative: true },
+): Promise<OrderBucket[]> {
   const paid = sql`o.organization_id = ${q.organizationId} and o.status in ${PAID} and ${orderFilters(q)}`;
+  // The revenue before the range (every earlier order) only when a cumulative revenue is asked:
+  // otherwise the cumulative columns start from 0 and are not answered.
+  const history = opts.cumulative
+    ? sql`select coalesce(sum(o.net_amount), 0) as rev, coalesce(sum(o.net_amount - o.refunded_amount), 0) as net
+      ${FROM_ORDERS} cross join bounds where ${paid} and o.created_at < bounds.start_at`
+    : sql`select 0::numeric as rev, 0::numeric as net`;
   const res = await sql<OrderBucket>`
     with ${rangeCtes(q)},
     sales as (
@@ -140,8 +150,7 @@ export async function orderSeries(db: Db, q: SeriesQuery): Promise<OrderBucket[]
         sum(net) filter (where not one_time and not new_sub) as renewed_subscriptions_net_revenue
       from sales group by b
     ), history as (
-      select coalesce(sum(o.net_amount), 0) as rev, coalesce(sum(o.net_amount - o.refunded_amount), 0) as net
-      ${FROM_ORDERS} cross join bounds where ${paid} and o.created_at < bounds.start_at
+      ${history}
     )
     select ${bucketColumns(q)},
       coalesce(per.orders, 0)::float8 as orders,
@@ -183,7 +192,28 @@ export interface SubscriptionBucket extends BucketRow {
  * and a running sum over the buckets adds them up (linear in subscriptions plus buckets).
  * Trialing at a bucket: its trial ends after the bucket (`trial_end` in a later bucket).
  */
-export async function subscriptionSeries(db: Db, q: SeriesQuery): Promise<SubscriptionBucket[]> {
+export async function subscriptionSeries(
+  db: Db,
+  q: SeriesQuery,
+  opts: { customers: boolean } = { customers: true },
+): Promise<SubscriptionBucket[]> {
+  // The distinct customers (ARPU's denominator) only when asked: the rest count subscriptions.
+  const customers = opts.customers
+    ? sql`customer_steps as (
+      select customer_id, b, sum(d) as d from (
+        select customer_id, a as b, 1 as d from spans
+        union all select customer_id, z, -1 from spans where z is not null
+      ) x group by customer_id, b
+    ), customer_counts as (
+      select customer_id, b, sum(d) over (partition by customer_id order by b) as n from customer_steps
+    ), customer_flips as (
+      -- +1 where a customer goes from no active subscription to some, −1 back
+      select b, (n > 0)::int - (coalesce(lag(n) over (partition by customer_id order by b), 0) > 0)::int as d
+      from customer_counts
+    ), customers as (
+      select b, sum(d) as d from customer_flips group by b
+    )`
+    : sql`customers as (select b, 0::bigint as d from buckets where false)`;
   const res = await sql<SubscriptionBucket>`
     with ${rangeCtes(q)},
     subs as (
@@ -219,20 +249,7 @@ export async function subscriptionSeries(db: Db, q: SeriesQuery): Promise<Subscr
       select b, sum(act) as act, sum(com) as com, sum(mrr) as mrr, sum(cmrr) as cmrr,
         sum(tmrr) as tmrr, sum(tcmrr) as tcmrr
       from steps group by b
-    ), customer_steps as (
-      select customer_id, b, sum(d) as d from (
-        select customer_id, a as b, 1 as d from spans
-        union all select customer_id, z, -1 from spans where z is not null
-      ) x group by customer_id, b
-    ), customer_counts as (
-      select customer_id, b, sum(d) over (partition by customer_id order by b) as n from customer_steps
-    ), customer_flips as (
-      -- +1 where a customer goes from no active subscription to some, −1 back
-      select b, (n > 0)::int - (coalesce(lag(n) over (partition by customer_id order by b), 0) > 0)::int as d
-      from customer_counts
-    ), customers as (
-      select b, sum(d) as d from customer_flips group by b
-    ), started as (
+    ), ${customers}, started as (
       select sb as b, count(*) as n from subs where is_new group by sb
     )
     select ${bucketColumns(q)},

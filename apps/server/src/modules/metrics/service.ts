@@ -131,9 +131,13 @@ export async function getMetrics({ ctx, input }: { ctx: Ctx; input: MetricsInput
     customerIds: input.customer_id ?? [],
     billingTypes: input.billing_type ?? [],
   };
+  // Parts of a family's query only some metrics need (the home page's cards need neither).
+  const asks = (...s: string[]) => s.some((slug) => slugs.includes(slug));
+  const cumulative = asks("cumulative_revenue", "net_cumulative_revenue");
+  const customers = asks("average_revenue_per_user", "ltv");
   const series: repo.BucketRow[][] = await Promise.all([
-    families.has("orders") ? repo.orderSeries(ctx.db, q) : [],
-    families.has("subscriptions") ? repo.subscriptionSeries(ctx.db, q) : [],
+    families.has("orders") ? repo.orderSeries(ctx.db, q, { cumulative }) : [],
+    families.has("subscriptions") ? repo.subscriptionSeries(ctx.db, q, { customers }) : [],
     families.has("cancellations") ? repo.cancellationSeries(ctx.db, q, CANCELLATION_REASON_SLUGS) : [],
     families.has("checkouts") ? repo.checkoutSeries(ctx.db, q) : [],
   ]);

@@ -1,3 +1,5 @@
+import { numberFormat } from "../../lib/intl";
+
 /**
  * Money in its currency and dates in the viewer's locale. Amounts on the wire are integers in
  * the currency's smallest unit (cents); the currency's own number of decimals (0 for JPY)
@@ -6,10 +8,8 @@
 export function fractionDigits(currency: string): number {
   try {
     return (
-      new Intl.NumberFormat(undefined, {
-        style: "currency",
-        currency: currency.toUpperCase(),
-      }).resolvedOptions().maximumFractionDigits ?? 2
+      numberFormat({ style: "currency", currency: currency.toUpperCase() }).resolvedOptions()
+        .maximumFractionDigits ?? 2
     );
   } catch {
     return 2;
@@ -20,9 +20,7 @@ export function formatMoney(minor: number, currency: string): string {
   const digits = fractionDigits(currency);
   const major = minor / 10 ** digits;
   try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(
-      major,
-    );
+    return numberFormat({ style: "currency", currency: currency.toUpperCase() }).format(major);
   } catch {
     return `${major.toFixed(digits)} ${currency.toUpperCase()}`;
   }

@@ -18,11 +18,12 @@ import {
 } from "@mantine/core";
 import { IconDownload } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
+import { useEffect } from "react";
 import { ErrorState, LoadingState, PageHeader } from "../../components/states";
 import { useBilling } from "../billing/list";
 import { csvFileName, downloadCsv, metricsCsv } from "./csv";
 import { formatMetric } from "./format";
-import { BreakdownChart, MetricChart } from "./lazy-charts";
+import { BreakdownChart, MetricChart, preloadCharts } from "./lazy-charts";
 import { type DayRange, intervalFor, intervalsFor, metricsQueryOf, rangeLabel } from "./period";
 import { PeriodPicker, useMetricsSearch } from "./period-picker";
 import { metricsQuery, productChoicesQuery, useOrganizationCurrency } from "./queries";
@@ -124,6 +125,7 @@ function MetricCard({
 export function AnalyticsPage() {
   const { organizationId } = useBilling();
   const { search, set, key, range } = useMetricsSearch();
+  useEffect(preloadCharts, []);
   const allowed = intervalsFor(range);
   const interval = intervalFor(range, search.interval);
   const currency = useOrganizationCurrency(organizationId);

@@ -1,6 +1,7 @@
 import "@mantine/charts/styles.css";
 import type { MetricInterval, MetricsResponse, MetricType } from "@kassa/contracts/v1";
 import { AreaChart, BarChart, LineChart } from "@mantine/charts";
+import { numberFormat } from "../../lib/intl";
 import { formatAxis, formatMetric } from "./format";
 import { periodLabel } from "./period";
 
@@ -72,7 +73,7 @@ export function BreakdownChart({ data, label }: { data: { name: string; value: n
         yAxisProps={{ width: 140 }}
         gridAxis="x"
         tooltipAnimationDuration={0}
-        valueFormatter={(v) => new Intl.NumberFormat().format(v)}
+        valueFormatter={(v) => numberFormat().format(v)}
       />
     </figure>
   );

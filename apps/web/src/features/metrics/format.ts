@@ -1,4 +1,5 @@
 import type { MetricType } from "@kassa/contracts/v1";
+import { numberFormat } from "../../lib/intl";
 import { formatMoney } from "../billing/format";
 
 /** A metric's value as people read it: money in the organization's currency, a fraction as a percent. */
@@ -9,18 +10,18 @@ export function formatMetric(value: number | undefined, type: MetricType, curren
     case "currency_sub_cent":
       return formatMoney(v, currency);
     case "percentage":
-      return new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 }).format(v);
+      return numberFormat({ style: "percent", maximumFractionDigits: 1 }).format(v);
     case "scalar":
-      return new Intl.NumberFormat().format(v);
+      return numberFormat().format(v);
   }
 }
 
 /** An axis tick: money without cents, counts compact. */
 export function formatAxis(value: number, type: MetricType, currency: string): string {
   if (type === "percentage") return formatMetric(value, type, currency);
-  if (type === "scalar") return new Intl.NumberFormat(undefined, { notation: "compact" }).format(value);
+  if (type === "scalar") return numberFormat({ notation: "compact" }).format(value);
   try {
-    return new Intl.NumberFormat(undefined, {
+    return numberFormat({
       style: "currency",
       currency: currency.toUpperCase(),
       notation: "compact",
@@ -47,7 +48,7 @@ export function changeOf(current: number, previous: number): Change {
 
 export function formatChange(change: Change): string {
   if (change.ratio === null) return change.direction === "up" ? "New" : "—";
-  const pct = new Intl.NumberFormat(undefined, {
+  const pct = numberFormat({
     style: "percent",
     maximumFractionDigits: 1,
     signDisplay: "exceptZero",

@@ -1,9 +1,9 @@
 import { Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useMemo, useRef } from "react";
 import { AnchorLink } from "../../components/links";
 import { ErrorState } from "../../components/states";
-import { MetricChart } from "./lazy-charts";
+import { MetricChart, preloadCharts } from "./lazy-charts";
 import { CARD_METRICS, MetricCards } from "./metric-cards";
 import { intervalFor, metricsQueryOf, previousRange, rangeLabel } from "./period";
 import { PeriodPicker, useMetricsSearch } from "./period-picker";
@@ -31,6 +31,7 @@ function ChartCard({ title, children }: { title: string; children: ReactNode }) 
  */
 export function HomeMetrics({ organizationId, slug }: { organizationId: string; slug: string }) {
   const { key, range, set } = useMetricsSearch();
+  useEffect(preloadCharts, []);
   const interval = intervalFor(range);
   const currency = useOrganizationCurrency(organizationId);
   const current = useQuery(
@@ -44,6 +45,41 @@ export function HomeMetrics({ organizationId, slug }: { organizationId: string; 
   );
   const answer = current.data;
   const noSales = answer !== undefined && !answer.totals.orders && !answer.totals.active_subscriptions;
+  // The charts draw an answer with the interval it was asked with. While a new period's answer
+  // loads, the last one stays on screen (placeholder data) and the charts are left as they are:
+  // neither relabelled with the new interval nor drawn again, so the period picker answers at once.
+  const answeredInterval = useRef(interval);
+  if (answer && !current.isPlaceholderData) answeredInterval.current = interval;
+  const chartInterval = answeredInterval.current;
+  const charts = useMemo(
+    () =>
+      answer && {
+        revenue: (
+          <MetricChart
+            answer={answer}
+            slug="revenue"
+            label="Revenue"
+            type="currency"
+            interval={chartInterval}
+            currency={currency}
+            kind="bar"
+            color="teal.6"
+          />
+        ),
+        mrr: (
+          <MetricChart
+            answer={answer}
+            slug="monthly_recurring_revenue"
+            label="MRR"
+            type="currency"
+            interval={chartInterval}
+            currency={currency}
+            kind="line"
+          />
+        ),
+      },
+    [answer, chartInterval, currency],
+  );
 
   return (
     <Stack gap="md" role="region" aria-label="Metrics">
@@ -87,18 +123,7 @@ export function HomeMetrics({ organizationId, slug }: { organizationId: string; 
                   .
                 </Text>
               )}
-              {answer && (
-                <MetricChart
-                  answer={answer}
-                  slug="revenue"
-                  label="Revenue"
-                  type="currency"
-                  interval={interval}
-                  currency={currency}
-                  kind="bar"
-                  color="teal.6"
-                />
-              )}
+              {charts?.revenue}
             </ChartCard>
             <ChartCard title="Monthly recurring revenue">
               {noSales && (
@@ -106,17 +131,7 @@ export function HomeMetrics({ organizationId, slug }: { organizationId: string; 
                   No active subscriptions. A product with a recurring price adds to MRR when it sells.
                 </Text>
               )}
-              {answer && (
-                <MetricChart
-                  answer={answer}
-                  slug="monthly_recurring_revenue"
-                  label="MRR"
-                  type="currency"
-                  interval={interval}
-                  currency={currency}
-                  kind="line"
-                />
-              )}
+              {charts?.mrr}
             </ChartCard>
           </SimpleGrid>
         </>

@@ -1,4 +1,5 @@
 import { METRIC_INTERVAL_LIMITS, type MetricInterval, type MetricsQuery } from "@kassa/contracts/v1";
+import { dateTimeFormat } from "../../lib/intl";
 import type { ListSearch } from "../../lib/list-search";
 
 /** The search params the metrics pages read (kept by the list validator of the router). */
@@ -109,7 +110,7 @@ export function intervalFor(range: DayRange, requested?: string): MetricInterval
   return allowed.includes(fallback) ? fallback : (allowed[0] ?? "year");
 }
 
-export const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+export const viewerTimeZone = () => dateTimeFormat().resolvedOptions().timeZone;
 
 export function metricsQueryOf(
   range: DayRange,
@@ -131,11 +132,11 @@ const INTERVAL_FORMATS: Record<MetricInterval, Intl.DateTimeFormatOptions> = {
 export function periodLabel(timestamp: string, interval: MetricInterval): string {
   const d = new Date(timestamp);
   if (Number.isNaN(d.getTime())) return timestamp;
-  return new Intl.DateTimeFormat(undefined, INTERVAL_FORMATS[interval]).format(d);
+  return dateTimeFormat(INTERVAL_FORMATS[interval]).format(d);
 }
 
 /** A range in words (`Mar 1, 2026 – Mar 30, 2026`). */
 export function rangeLabel(range: DayRange): string {
-  const f = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+  const f = dateTimeFormat({ dateStyle: "medium" });
   return `${f.format(parseDay(range.start))} – ${f.format(parseDay(range.end))}`;
 }
