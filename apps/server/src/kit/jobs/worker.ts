@@ -66,6 +66,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let polling: Promise<void> | undefined;
   let again = false;
   let lastPrune = 0;
+  let refillSoon = false;
   let idleWaiters: (() => void)[] = [];
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
@@ -244,8 +245,16 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       )
       .finally(() => {
         running.delete(job.id);
-        // Refill in batches: one claim for half the slots, not one claim per finished job.
-        if (running.size <= Math.floor(opts.concurrency / 2)) wake();
+        // Refill in batches: the jobs that finish in one turn (a batch settled by one
+        // statement) free their slots for one claim, and those that finish while a claim runs
+        // for the next (`wake` folds them into the poll under way).
+        if (!refillSoon) {
+          refillSoon = true;
+          setImmediate(() => {
+            refillSoon = false;
+            wake();
+          });
+        }
       });
     running.set(job.id, task);
   };
