@@ -12,8 +12,10 @@ import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
 import type { Clock } from "../src/kit/clock.js";
 import {
+  completeJobsSql,
   defineJob,
   enqueue,
+  type JobClaim,
   type JobWorker,
   listJobs,
   PermanentJobError,
@@ -99,51 +101,53 @@ describe("job queue", () => {
     await worker.stop();
   });
 
-  it("preloads a claimed batch in one call; each handler gets its share, and reads for itself when preload fails", async () => {
-    const batches: number[][] = [];
+  it("reads what a claimed job needs in the claim's statement; each handler gets its own, and a job of a kind without such a read none", async () => {
     const got: { n: number; preloaded: unknown }[] = [];
-    let failPreload = false;
     const square = defineJob({
       name: "test.square",
       payload: z.object({ n: z.number() }),
       maxAttempts: 3,
-      preload: async (payloads) => {
-        batches.push(payloads.map((p) => p.n));
-        if (failPreload) throw new Error("preload down");
-        return payloads.map((p) => (p.n === 3 ? undefined : p.n * p.n));
+      // Null for 3: a read that finds nothing.
+      claimRead: (payload) =>
+        sql`select (${payload} ->> 'n')::int * (${payload} ->> 'n')::int where (${payload} ->> 'n')::int <> 3`,
+      handler: async ({ n }, ctx) => {
+        got.push({ n, preloaded: ctx.preloaded });
       },
+    });
+    const plain = defineJob({
+      name: "test.plain",
+      payload: z.object({ n: z.number() }),
+      maxAttempts: 3,
       handler: async ({ n }, ctx) => {
         got.push({ n, preloaded: ctx.preloaded });
       },
     });
     await database.db.transaction().execute(async (trx) => {
       for (const n of [1, 2, 3, 4]) await square.enqueue(trx, { n });
+      await plain.enqueue(trx, { n: 5 });
     });
     const worker = startJobWorker({
       db: database.db,
       clock,
       logger,
-      definitions: [square],
+      definitions: [square, plain],
       concurrency: 8,
       ...fast,
     });
     workers.push(worker);
-    await until(async () => got.length === 4);
-    // One claim took all four; one preload read for all of them.
-    expect(batches).toEqual([[1, 2, 3, 4]]);
+    await until(async () => got.length === 5);
     expect(got.sort((a, b) => a.n - b.n)).toEqual([
       { n: 1, preloaded: { value: 1 } },
       { n: 2, preloaded: { value: 4 } },
-      { n: 3, preloaded: { value: undefined } },
+      { n: 3, preloaded: { value: null } },
       { n: 4, preloaded: { value: 16 } },
+      { n: 5, preloaded: undefined },
     ]);
-    failPreload = true;
-    await database.db.transaction().execute((trx) => square.enqueue(trx, { n: 5 }));
-    worker.wake();
-    await until(async () => got.length === 5);
-    expect(got[4]).toEqual({ n: 5, preloaded: undefined });
     await until(async () =>
-      (await listJobs(database.db, { name: "test.square" })).every((j) => j.status === "completed"),
+      [
+        ...(await listJobs(database.db, { name: "test.square" })),
+        ...(await listJobs(database.db, { name: "test.plain" })),
+      ].every((j) => j.status === "completed"),
     );
     await worker.stop();
   });
@@ -284,6 +288,54 @@ describe("job queue", () => {
     expect(row.finished_at).toBeInstanceOf(Date);
     const effects = await sql<{ word: string }>`select word from test_job_effect`.execute(database.db);
     expect(effects.rows.map((r) => r.word)).toEqual(["hello 2"]);
+    await worker.stop();
+  });
+
+  it("completes several jobs in one statement from their handlers' claims, only those their worker still holds", async () => {
+    const claims: JobClaim[] = [];
+    let release: () => void = () => {};
+    const gathered = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batch = defineJob({
+      name: "test.batch-completed",
+      payload: z.object({ n: z.number() }),
+      maxAttempts: 3,
+      handler: async (_p, ctx) => {
+        claims.push(ctx.claim());
+        if (claims.length === 3) release();
+        await gathered;
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const n of [1, 2, 3]) await batch.enqueue(trx, { n });
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [batch],
+      concurrency: 4,
+      ...fast,
+    });
+    workers.push(worker);
+    await gathered;
+    // One claim is stale: as if its lease had lapsed and another worker had taken the job.
+    const stale = { ...claims[2]!, workerId: "another worker" };
+    const done = await sql<{
+      id: string;
+    }>`with job as (${completeJobsSql([claims[0]!, claims[1]!, stale], new Date())})
+      select id from job`.execute(database.db);
+    expect(done.rows.map((r) => r.id).sort()).toEqual([claims[0]!.id, claims[1]!.id].sort());
+    const rows = await listJobs(database.db, { name: "test.batch-completed" });
+    expect(rows.map((r) => r.status).sort()).toEqual(["completed", "completed", "running"]);
+    // Its own claim completes it (no stray running job for the tests after this one).
+    await sql`with job as (${completeJobsSql([claims[2]!], new Date())}) select id from job`.execute(
+      database.db,
+    );
+    expect(
+      (await listJobs(database.db, { name: "test.batch-completed" })).every((r) => r.status === "completed"),
+    ).toBe(true);
     await worker.stop();
   });
 

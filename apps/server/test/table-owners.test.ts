@@ -59,6 +59,8 @@ const OWNERS: Record<string, string> = {
   // Written only by triggers (migration 0897_catalog_version); read by the catalog cache.
   kassa_catalog_version: "modules/products",
   kassa_product_price: "modules/products",
+  // Written only by triggers (migration 0900_session_epoch); read by the session cookie's reader.
+  kassa_session_epoch: "auth",
   kassa_product_custom_field: "modules/products",
   kassa_refund: "modules/refunds",
   kassa_license_key: "modules/license-keys",

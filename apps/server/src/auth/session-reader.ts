@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import { parseSessionOutput, parseUserOutput } from "better-auth/db";
 import { CompiledQuery, type Kysely } from "kysely";
+import { createTtlCache } from "../kit/ttl-cache.js";
 import type { KassaAuth } from "./auth.js";
 
 /**
@@ -96,13 +97,21 @@ export interface SessionMembership {
 }
 
 /**
- * The dashboard's calls to `/v1`: the session cookie and the caller's membership in one
- * statement, instead of Better Auth's `getSession` (about 1.5 ms of CPU) and a second query for
- * the role. Same checks as the reader above; it declines (undefined) in the same cases, which
- * Better Auth then answers (a refresh due, "don't remember me", cached session data, API
- * keys). Null: no valid session (no cookie, a bad signature, unknown or expired), a 401. Read
- * on every request, never cached: a signed-out or revoked session is refused at once in every
- * process.
+ * The dashboard's calls to `/v1`: the session cookie and the caller's membership, instead of
+ * Better Auth's `getSession` (about 1.5 ms of CPU) and a second query for the role. Same checks
+ * as the reader above; it declines (undefined) in the same cases, which Better Auth then answers
+ * (a refresh due, "don't remember me", cached session data, API keys). Null: no valid session
+ * (no cookie, a bad signature, unknown or expired), a 401.
+ *
+ * A session's resolution (its user, expiry, active organization and the role asked about) is
+ * kept for `SESSION_CACHE_TTL_MS` with the user's session epoch it was read with
+ * (`kassa_session_epoch`, bumped by triggers on every revocation: migration 0900). A request
+ * answered from it still makes one statement, two primary-key reads: the epoch and the catalog
+ * version. An epoch that moved (a sign-out, a revocation, a ban, a membership or organization
+ * change, in any process) sends it back to the full statement, which reads the session, the
+ * membership and the epoch in one snapshot. So a revoked session is refused on the very next
+ * request in every process; expiry and the refresh window are checked on every request against
+ * the expiry read with the epoch.
  */
 export function createMembershipReader(opts: {
   auth: KassaAuth;
@@ -113,9 +122,11 @@ export function createMembershipReader(opts: {
 }) {
   const { auth, db, secret } = opts;
   opts.prepare?.(SESSION_MEMBERSHIP);
+  opts.prepare?.(SESSION_EPOCH);
   let resolved: Awaited<KassaAuth["$context"]> | undefined;
   const key = createSecretKey(Buffer.from(secret, "utf8"));
   const verified = new Map<string, string>();
+  const recent = createTtlCache<ResolvedSession>({ ttlMs: SESSION_CACHE_TTL_MS, maxEntries: 10_000 });
   return async function readMembership(
     headers: Headers,
     organizationId: string | undefined,
@@ -124,31 +135,80 @@ export function createMembershipReader(opts: {
     const token = sessionTokenOf(headers, resolved, key, verified);
     if (token === "better-auth") return undefined;
     if (token === null) return null;
-    const result = await db.executeQuery<{
-      user_id: string;
-      expires_at: Date | string;
-      active_organization_id: string | null;
-      role: string | null;
-      catalog_version: string | null;
-    }>(CompiledQuery.raw(SESSION_MEMBERSHIP, [token, organizationId ?? null]));
-    const row = result.rows[0];
-    if (!row) return null;
-    const expiresAt = new Date(row.expires_at).getTime();
-    if (expiresAt <= Date.now()) return null;
+    const cacheKey = organizationId === undefined ? token : `${token}\u0000${organizationId}`;
+    const wall = Date.now();
+    let session = recent.get(cacheKey, wall);
+    let catalogVersion: string | null = null;
+    if (session) {
+      const result = await db.executeQuery<{ epoch: string | null; catalog_version: string | null }>(
+        CompiledQuery.raw(SESSION_EPOCH, [session.userId, session.catalogOrganizationId]),
+      );
+      const row = result.rows[0];
+      if (row && (row.epoch ?? "0") === session.epoch) catalogVersion = row.catalog_version;
+      else {
+        recent.delete(cacheKey);
+        session = undefined;
+      }
+    }
+    if (!session) {
+      const result = await db.executeQuery<{
+        user_id: string;
+        expires_at: Date | string;
+        active_organization_id: string | null;
+        role: string | null;
+        catalog_version: string | null;
+        epoch: string | null;
+      }>(CompiledQuery.raw(SESSION_MEMBERSHIP, [token, organizationId ?? null]));
+      const row = result.rows[0];
+      if (!row) return null;
+      session = {
+        userId: row.user_id,
+        activeOrganizationId: row.active_organization_id,
+        role: row.role,
+        expiresAt: new Date(row.expires_at).getTime(),
+        epoch: row.epoch ?? "0",
+        catalogOrganizationId: organizationId ?? row.active_organization_id,
+      };
+      catalogVersion = row.catalog_version;
+      recent.set(cacheKey, session, wall);
+    }
+    const now = Date.now();
+    if (session.expiresAt <= now) return null;
     const { expiresIn, updateAge } = resolved.sessionConfig;
-    if (expiresAt - expiresIn * 1000 + updateAge * 1000 <= Date.now()) return undefined;
+    if (session.expiresAt - expiresIn * 1000 + updateAge * 1000 <= now) return undefined;
     return {
-      userId: row.user_id,
-      activeOrganizationId: row.active_organization_id,
-      role: row.role,
-      catalogVersion: row.catalog_version ?? "0",
+      userId: session.userId,
+      activeOrganizationId: session.activeOrganizationId,
+      role: session.role,
+      catalogVersion: catalogVersion ?? "0",
     };
   };
 }
 
-/** The session by its token and the user's membership in `$2` (else the session's active organization). */
+/**
+ * How long a session's resolution is kept in a process. Revocations do not wait for it (the
+ * epoch is read on every request); it only bounds what an idle session holds in memory.
+ */
+export const SESSION_CACHE_TTL_MS = 60_000;
+
+/** A session cookie's resolution for one organization (or the active one), with the epoch it was read with. */
+interface ResolvedSession {
+  userId: string;
+  activeOrganizationId: string | null;
+  role: string | null;
+  expiresAt: number;
+  epoch: string;
+  /** The organization whose catalog version the request reads: the one named, else the active one. */
+  catalogOrganizationId: string | null;
+}
+
+/** A cached session's check: the user's session epoch and the organization's catalog version, two primary-key reads. */
+const SESSION_EPOCH =
+  "select (select e.epoch::text from kassa_session_epoch e where e.user_id = $1) as epoch, (select v.version::text from kassa_catalog_version v where v.organization_id = $2::text) as catalog_version";
+
+/** The session by its token, the user's membership in `$2` (else the session's active organization) and the user's session epoch. */
 const SESSION_MEMBERSHIP =
-  'select s."userId" as user_id, s."expiresAt" as expires_at, s."activeOrganizationId" as active_organization_id, m."role" as role, (select v.version::text from kassa_catalog_version v where v.organization_id = coalesce($2::text, s."activeOrganizationId")) as catalog_version from "session" s left join "member" m on m."userId" = s."userId" and m."organizationId" = coalesce($2::text, s."activeOrganizationId") where s."token" = $1';
+  'select s."userId" as user_id, s."expiresAt" as expires_at, s."activeOrganizationId" as active_organization_id, m."role" as role, (select e.epoch::text from kassa_session_epoch e where e.user_id = s."userId") as epoch, (select v.version::text from kassa_catalog_version v where v.organization_id = coalesce($2::text, s."activeOrganizationId")) as catalog_version from "session" s left join "member" m on m."userId" = s."userId" and m."organizationId" = coalesce($2::text, s."activeOrganizationId") where s."token" = $1';
 
 /**
  * One round trip: the session by its token, with its user. Fixed text, prepared once per

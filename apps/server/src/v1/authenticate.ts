@@ -65,6 +65,21 @@ function organizationMismatch(where: "query" | "body" | "path", id: string): Err
   return new ResourceNotFound("Organization not found.");
 }
 
+/**
+ * Whether a member's role string grants billing writes, remembered per distinct string: Better
+ * Auth's access-control check on every dashboard request was a measurable share of the
+ * cookie path, and the answer depends on the string alone. Bounded by the role strings in use.
+ */
+const writeByRole = new Map<string, boolean>();
+function canWrite(role: string): boolean {
+  let allowed = writeByRole.get(role);
+  if (allowed === undefined) {
+    allowed = rolesAllow(role, { billing: ["write"] });
+    if (writeByRole.size < 1_000) writeByRole.set(role, allowed);
+  }
+  return allowed;
+}
+
 /** The customer portal's endpoints: the only ones a customer session (`polar_cst_`) reaches. */
 export const CUSTOMER_PORTAL_PREFIX = "/v1/customer-portal/";
 
@@ -141,7 +156,7 @@ export function authenticator(deps: AuthenticateDeps) {
         kind: "user",
         userId,
         roles: parseRoles(role),
-        canWrite: rolesAllow(role, { billing: ["write"] }),
+        canWrite: canWrite(role),
       },
       db,
       clock: clocks.of(organizationId),

@@ -1,9 +1,9 @@
-import type { Kysely, UpdateQueryBuilder, UpdateResult } from "kysely";
+import type { Kysely, RawBuilder, UpdateQueryBuilder, UpdateResult } from "kysely";
 import type { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
-import { enqueue } from "./queue.js";
+import { enqueue, type JobClaim } from "./queue.js";
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
@@ -22,9 +22,13 @@ export interface JobContext {
    */
   completion(): UpdateQueryBuilder<KassaDatabase, "kassa_job", "kassa_job", UpdateResult>;
   /**
-   * What the definition's `preload` read for this job with the others claimed beside it
-   * (`{ value }`, `value` undefined when it found nothing); absent when the definition has no
-   * `preload` or it failed, and the handler then reads for itself.
+   * The same promise as `completion`, for a statement that completes several jobs at once
+   * (`completeJobs`): this job's claim. Once asked for, the worker does not complete the job.
+   */
+  claim(): JobClaim;
+  /**
+   * What the definition's `claimRead` read for this job in the claim's own statement
+   * (`{ value }`, `value` null when it found nothing); absent when the definition has none.
    */
   preloaded?: { value: unknown } | undefined;
 }
@@ -41,11 +45,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   maxAttempts: number;
   handler(payload: z.output<S>, ctx: JobContext): Promise<void>;
   /**
-   * Reads, in one statement, what a batch of claimed jobs of this kind will read first (a
-   * batch of webhook deliveries: their sends), right after the claim and before they run; the
-   * answer is aligned with `payloads`, and each handler finds its share in `ctx.preloaded`.
+   * What each claimed job of this kind reads first (a webhook delivery: its send, event and
+   * endpoint), as a SQL expression over the job's payload (jsonb) giving one JSON value or null:
+   * evaluated in the claim's own statement, so the claim and that read are one round trip. The
+   * handler finds the value in `ctx.preloaded`. Fixed SQL: an error in it fails every claim.
    */
-  preload?(payloads: z.output<S>[], db: Kysely<KassaDatabase>): Promise<unknown[]>;
+  claimRead?(payload: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Called once when the job goes dead (after its last attempt or a permanent error). */
   onDead?(payload: z.output<S>, ctx: JobContext, error: string): Promise<void>;
 }

@@ -8,9 +8,11 @@ export {
 export {
   type Backoff,
   backoffDelay,
+  completeJobsSql,
   enqueue,
   enqueueMany,
   enqueueSql,
+  type JobClaim,
   type JobRow,
   listJobs,
   type NewJob,

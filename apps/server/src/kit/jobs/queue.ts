@@ -38,6 +38,28 @@ export function enqueueSql(name: string, payloads: RawBuilder<unknown>): RawBuil
     select ${name}, p.payload, null from (${payloads}) p returning id`;
 }
 
+/** A running job as its worker holds it: what a statement completing it must match. */
+export interface JobClaim {
+  id: string;
+  workerId: string;
+  attempts: number;
+}
+
+/**
+ * Completes several running jobs as a data-modifying CTE body, for a caller that settles a
+ * batch of work in one statement of its own: each job only while the worker that claimed it
+ * still holds it (the worker's own guard), returning the ids it completed. `claims` come from
+ * the handlers' `ctx.claim()`.
+ */
+export function completeJobsSql(claims: JobClaim[], now: Date): RawBuilder<unknown> {
+  const rows = JSON.stringify(claims.map((c) => ({ id: c.id, worker: c.workerId, attempts: c.attempts })));
+  return sql`update kassa_job j
+    set status = 'completed', finished_at = ${now}, locked_until = null, last_error = null
+    from jsonb_to_recordset(${rows}::jsonb) as c(id uuid, worker text, attempts integer)
+    where j.id = c.id and j.locked_by = c.worker and j.attempts = c.attempts and j.status = 'running'
+    returning j.id`;
+}
+
 export async function notifyJobWorkers(db: Kysely<KassaDatabase>): Promise<void> {
   await notifyWorkers(db);
 }

@@ -44,6 +44,8 @@ interface ClaimedJob {
   name: string;
   payload: unknown;
   attempts: number;
+  /** The definition's `claimRead` (null for kinds without one). */
+  preloaded: unknown;
 }
 
 const errorText = (error: unknown) =>
@@ -64,6 +66,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let polling: Promise<void> | undefined;
   let again = false;
   let lastPrune = 0;
+  let refillSoon = false;
   let idleWaiters: (() => void)[] = [];
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
@@ -86,6 +89,16 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     retryTimer.unref();
   };
 
+  // Each kind's `claimRead`, evaluated per claimed row of that kind in the claim's statement.
+  const reads = opts.definitions.filter((d) => d.claimRead);
+  const claimRead =
+    reads.length === 0
+      ? sql<unknown>`null`
+      : sql<unknown>`case c.name ${sql.join(
+          reads.map((d) => sql`when ${sql.lit(d.name)} then (${d.claimRead?.(sql`c.payload`)})`),
+          sql` `,
+        )} end`;
+
   const claim = async (limit: number): Promise<ClaimedJob[]> => {
     const now = clock.now();
     const result = await sql<ClaimedJob>`
@@ -96,12 +109,14 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         order by created_at
         limit ${limit}
         for update skip locked
+      ), c as (
+        update kassa_job j
+        set status = 'running', attempts = j.attempts + 1, locked_by = ${id},
+            locked_until = ${later(opts.leaseMs)}
+        from due where j.id = due.id
+        returning j.id, j.name, j.payload, j.attempts
       )
-      update kassa_job j
-      set status = 'running', attempts = j.attempts + 1, locked_by = ${id},
-          locked_until = ${later(opts.leaseMs)}
-      from due where j.id = due.id
-      returning j.id, j.name, j.payload, j.attempts`.execute(db);
+      select c.id, c.name, c.payload, c.attempts, ${claimRead} as preloaded from c`.execute(db);
     return result.rows;
   };
 
@@ -149,7 +164,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       last_error: null,
     });
 
-  const run = async (job: ClaimedJob, preloaded: { value: unknown } | undefined) => {
+  const run = async (job: ClaimedJob) => {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
     let completedByHandler = false;
@@ -162,7 +177,11 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         completedByHandler = true;
         return completed(job);
       },
-      preloaded,
+      claim: () => {
+        completedByHandler = true;
+        return { id: job.id, workerId: id, attempts: job.attempts };
+      },
+      preloaded: definition?.claimRead ? { value: job.preloaded ?? null } : undefined,
     };
     if (!definition) {
       // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
@@ -219,47 +238,23 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
-  /**
-   * One `preload` per kind among the claimed jobs that has one (their payloads valid): what
-   * each job's handler would read first, read for all of them at once. A failure is logged and
-   * leaves the handlers to read for themselves.
-   */
-  const preloadAll = async (jobs: ClaimedJob[]): Promise<Map<string, { value: unknown }>> => {
-    const out = new Map<string, { value: unknown }>();
-    // biome-ignore lint/suspicious/noExplicitAny: see `definitions`.
-    const byName = new Map<string, { definition: JobDefinition<any>; ids: string[]; payloads: unknown[] }>();
-    for (const job of jobs) {
-      const definition = definitions.get(job.name);
-      if (!definition?.preload) continue;
-      const parsed = definition.payload.safeParse(job.payload);
-      if (!parsed.success) continue;
-      const group = byName.get(job.name) ?? { definition, ids: [], payloads: [] };
-      group.ids.push(job.id);
-      group.payloads.push(parsed.data);
-      byName.set(job.name, group);
-    }
-    for (const [name, group] of byName) {
-      try {
-        const values = (await group.definition.preload?.(group.payloads, db)) ?? [];
-        group.ids.forEach((jobId, i) => {
-          out.set(jobId, { value: values[i] });
-        });
-      } catch (error) {
-        logger.warn(`preload of job ${name} failed; each job reads for itself`, { error: errorText(error) });
-      }
-    }
-    return out;
-  };
-
-  const launch = (job: ClaimedJob, preloaded: { value: unknown } | undefined) => {
-    const task = run(job, preloaded)
+  const launch = (job: ClaimedJob) => {
+    const task = run(job)
       .catch((error: unknown) =>
         logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
       )
       .finally(() => {
         running.delete(job.id);
-        // Refill in batches: one claim for half the slots, not one claim per finished job.
-        if (running.size <= Math.floor(opts.concurrency / 2)) wake();
+        // Refill in batches: the jobs that finish in one turn (a batch settled by one
+        // statement) free their slots for one claim, and those that finish while a claim runs
+        // for the next (`wake` folds them into the poll under way).
+        if (!refillSoon) {
+          refillSoon = true;
+          setImmediate(() => {
+            refillSoon = false;
+            wake();
+          });
+        }
       });
     running.set(job.id, task);
   };
@@ -280,8 +275,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       const free = opts.concurrency - running.size;
       if (free <= 0 || stopped) break;
       const jobs = await claim(free);
-      const preloaded = await preloadAll(jobs);
-      for (const job of jobs) launch(job, preloaded.get(job.id));
+      for (const job of jobs) launch(job);
       if (jobs.length === free) again = true;
     } while (again && !stopped);
     await prune();

@@ -1,7 +1,9 @@
 import { performance } from "node:perf_hooks";
+import type { Kysely } from "kysely";
 import { z } from "zod";
+import type { KassaDatabase } from "../../db/schema.js";
 import { createHttpPoster, type HttpPoster } from "../../kit/http-post.js";
-import { defineJob, type JobContext } from "../../kit/jobs/index.js";
+import { completeJobsSql, defineJob, type JobClaim, type JobContext } from "../../kit/jobs/index.js";
 import { signWebhook } from "../../kit/webhook-signing.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -33,11 +35,12 @@ async function attemptDelivery(
   ctx: JobContext,
   deps: WebhookJobDeps,
   poster: HttpPoster,
+  settler: SuccessSettler,
 ): Promise<void> {
   const { db, clock } = ctx;
-  // Read with the other deliveries claimed beside it (the definition's `preload`), else now.
+  // Read in the claim's statement (the definition's `claimRead`), else now.
   const send = ctx.preloaded
-    ? (ctx.preloaded.value as repo.SendToDeliver | undefined)
+    ? (ctx.preloaded.value as repo.SendToDeliver | null)
     : await repo.loadSend(db, sendId);
   // Endpoint or event deleted since, or already settled by an earlier run of this job.
   if (send?.status !== "pending") return;
@@ -64,6 +67,27 @@ async function attemptDelivery(
     error = outcome.timedOut ? `no answer within ${deps.timeoutMs / 1000} s` : outcome.error;
   }
   const succeeded = status !== null && status >= 200 && status < 300;
+  if (succeeded && status !== null) {
+    // Settled with the other successes of the moment: attempt, send and job in one statement.
+    await settler.settle(
+      {
+        organization_id: send.organization_id,
+        send_id: sendId,
+        endpoint_id: send.endpoint_id,
+        event_id: send.event_id,
+        attempt,
+        http_code: status,
+        request_headers: headers,
+        response_body: body,
+        duration_ms: Math.round(performance.now() - started),
+        created_at: startedAt,
+        finished_at: clock.now(),
+      },
+      ctx.claim(),
+      db,
+    );
+    return;
+  }
   await repo.logAttempt(
     db,
     {
@@ -80,13 +104,77 @@ async function attemptDelivery(
       duration_ms: Math.round(performance.now() - started),
       created_at: startedAt,
     },
-    succeeded ? { status: "succeeded", finished_at: clock.now() } : { status: "pending", finished_at: null },
-    // A success settles the job in the same statement (one commit); a failure is rescheduled
-    // by the worker, with its backoff, after this.
-    succeeded ? ctx.completion() : undefined,
+    { status: "pending", finished_at: null },
   );
-  if (succeeded) return;
+  // Rescheduled by the worker, with its backoff.
   throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);
+}
+
+/**
+ * Successful deliveries settled together: each waits for the statement that logs it, marks
+ * its send succeeded and completes its job (one commit for all of them). While one statement
+ * runs, the successes that arrive meanwhile gather for the next one, so a quiet worker settles
+ * each at once and a busy one a batch per round trip (group commit). A failed statement fails
+ * every delivery in it, which the worker then retries as any failed attempt.
+ */
+interface SuccessSettler {
+  settle(attempt: repo.SuccessfulAttempt, claim: JobClaim, db: Kysely<KassaDatabase>): Promise<void>;
+}
+
+function createSuccessSettler(): SuccessSettler {
+  type Waiting = {
+    attempt: repo.SuccessfulAttempt;
+    claim: JobClaim;
+    db: Kysely<KassaDatabase>;
+    done: (error?: unknown) => void;
+  };
+  let queue: Waiting[] = [];
+  let running = false;
+  const flush = async () => {
+    running = true;
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      // One statement per database (a process serves one; tests may run several).
+      const byDb = new Map<Kysely<KassaDatabase>, Waiting[]>();
+      for (const w of batch) byDb.set(w.db, [...(byDb.get(w.db) ?? []), w]);
+      await Promise.all(
+        [...byDb].map(async ([db, items]) => {
+          try {
+            const now = items.reduce(
+              (t, w) => (w.attempt.finished_at > t ? w.attempt.finished_at : t),
+              new Date(0),
+            );
+            await repo.logSuccesses(
+              db,
+              items.map((w) => w.attempt),
+              completeJobsSql(
+                items.map((w) => w.claim),
+                now,
+              ),
+            );
+            for (const w of items) w.done();
+          } catch (error) {
+            for (const w of items) w.done(error);
+          }
+        }),
+      );
+    }
+    running = false;
+  };
+  return {
+    settle(attempt, claim, db) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({
+          attempt,
+          claim,
+          db,
+          done: (error) => (error === undefined ? resolve() : reject(error)),
+        });
+        if (!running) void flush();
+      });
+    },
+  };
 }
 
 /** After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for. */
@@ -123,17 +211,14 @@ export function webhookJobs(deps: WebhookJobDeps) {
   // Kept-alive connections to the receivers, a bounded number per origin; idle ones never hold
   // the process open.
   const poster = createHttpPoster({ timeoutMs: deps.timeoutMs, excerptChars: RESPONSE_EXCERPT });
+  const settler = createSuccessSettler();
   return [
     defineJob({
       name: DELIVER_JOB,
       payload: sendPayload,
       maxAttempts: MAX_DELIVERY_ATTEMPTS,
-      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster),
-      preload: (payloads, db) =>
-        repo.loadSends(
-          db,
-          payloads.map((p) => p.sendId),
-        ),
+      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster, settler),
+      claimRead: repo.sendOfJob,
       onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
     }),
   ];

@@ -1,4 +1,11 @@
-import { type Kysely, type QueryCreator, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import {
+  type Kysely,
+  type QueryCreator,
+  type RawBuilder,
+  sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from "kysely";
 import type { KassaDatabase, WebhookSendStatus } from "../../db/schema.js";
 
 /** All of the webhooks module's SQL. Every query a caller can reach is scoped by organization. */
@@ -183,12 +190,18 @@ export async function loadSend(db: Db, sendId: string) {
 
 export type SendToDeliver = NonNullable<Awaited<ReturnType<typeof loadSend>>>;
 
-/** Several sends as `loadSend` reads one, in one statement, aligned with `sendIds` (undefined: gone). */
-export async function loadSends(db: Db, sendIds: string[]): Promise<(SendToDeliver | undefined)[]> {
-  if (sendIds.length === 0) return [];
-  const rows = await sendsQuery(db).where("s.id", "in", sendIds).execute();
-  const byId = new Map(rows.map((r) => [r.send_id, r]));
-  return sendIds.map((id) => byId.get(id));
+/**
+ * A delivery job's send as `loadSend` reads it, as one JSON value (null: gone), for the job
+ * queue to read in its claim's statement (`claimRead`): `payload` is the job's payload (jsonb).
+ */
+export function sendOfJob(payload: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select json_build_object('send_id', s.id, 'status', s.status, 'organization_id', s.organization_id,
+      'event_id', ev.id, 'payload', ev.payload, 'endpoint_id', en.id, 'url', en.url, 'secret', en.secret,
+      'enabled', en.enabled, 'endpoint_name', en.name)
+    from kassa_webhook_send s
+    join kassa_webhook_event ev on ev.id = s.event_id
+    join kassa_webhook_endpoint en on en.id = s.endpoint_id
+    where s.id = ${payload} ->> 'sendId'`;
 }
 
 function sendsQuery(db: Db) {
@@ -243,6 +256,45 @@ export async function logAttempt(
     .set({ status: send.status, last_http_code: row.http_code, finished_at: send.finished_at })
     .where("id", "=", row.send_id)
     .execute();
+}
+
+/** A successful attempt, as `logAttempt` logs one. */
+export interface SuccessfulAttempt {
+  organization_id: string;
+  send_id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  http_code: number;
+  request_headers: Record<string, string>;
+  response_body: string | null;
+  duration_ms: number;
+  created_at: Date;
+  finished_at: Date;
+}
+
+/**
+ * Several successful attempts settled in one statement: their log rows, their sends marked
+ * succeeded, and `jobs` (the job queue's `completeJobsSql` for their jobs) completed, in one
+ * commit.
+ */
+export async function logSuccesses(db: Db, attempts: SuccessfulAttempt[], jobs: RawBuilder<unknown>) {
+  const rows = JSON.stringify(attempts);
+  await sql`with job as (${jobs}),
+    x as (
+      select * from jsonb_to_recordset(${rows}::jsonb) as x(organization_id text, send_id text,
+        endpoint_id text, event_id text, attempt integer, http_code integer, request_headers jsonb,
+        response_body text, duration_ms integer, created_at timestamptz, finished_at timestamptz)
+    ),
+    attempt as (
+      insert into kassa_webhook_delivery (organization_id, send_id, endpoint_id, event_id, attempt,
+        succeeded, http_code, request_headers, response_body, error, duration_ms, created_at)
+      select organization_id, send_id, endpoint_id, event_id, attempt, true, http_code,
+        request_headers, response_body, null, duration_ms, created_at from x
+    )
+    update kassa_webhook_send s
+    set status = 'succeeded', last_http_code = x.http_code, finished_at = x.finished_at
+    from x where s.id = x.send_id`.execute(db);
 }
 
 /** Sets a send's outcome; with `job`, the same statement completes the send's job. */
