@@ -26,7 +26,10 @@ beforeAll(async () => {
   [server, receiver] = await Promise.all([
     startTestServer({
       inProcess: true,
-      env: { JOB_POLL_INTERVAL_MS: "100", CUSTOMER_STATE_DEBOUNCE_MS: "700" },
+      // The quiet time a state change waits for: longer than the gap between two ingests the
+      // test sends back to back on a loaded CI machine (700 ms let a 1,000-event ingest's answer
+      // and the next request fall either side of it, and a third webhook went).
+      env: { JOB_POLL_INTERVAL_MS: "100", CUSTOMER_STATE_DEBOUNCE_MS: "2500" },
     }),
     startReceiver(),
   ]);
@@ -422,7 +425,7 @@ describe("customer.state_changed after an ingest", () => {
       (hs) => expect(hs.filter((d) => d.id !== c)).toHaveLength(2),
     );
     // Wait out a second quiet time: nothing more comes.
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 3500));
     const after = hooks(s, "customer.state_changed")
       .slice(before)
       .filter((d) => d.id !== c);
