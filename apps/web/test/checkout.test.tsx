@@ -606,7 +606,9 @@ describe("checkout page", () => {
       const { user } = renderCheckout();
       await screen.findByRole("heading", { name: "Pro license" });
       await user.click(screen.getByRole("button", { name: "Get it free" }));
-      expect(describedBy(screen.getByLabelText(/^E-mail/))).toContain("Enter your e-mail address.");
+      await waitFor(() =>
+        expect(describedBy(screen.getByLabelText(/^E-mail/))).toContain("Enter your e-mail address."),
+      );
       expect(describedBy(screen.getByLabelText(/^company/))).toContain("This field is required.");
       expect(describedBy(screen.getByLabelText(/^team size/))).toContain("This field is required.");
       expect(describedBy(screen.getByLabelText(/^terms/))).toContain("Check this box to continue.");

@@ -126,7 +126,7 @@ describe("customers", () => {
     await user.type(email, "not-an-address");
     await user.type(within(dialog).getByLabelText("City"), "Paris");
     await user.click(within(dialog).getByRole("button", { name: "Create customer" }));
-    expect(describedBy(email)).toContain("This is not an e-mail address.");
+    await waitFor(() => expect(describedBy(email)).toContain("This is not an e-mail address."));
     expect(describedBy(within(dialog).getByLabelText("Country"))).toContain("two letters");
     expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
 
@@ -272,7 +272,11 @@ describe("orders", () => {
     const dialog = await screen.findByRole("dialog", { name: "Refund this order" });
     expect(within(dialog).getByText("€20.00", { selector: "b" })).toBeTruthy();
     await user.click(within(dialog).getByRole("button", { name: "Refund" }));
-    expect(describedBy(within(dialog).getAllByLabelText(/^Reason/)[0]!)).toContain("Choose why you refund.");
+    await waitFor(() =>
+      expect(describedBy(within(dialog).getAllByLabelText(/^Reason/)[0]!)).toContain(
+        "Choose why you refund.",
+      ),
+    );
     expect(requests.some((r) => r.method === "POST" && r.path.startsWith("/v1/"))).toBe(false);
 
     await user.click(within(dialog).getAllByLabelText(/^Reason/)[0]!);
@@ -282,7 +286,7 @@ describe("orders", () => {
     await user.clear(amount);
     await user.type(amount, "25");
     await user.click(within(dialog).getByRole("button", { name: "Refund" }));
-    expect(describedBy(amount)).toContain("At most €20.00 can be refunded.");
+    await waitFor(() => expect(describedBy(amount)).toContain("At most €20.00 can be refunded."));
 
     await user.clear(amount);
     await user.type(amount, "15");
@@ -427,8 +431,10 @@ describe("checkouts", () => {
     await user.click(screen.getByRole("button", { name: "New checkout" }));
     const dialog = await screen.findByRole("dialog", { name: "New checkout" });
     await user.click(within(dialog).getByRole("button", { name: "Create checkout" }));
-    expect(describedBy(within(dialog).getAllByLabelText(/^Product/)[0]!)).toContain(
-      "Choose the product to sell.",
+    await waitFor(() =>
+      expect(describedBy(within(dialog).getAllByLabelText(/^Product/)[0]!)).toContain(
+        "Choose the product to sell.",
+      ),
     );
     await user.click(within(dialog).getAllByLabelText(/^Product/)[0]!);
     await user.click(await screen.findByRole("option", { name: "Starter" }));
