@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { call, createMerchant, createToken } from "../../server/test/support/v1.js";
+import { call, createMerchant, createToken, expectCall } from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
 interface Created {
@@ -28,11 +28,8 @@ describe("hosted checkout purchases", () => {
   const shots = screenshots("commerce-checkout");
 
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
-  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
   const createCheckout = async (productId: string): Promise<Created> =>
     (await v1("POST", "/v1/checkouts/", { products: [productId] })) as Created;
   const ordersOf = async (checkoutId: string): Promise<Json[]> => {

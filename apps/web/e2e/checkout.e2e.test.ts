@@ -203,11 +203,7 @@ describe("hosted checkout", () => {
       const p = await phone.newPage();
       await p.goto(checkout.url);
       await p.getByRole("heading", { level: 1, name: "The Kassa Handbook" }).waitFor();
-      await p.screenshot({
-        path: `${shots.dir}/checkout-phone-dark.png`,
-        fullPage: true,
-        animations: "disabled",
-      });
+      await shots.named(p, "checkout-phone-dark");
 
       await server.sql(
         "update kassa_checkout set expires_at = now() - interval '1 minute' where id = $1",

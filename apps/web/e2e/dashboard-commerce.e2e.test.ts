@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import type { TestUser } from "../../server/test/support/users.js";
-import { addMember, call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import {
+  addMember,
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+} from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
 /**
@@ -31,11 +38,8 @@ describe("dashboard commerce pages", () => {
 
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
   const dialog = () => page.getByRole("dialog");
-  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
   /** Pays a checkout of `productId` with a sandbox card that succeeds, as the hosted page does. */
   const buy = async (productId: string) => {
     const checkout = await v1("POST", "/v1/checkouts/", { products: [productId] });
@@ -387,11 +391,7 @@ describe("dashboard commerce pages", () => {
         .waitFor();
       await p.getByRole("link", { name: "Open the invoice" }).waitFor();
       expect(await p.getByRole("button", { name: "Refund" }).count()).toBe(0);
-      await p.screenshot({
-        path: `${shots.dir}/commerce-order-member.png`,
-        fullPage: true,
-        animations: "disabled",
-      });
+      await shots.named(p, "commerce-order-member");
 
       await p.goto(dashboard("/checkout-links"));
       await h1("Checkout links").waitFor();

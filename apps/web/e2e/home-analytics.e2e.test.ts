@@ -1,17 +1,15 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import {
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+} from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
-
-const docsScreenshots = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../../../docs/screenshots",
-);
 
 /**
  * The merchant's home and analytics pages against a real server (the metrics API over the
@@ -20,7 +18,7 @@ const docsScreenshots = path.resolve(
  * webhook. The home page then shows the figures of the last 30 days, draws its charts, lists the
  * two sales linking to their pages and ticks two of the four first steps; the analytics page
  * keeps its interval and product filters in the address and answers for one product. The
- * screenshots of both pages are kept in docs/screenshots.
+ * screenshots of both pages are kept in docs/screenshots (`npm run screenshots`).
  */
 describe("the merchant's home and analytics pages", () => {
   let server: TestServer;
@@ -34,11 +32,8 @@ describe("the merchant's home and analytics pages", () => {
   const shots = screenshots("home-analytics");
   const BUYER = { email: "grace@example.com", name: "Grace Hopper" };
 
-  const v1 = async (method: string, p: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, p, body);
-    expect(res.status, `${method} ${p}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
   /** Pays a checkout of `productId` with a sandbox card that succeeds, as the hosted page does. */
   const buy = async (productId: string) => {
     const checkout = await v1("POST", "/v1/checkouts/", { products: [productId] });
@@ -154,12 +149,7 @@ describe("the merchant's home and analytics pages", () => {
 
     await page.waitForLoadState("networkidle");
     await shots.take(page, "home");
-    mkdirSync(docsScreenshots, { recursive: true });
-    await page.screenshot({
-      path: path.join(docsScreenshots, "home.png"),
-      fullPage: true,
-      animations: "disabled",
-    });
+    await shots.docs(page, "home");
 
     // The timeline's link opens the order.
     await sale.click();
@@ -193,10 +183,6 @@ describe("the merchant's home and analytics pages", () => {
 
     await page.waitForLoadState("networkidle");
     await shots.take(page, "analytics");
-    await page.screenshot({
-      path: path.join(docsScreenshots, "analytics.png"),
-      fullPage: true,
-      animations: "disabled",
-    });
+    await shots.docs(page, "analytics");
   });
 });

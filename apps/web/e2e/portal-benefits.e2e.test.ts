@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { type FakePlatforms, startFakePlatforms } from "../../server/test/support/fake-platforms.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import {
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+} from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
 /**
@@ -29,11 +35,8 @@ describe("portal benefits: uploads, downloads and GitHub", () => {
   // Not text only: a NUL byte and bytes above 0x7f must come back unchanged.
   const FILE = Buffer.concat([Buffer.from("Kassa manual, chapter 1\n"), Buffer.from([0, 1, 2, 254, 255])]);
 
-  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
 
   beforeAll(async () => {
     fake = await startFakePlatforms({ botToken: "bot", githubToken: "gh-token" });

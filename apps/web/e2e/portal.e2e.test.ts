@@ -2,7 +2,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import {
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+} from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
 /**
@@ -25,11 +31,8 @@ describe("customer portal", () => {
   let orderId = "";
   const shots = screenshots("portal");
 
-  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
 
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_POLL_INTERVAL_MS: "200" } });

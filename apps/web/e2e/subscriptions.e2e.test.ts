@@ -2,7 +2,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "../../server/test/support/v1.js";
+import {
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+} from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
 /**
@@ -23,11 +29,8 @@ describe("subscriptions in the dashboard", () => {
   const shots = screenshots("subscriptions");
 
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
-  const v1 = async (method: string, path: string, body?: unknown, status = method === "POST" ? 201 : 200) => {
-    const res = await call(server, token, method, path, body);
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
-    return res.body as Json;
-  };
+  const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+    expectCall(server, token, method, path, body, status);
   const cardToken = async (number: string) => {
     const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
       card_number: number,

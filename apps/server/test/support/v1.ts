@@ -1,4 +1,5 @@
 import { Polar } from "@polar-sh/sdk";
+import { expect } from "vitest";
 import type { Json } from "./client.js";
 import type { TestServer } from "./server.js";
 import { createUser, type TestUser } from "./users.js";
@@ -80,6 +81,23 @@ export async function call(
     // not JSON
   }
   return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/**
+ * `call`, expecting its status (201 for a POST, 200 otherwise, unless given; the answer's body in
+ * the failure's message), answering the body.
+ */
+export async function expectCall(
+  server: Pick<TestServer, "url">,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = method === "POST" ? 201 : 200,
+): Promise<Json> {
+  const res = await call(server, token, method, path, body);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+  return res.body as Json;
 }
 
 export const ALL_WRITE_SCOPES = [
