@@ -15,9 +15,9 @@ const contracts = [
 ];
 
 /**
- * The server's test files: all of them on PGlite, the engine-dependent ones on PostgreSQL
- * (KASSA_TEST_DB=postgres). Each file's first line says where it runs and why, and decides it
- * (apps/server/test/support/engines.ts); KASSA_TEST_EVERY_FILE=1 runs every file on PostgreSQL.
+ * The server's test files: the engine-dependent ones on both databases, the others on one
+ * (KASSA_TEST_DB=postgres picks PostgreSQL). Each file's first line says where it runs and why,
+ * and decides it (apps/server/test/support/engines.ts); KASSA_TEST_EVERY_FILE=1 runs every file.
  */
 const serverFiles = serverTestFilesFor(process.env.KASSA_TEST_DB === "postgres" ? "postgres" : "pglite", {
   everyFile: process.env.KASSA_TEST_EVERY_FILE === "1",

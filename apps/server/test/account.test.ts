@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's account rules over HTTP and SMTP; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's account rules over HTTP and SMTP; nothing engine-specific.
 /**
  * Account (spec sections 2, 4, 5, 7, 8, 9): change password, set password (server only),
  * change e-mail through the mailed confirmation, delete user by password, mailed token or

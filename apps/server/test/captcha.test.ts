@@ -1,4 +1,4 @@
-// Runs on PGlite only: captcha checks in front of Better Auth's endpoints; nothing engine-specific.
+// Runs on PostgreSQL only: captcha checks in front of Better Auth's endpoints; nothing engine-specific.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

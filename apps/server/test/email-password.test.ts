@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's sign-up, verification and reset over SMTP; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's sign-up, verification and reset over SMTP; nothing engine-specific.
 /**
  * E-mail and password (spec sections 2, 4, 5, 7, 8, 9): sign-up, verification, sign-in,
  * resend, password limits and password reset, with mail through a real SMTP server and the

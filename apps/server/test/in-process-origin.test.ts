@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's origin checks in the in-process harness; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's origin checks in the in-process harness; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "./support/client.js";
 import { assertNoTestEnvironment, startInProcessServer } from "./support/in-process.js";

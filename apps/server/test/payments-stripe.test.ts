@@ -1,4 +1,4 @@
-// Runs on PGlite only: the Stripe adapter and webhooks against a fake Stripe; nothing engine-specific.
+// Runs on PostgreSQL only: the Stripe adapter and webhooks against a fake Stripe; nothing engine-specific.
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: tax arithmetic and the tax-rate routes (rates kept as text); nothing engine-specific.
+// Runs on PostgreSQL only: tax arithmetic and the tax-rate routes (rates kept as text); nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { taxOn } from "../src/modules/tax/index.js";
 import { startTestServer, type TestServer } from "./support/server.js";

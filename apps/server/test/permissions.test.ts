@@ -1,4 +1,4 @@
-// Runs on PGlite only: the spec's role table over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: the spec's role table over HTTP; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpResult, Json } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";

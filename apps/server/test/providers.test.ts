@@ -1,4 +1,4 @@
-// Runs on PGlite only: GitHub and Google redirects and id-token refusals; nothing engine-specific.
+// Runs on PostgreSQL only: GitHub and Google redirects and id-token refusals; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";

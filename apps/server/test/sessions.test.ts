@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's session endpoints over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's session endpoints over HTTP; nothing engine-specific.
 /**
  * Sessions (spec sections 3, 4, 7): get-session, sign-out, list, revoke one, the others, or all.
  */

@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's OpenID Connect sign-in, linking and tokens; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's OpenID Connect sign-in, linking and tokens; nothing engine-specific.
 import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, type Json } from "./support/client.js";

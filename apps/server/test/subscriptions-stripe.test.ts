@@ -1,4 +1,4 @@
-// Runs on PGlite only: renewals against a fake Stripe; the claim and the record are the same SQL as on the sandbox, tested on both databases there.
+// Runs on PostgreSQL only: renewals against a fake Stripe; the claim and the record are the same SQL as on the sandbox, tested on both databases there.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";

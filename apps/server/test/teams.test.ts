@@ -1,4 +1,4 @@
-// Runs on PGlite only: Better Auth's team rules over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: Better Auth's team rules over HTTP; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, type Json } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";

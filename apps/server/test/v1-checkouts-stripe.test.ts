@@ -1,4 +1,4 @@
-// Runs on PGlite only: checkouts against a fake Stripe, one request at a time; nothing engine-specific.
+// Runs on PostgreSQL only: checkouts against a fake Stripe, one request at a time; nothing engine-specific.
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: checkout amounts, discounts, tax and wire shapes over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: checkout amounts, discounts, tax and wire shapes over HTTP; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: other organizations' ids refused, one request at a time; nothing engine-specific.
+// Runs on PostgreSQL only: other organizations' ids refused, one request at a time; nothing engine-specific.
 import { SCOPES } from "@kassa/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";

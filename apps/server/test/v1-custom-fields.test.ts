@@ -1,4 +1,4 @@
-// Runs on PGlite only: /v1/custom-fields validation, tenancy and scopes; nothing engine-specific.
+// Runs on PostgreSQL only: /v1/custom-fields validation, tenancy and scopes; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: the portal's reads and authentication over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: the portal's reads and authentication over HTTP; nothing engine-specific.
 import { SDKValidationError } from "@polar-sh/sdk/models/errors/sdkvalidationerror.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertCustomer, insertOrder, insertSubscription } from "./support/portal.js";

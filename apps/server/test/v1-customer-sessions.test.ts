@@ -1,4 +1,4 @@
-// Runs on PGlite only: customer sessions and their token's reach over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: customer sessions and their token's reach over HTTP; nothing engine-specific.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertCustomer } from "./support/portal.js";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: files in an S3-compatible bucket (a local fake); nothing engine-specific.
+// Runs on PostgreSQL only: files in an S3-compatible bucket (a local fake); nothing engine-specific.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";

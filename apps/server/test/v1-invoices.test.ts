@@ -1,4 +1,4 @@
-// Runs on PGlite only: invoices, receipts and signed document URLs, one at a time; nothing engine-specific.
+// Runs on PostgreSQL only: invoices, receipts and signed document URLs, one at a time; nothing engine-specific.
 import { inflateSync } from "node:zlib";
 import { MissingInvoiceBillingDetails } from "@polar-sh/sdk/models/errors/missinginvoicebillingdetails.js";
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: /v1/organizations over HTTP and its cascade delete; nothing engine-specific.
+// Runs on PostgreSQL only: /v1/organizations over HTTP and its cascade delete; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: the README's SDK snippet against a server; nothing engine-specific.
+// Runs on PostgreSQL only: the README's SDK snippet against a server; nothing engine-specific.
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

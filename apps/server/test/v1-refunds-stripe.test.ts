@@ -1,4 +1,4 @@
-// Runs on PGlite only: pending Stripe refunds and their webhooks, one at a time; nothing engine-specific.
+// Runs on PostgreSQL only: pending Stripe refunds and their webhooks, one at a time; nothing engine-specific.
 import { randomUUID } from "node:crypto";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import Stripe from "stripe";

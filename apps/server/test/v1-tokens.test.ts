@@ -1,4 +1,4 @@
-// Runs on PGlite only: access tokens, /v1 authentication and conventions over HTTP; nothing engine-specific.
+// Runs on PostgreSQL only: access tokens, /v1 authentication and conventions over HTTP; nothing engine-specific.
 import http from "node:http";
 import { SCOPES } from "@kassa/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: serving the web app's build and /api/config; nothing engine-specific.
+// Runs on PostgreSQL only: serving the web app's build and /api/config; nothing engine-specific.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: signing, redelivery, replay and retries (the queue's SQL: jobs, webhooks-workers).
+// Runs on PostgreSQL only: signing, redelivery, replay and retries (the queue's SQL: jobs, webhooks-workers).
 import { validateEvent, WebhookVerificationError } from "@polar-sh/sdk/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Runs on PGlite only: webhook endpoints' CRUD, validation and tenancy; nothing engine-specific.
+// Runs on PostgreSQL only: webhook endpoints' CRUD, validation and tenancy; nothing engine-specific.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";

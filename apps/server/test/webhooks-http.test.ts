@@ -1,4 +1,4 @@
-// Runs on PGlite only: how a delivery talks HTTP (timeouts, redirects, long answers, kept-alive connections); nothing engine-specific.
+// Runs on PostgreSQL only: how a delivery talks HTTP (timeouts, redirects, long answers, kept-alive connections); nothing engine-specific.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

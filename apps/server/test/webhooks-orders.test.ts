@@ -1,4 +1,4 @@
-// Runs on PGlite only: order and subscription events' shapes as the SDK parses them; nothing engine-specific.
+// Runs on PostgreSQL only: order and subscription events' shapes as the SDK parses them; nothing engine-specific.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";
