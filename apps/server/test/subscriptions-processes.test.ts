@@ -125,24 +125,15 @@ if (TEST_DB === "postgres") {
         await Promise.all(
           Array.from({ length: 20 }, (_, k) => subscribe(k % 2 ? a : b, token, productId, i + k)),
         );
-      // Both processes are asked to advance the same clock at once, and both schedulers run
-      // meanwhile. One advance at a time: the one that begins runs, the other is refused (409:
-      // the clock's row is the guard, whichever process is asked), unless it came after the
-      // first had ended (then it has nothing left to run).
+      // Both processes advance the same clock at once, and both schedulers run meanwhile.
       const to = future(35);
       const answers = await Promise.all(
         [a, b].map((s) => call(s, token, "POST", "/v1/test-clock/advance", { to })),
       );
-      const done = answers.filter((r) => r.status === 200);
-      expect(done.length, JSON.stringify(answers.map((r) => r.body))).toBeGreaterThanOrEqual(1);
-      for (const res of answers.filter((r) => r.status !== 200))
-        expect(res, JSON.stringify(res.body)).toMatchObject({
-          status: 409,
-          body: { error: "TestClockAdvancing" },
-        });
-      // Some renewals ran in the advance, the others in the schedulers: none twice.
-      const ran = done.map((r) => r.body.ran.renewals as number);
-      expect(ran.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(200);
+      for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+      // Some renewals ran in the advances, the others in the schedulers: none twice.
+      const ran = answers.map((r) => r.body.ran.renewals as number);
+      expect(ran[0]! + ran[1]!).toBeLessThanOrEqual(200);
       // A charge is made before its order is recorded paid (outside the transaction that records
       // it): wait for both, the charges and every order's settlement.
       const settled = (st: Awaited<ReturnType<typeof renewals>>) =>

@@ -167,10 +167,20 @@ async function beginAdvance(ctx: Ctx, deps: TestClockDeps, clocks: TestClocks, i
   });
   if (!begun) {
     const row = await repo.findClock(deps.lifecycle.db, org);
+    // The same synchronous request again (a retry, or two processes told the same `to`): it
+    // waits for the advance under way instead (docs/decisions.md).
+    if (
+      input.wait !== false &&
+      input.to !== undefined &&
+      row?.status === "advancing" &&
+      row.advance_id &&
+      row.advance_target?.getTime() === target.getTime()
+    )
+      return { kind: "joined" as const, id: row.advance_id, previous };
     throw new TestClockAdvancing(row?.advance_target ?? null);
   }
   clocks.keep(org, begun.frozen_at);
-  return begun;
+  return { kind: "begun" as const, begun };
 }
 
 /**
@@ -193,13 +203,22 @@ export async function advanceTestClock({
   const clocks = deps.clocks;
   if (!clocks) throw new NoTestClock();
   const org = ctx.organizationId;
-  const begun = await beginAdvance(ctx, deps, clocks, input);
+  const started = await beginAdvance(ctx, deps, clocks, input);
+  if (started.kind === "joined") {
+    await waitForEnd(deps, started.id, org);
+    const clock = await clockWire(deps, org);
+    return {
+      status: 200,
+      body: { clock, previous: started.previous.toISOString(), steps: 0, ran: noCounts() },
+    };
+  }
+  const { begun } = started;
   const id = begun.advance_id as string;
   if (input.wait === false) return { status: 202, body: await clockWire(deps, org, begun) };
   const outcome = await runAdvance(deps, org, id, `request:${randomUUID()}`);
   if (outcome.kind === "failed") throw outcome.error;
   // Taken over (this process stalled past its lease): the other runner finishes it.
-  if (outcome.kind === "elsewhere") await waitForEnd(deps, org, id);
+  if (outcome.kind === "elsewhere") await waitForEnd(deps, id, org);
   return { status: 200, body: await resultOf(deps, org) };
 }
 
@@ -214,7 +233,8 @@ async function resultOf(deps: TestClockDeps, org: string) {
   };
 }
 
-async function waitForEnd(deps: TestClockDeps, org: string, id: string) {
+/** Until the advance `id` of the organization's clock has ended (run by another runner). */
+async function waitForEnd(deps: TestClockDeps, id: string, org: string) {
   for (;;) {
     const row = await repo.findClock(deps.lifecycle.db, org);
     if (!row || row.advance_id !== id || row.status !== "advancing") return;
