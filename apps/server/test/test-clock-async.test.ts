@@ -238,45 +238,61 @@ describe("one advance at a time", () => {
 });
 
 describe("a process that dies in the middle of an advance", () => {
-  it("leaves it to the next process, which finishes it once: every renewal charged once, the counts kept", async () => {
-    // The first process dies at the advance's second stop: after the first month's renewals.
-    const first = await start({ KASSA_CRASH_AT: "test-clock.stepped" });
-    const { merchant, token, products } = await shop(first, "Phoenix", [1500]);
-    expect((await advance(first, token, { by: "PT1M" })).status).toBe(200);
-    for (let i = 0; i < 3; i++) await subscribe(first, token, products[0]!, i);
-    const exited = new Promise((r) => (first as unknown as ProcessTestServer).child.once("exit", r));
-    const begun = await advance(first, token, { by: "P3M", wait: false });
-    expect(begun.status, JSON.stringify(begun.body)).toBe(202);
-    await exited;
-    servers.splice(servers.indexOf(first), 1);
+  // Asynchronous: the job queue was running it. Synchronous: the request was, and the job
+  // written beside it (due a lease later) takes it over.
+  it.each([
+    { wait: false, name: "Phoenix" },
+    { wait: true, name: "Lazarus" },
+  ])(
+    "leaves it to the next process, which finishes it once: every renewal charged once, the counts kept (wait: $wait)",
+    async ({ wait, name }) => {
+      // The first process dies at the advance's second stop: after the first month's renewals.
+      const first = await start({ KASSA_CRASH_AT: "test-clock.stepped" });
+      const { merchant, token, products } = await shop(first, name, [1500]);
+      const frozen = await advance(first, token, { by: "PT1M" });
+      expect(frozen.status).toBe(200);
+      for (let i = 0; i < 3; i++) await subscribe(first, token, products[0]!, i);
+      const exited = new Promise((r) => (first as unknown as ProcessTestServer).child.once("exit", r));
+      if (!wait) {
+        const begun = await advance(first, token, { by: "P3M", wait: false });
+        expect(begun.status, JSON.stringify(begun.body)).toBe(202);
+      } else {
+        // The request dies with its process: no answer.
+        const answer = await advance(first, token, { by: "P3M" }).catch(() => undefined);
+        expect(answer).toBeUndefined();
+      }
+      await exited;
+      servers.splice(servers.indexOf(first), 1);
 
-    // The next process (two of them on PostgreSQL, racing for it) takes it over once the dead
-    // one's lease lapses, from the end of the first month: the dead one's three renewals are
-    // counted in the answer (9, not the 6 left to run), and none is run again.
-    const next = await start({}, { database: first.database! });
-    if (TEST_DB === "postgres") await start({}, { database: first.database! });
-    const seen = await untilReady(next, token);
-    const ready = seen.at(-1)!;
-    expect(ready).toMatchObject({
-      status: "ready",
-      now: begun.body.advance.target,
-      advance: {
-        id: begun.body.advance.id,
-        steps: 3,
-        error: null,
-        ran: { renewals: 9, charges: 9, paid: 9, failed: 0 },
-      },
-    });
-    // 3 subscriptions x 3 months x $15.00 = $135.00: nine paid orders, each charged once.
-    const { orders, charges } = await renewals(next, merchant.organizationId);
-    expect(orders).toHaveLength(9);
-    expect(orders.every((o) => o.status === "paid" && o.total_amount === 1500)).toBe(true);
-    const perSubscription = new Map<string, number>();
-    for (const o of orders)
-      perSubscription.set(o.subscription_id, (perSubscription.get(o.subscription_id) ?? 0) + 1);
-    expect([...perSubscription.values()]).toEqual([3, 3, 3]);
-    expect(charges).toHaveLength(9);
-    expect(new Set(charges.map((c) => c.order_id)).size).toBe(9);
-    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(13_500);
-  }, 600_000);
+      // The next process (two of them on PostgreSQL, racing for it) takes it over once the dead
+      // one's lease lapses, from the end of the first month: the dead one's three renewals are
+      // counted in the answer (9, not the 6 left to run), and none is run again.
+      const next = await start({}, { database: first.database! });
+      if (TEST_DB === "postgres") await start({}, { database: first.database! });
+      const seen = await untilReady(next, token);
+      const ready = seen.at(-1)!;
+      expect(ready).toMatchObject({
+        status: "ready",
+        advance: {
+          previous: frozen.body.clock.now,
+          steps: 3,
+          error: null,
+          ran: { renewals: 9, charges: 9, paid: 9, failed: 0 },
+        },
+      });
+      expect(ready.now).toBe(ready.advance.target);
+      // 3 subscriptions x 3 months x $15.00 = $135.00: nine paid orders, each charged once.
+      const { orders, charges } = await renewals(next, merchant.organizationId);
+      expect(orders).toHaveLength(9);
+      expect(orders.every((o) => o.status === "paid" && o.total_amount === 1500)).toBe(true);
+      const perSubscription = new Map<string, number>();
+      for (const o of orders)
+        perSubscription.set(o.subscription_id, (perSubscription.get(o.subscription_id) ?? 0) + 1);
+      expect([...perSubscription.values()]).toEqual([3, 3, 3]);
+      expect(charges).toHaveLength(9);
+      expect(new Set(charges.map((c) => c.order_id)).size).toBe(9);
+      expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(13_500);
+    },
+    600_000,
+  );
 });
