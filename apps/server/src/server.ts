@@ -31,7 +31,7 @@ import {
   startSubscriptionScheduler,
 } from "./modules/subscription-lifecycle/index.js";
 import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
-import { createTestClocks, type TestClocks } from "./modules/test-clocks/index.js";
+import { createTestClocks, type TestClocks, testClockJobs } from "./modules/test-clocks/index.js";
 import { webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
@@ -214,6 +214,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       baseURL: config.baseURL,
       logger,
       testClockConcurrency: config.subscriptions.testClockConcurrency,
+      testClockLeaseMs: config.jobs.leaseMs,
     };
     // What settling a checkout outside a buyer's request needs (processor events, reconciler).
     const purchaseDeps = {
@@ -230,6 +231,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...refundJobs({ processor: payments.processor, events }),
       ...benefitGrantJobs({ clocks, events, connections }),
       ...lifecycleJobs(lifecycle),
+      ...(testClocks ? testClockJobs({ clocks: testClocks, lifecycle }) : []),
       ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
       ...eventJobs({ clocks, events, quietMs: config.usage.stateDebounceMs }),
     ];

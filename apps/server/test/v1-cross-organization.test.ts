@@ -1400,3 +1400,36 @@ describe("references across organizations", () => {
     ).toEqual(beforeA);
   });
 });
+
+describe("the test clock is the caller's own", () => {
+  it("A's advance under way neither shows on B's clock nor stops B's; B's never shows on A's", async () => {
+    // No job worker here: A's asynchronous advance stays `advancing` for the whole case.
+    const begun = await call(server, tokenA, "POST", "/v1/test-clock/advance", { by: "PT1M", wait: false });
+    expect(begun.status, JSON.stringify(begun.body)).toBe(202);
+    expect(begun.body).toMatchObject({ organization_id: a.organizationId, status: "advancing" });
+    const idA = begun.body.advance.id as string;
+
+    const clockB = await call(server, tokenB, "GET", "/v1/test-clock");
+    expect(clockB.status).toBe(200);
+    expect(clockB.body).toMatchObject({ organization_id: b.organizationId, status: "ready", advance: null });
+    // B advances (synchronously) while A's is under way: not refused.
+    const advancedB = await call(server, tokenB, "POST", "/v1/test-clock/advance", { by: "PT1S" });
+    expect(advancedB.status, JSON.stringify(advancedB.body)).toBe(200);
+    expect(advancedB.body.clock).toMatchObject({ organization_id: b.organizationId, status: "ready" });
+    expect(advancedB.body.clock.advance.id).not.toBe(idA);
+    // B's asynchronous one begins too: one advance at a time is per organization.
+    const begunB = await call(server, tokenB, "POST", "/v1/test-clock/advance", { by: "PT1S", wait: false });
+    expect(begunB.status, JSON.stringify(begunB.body)).toBe(202);
+
+    // A's is still A's, unchanged by B's; A's second is refused, naming A's own target.
+    const clockA = await call(server, tokenA, "GET", "/v1/test-clock");
+    expect(clockA.body).toMatchObject({
+      organization_id: a.organizationId,
+      status: "advancing",
+      advance: { id: idA, target: begun.body.advance.target },
+    });
+    const refused = await call(server, tokenA, "POST", "/v1/test-clock/advance", { by: "PT1S" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain(begun.body.advance.target);
+  });
+});

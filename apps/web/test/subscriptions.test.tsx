@@ -225,26 +225,54 @@ describe("subscription detail", () => {
     expect((await screen.findByTestId("upcoming-charge")).textContent).toContain("$19.00");
   });
 
-  it("the sandbox banner shows the simulated date and advances the clock, saying what ran", async () => {
+  it("the sandbox banner advances the clock without waiting: its progress until ready, then what ran, and the pages refreshed", async () => {
+    const noneRan = { renewals: 0, ended: 0, charges: 0, paid: 0, failed: 0, revoked: 0, trial_reminders: 0 };
+    const clock = (now: string, status: "ready" | "advancing", advance: Record<string, unknown> | null) => ({
+      organization_id: "org-1",
+      now,
+      frozen: advance !== null,
+      offset_seconds: 0,
+      advanced_at: null,
+      status,
+      advance: advance && {
+        id: "adv-1",
+        previous: "2026-03-01T10:00:00Z",
+        target: "2026-04-01T10:00:00Z",
+        progress: 0,
+        steps: 0,
+        ran: noneRan,
+        started_at: "2026-03-01T10:00:00Z",
+        finished_at: null,
+        error: null,
+        ...advance,
+      },
+    });
+    // The server's answers: the clock ready; the advance begun (202); read again while it runs
+    // (half way, one renewal paid so far); then ready with what ran.
+    let begun = false;
+    let readsSince = 0;
     const { requests } = stubServer({
       ...dashboardAnswers("owner"),
       "/v1/subscriptions/": page([active]),
-      "/v1/test-clock": {
-        organization_id: "org-1",
-        now: "2026-03-01T10:00:00Z",
-        offset_seconds: 0,
-        advanced_at: null,
+      "/v1/test-clock": () => {
+        if (!begun) return clock("2026-03-01T10:00:00Z", "ready", null);
+        readsSince += 1;
+        if (readsSince === 1)
+          return clock("2026-03-16T10:00:00Z", "advancing", {
+            progress: 0.5,
+            steps: 1,
+            ran: { ...noneRan, renewals: 1, charges: 1, paid: 1 },
+          });
+        return clock("2026-04-01T10:00:00Z", "ready", {
+          progress: 1,
+          steps: 3,
+          ran: { renewals: 3, ended: 0, charges: 3, paid: 2, failed: 1, revoked: 0, trial_reminders: 0 },
+          finished_at: "2026-03-01T10:00:09Z",
+        });
       },
-      "POST /v1/test-clock/advance": {
-        clock: {
-          organization_id: "org-1",
-          now: "2026-04-01T10:00:00Z",
-          offset_seconds: 2_678_400,
-          advanced_at: null,
-        },
-        previous: "2026-03-01T10:00:00Z",
-        steps: 1,
-        ran: { renewals: 3, ended: 0, charges: 3, paid: 2, failed: 1, revoked: 0, trial_reminders: 0 },
+      "POST /v1/test-clock/advance": () => {
+        begun = true;
+        return answerWith(202, clock("2026-03-01T10:00:00Z", "advancing", {}));
       },
     });
     const { user } = renderApp("/dashboard/acme/subscriptions", { session });
@@ -253,10 +281,35 @@ describe("subscription detail", () => {
     await waitFor(() => expect(listCalls()).toBeGreaterThan(0));
     const before = listCalls();
     await user.click(within(banner).getByRole("button", { name: "+1 month" }));
-    const result = await within(banner).findByRole("status");
+    expect(requests.find((r) => r.path === "/v1/test-clock/advance")?.body).toEqual({
+      by: "P1M",
+      wait: false,
+    });
+
+    // At once: advancing, at 0%, the buttons disabled until it is done.
+    const progress = await within(banner).findByTestId("advance-progress");
+    expect(
+      within(progress).getByRole("progressbar", { name: "Advance progress" }).getAttribute("aria-valuenow"),
+    ).toBe("0");
+    expect(within(banner).getByRole("button", { name: "+1 day" })).toHaveProperty("disabled", true);
+    // Half way, as the next read says: the simulated date moves, and what ran so far.
+    await waitFor(
+      () =>
+        expect(
+          within(banner).getByRole("progressbar", { name: "Advance progress" }).getAttribute("aria-valuenow"),
+        ).toBe("50"),
+      { timeout: 5000 },
+    );
+    expect(within(banner).getByTestId("advance-progress").textContent).toContain(
+      "so far: 1 renewal, 1 payment succeeded",
+    );
+    expect(listCalls()).toBe(before);
+    // Ready: what ran, the pages' data read again, the buttons back.
+    const result = await within(banner).findByRole("status", {}, { timeout: 5000 });
     expect(result.textContent).toContain("3 renewals, 2 payments succeeded, 1 payment failed");
-    expect(requests.find((r) => r.path === "/v1/test-clock/advance")?.body).toEqual({ by: "P1M" });
+    expect(within(banner).queryByTestId("advance-progress")).toBeNull();
     await waitFor(() => expect(listCalls()).toBeGreaterThan(before));
+    expect(within(banner).getByRole("button", { name: "+1 day" })).toHaveProperty("disabled", false);
   });
 
   it("changes the plan: the preview of now and the next renewal before confirming; a refusal lands on the product", async () => {

@@ -613,7 +613,25 @@ export interface TestClockTable {
   frozen_at: Date;
   /** When (real time) it was last advanced. */
   advanced_at: Date;
+  /** Whether an advance is under way (`advancing`), or how the last one ended. */
+  status: ColumnType<TestClockStatus, TestClockStatus | undefined, TestClockStatus>;
+  /** The last advance (under way or ended): its id, from where to where, and what it ran. */
+  advance_id: string | null;
+  advance_previous: Date | null;
+  advance_target: Date | null;
+  /** Real time. */
+  advance_started_at: Date | null;
+  advance_finished_at: Date | null;
+  advance_steps: ColumnType<number, number | undefined, number>;
+  /** What ran so far (the counts of `DueCounts`). */
+  advance_ran: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
+  advance_error: string | null;
+  /** Who runs the advance, and until when (real time) without renewing the lease. */
+  advance_runner: string | null;
+  advance_locked_until: Date | null;
 }
+
+export type TestClockStatus = "ready" | "advancing" | "failed";
 
 export interface OrderItemTable {
   id: string;

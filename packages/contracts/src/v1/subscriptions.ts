@@ -149,21 +149,69 @@ export const CustomerSubscriptionUpdate = z
   .union([CustomerSubscriptionUpdateProduct, CustomerSubscriptionCancel])
   .meta({ id: "CustomerSubscriptionUpdate" });
 
+/** What an advance ran: the counts of each kind of thing that fell due on the way. */
+export const TestClockRan = z
+  .object({
+    renewals: z.number().int(),
+    ended: z.number().int(),
+    charges: z.number().int(),
+    paid: z.number().int(),
+    failed: z.number().int(),
+    revoked: z.number().int(),
+    trial_reminders: z.number().int(),
+  })
+  .meta({ id: "TestClockRan" });
+
+/** Whether a test clock is advancing, or how its last advance ended. */
+export const TEST_CLOCK_STATUSES = ["ready", "advancing", "failed"] as const;
+
+/**
+ * A test clock's last advance: under way (`advancing`: `ran` and `steps` so far, the clock's
+ * `now` is where the simulated time has got to) or ended (`ready`, or `failed` with `error`).
+ */
+export const TestClockAdvanceState = z
+  .object({
+    id: z.string(),
+    /** Where the clock stood when the advance began. */
+    previous: DateTime,
+    /** Where it is going. */
+    target: DateTime,
+    /** How far the simulated time has got from `previous` to `target`, from 0 to 1. */
+    progress: z.number(),
+    steps: z.number().int(),
+    ran: TestClockRan,
+    /** Real time. */
+    started_at: DateTime,
+    finished_at: DateTime.nullable(),
+    /** Why a `failed` advance stopped (the clock stands where it got to). */
+    error: z.string().nullable(),
+  })
+  .meta({ id: "TestClockAdvanceState" });
+
 /** The sandbox's test clock of an organization. */
 export const TestClock = z
   .object({
     organization_id: z.string(),
-    /** The organization's time now. */
+    /** The organization's time now (while advancing: where the simulated time has got to). */
     now: DateTime,
     /** True once advanced: the time then stands still until the next advance. */
     frozen: z.boolean(),
     /** How far it stands from the real time, in seconds. */
     offset_seconds: z.number(),
     advanced_at: DateTime.nullable(),
+    /** `advancing` while an advance runs (another is refused, 409); `failed` if the last one stopped. */
+    status: z.enum(TEST_CLOCK_STATUSES),
+    /** The last advance; null before the first. */
+    advance: TestClockAdvanceState.nullable(),
   })
   .meta({ id: "TestClock" });
 
-/** `POST /v1/test-clock/advance`: to a time, or by an ISO 8601 duration (`P1M`, `P1Y2M`, `P7D`, `PT12H`). */
+/**
+ * `POST /v1/test-clock/advance`: to a time, or by an ISO 8601 duration (`P1M`, `P1Y2M`, `P7D`,
+ * `PT12H`). `wait` (default true) answers when the advance is done (200, what ran); `false`
+ * answers at once (202, the clock `advancing`) and the advance runs on the job queue: poll
+ * `GET /v1/test-clock` until it is `ready`.
+ */
 export const TestClockAdvance = z
   .strictObject({
     to: z.iso.datetime({ offset: true }).optional(),
@@ -174,6 +222,7 @@ export const TestClockAdvance = z
         "Expected an ISO 8601 duration such as P1M, P7D or PT12H.",
       )
       .optional(),
+    wait: z.boolean().optional(),
   })
   .meta({ id: "TestClockAdvance" });
 
@@ -183,15 +232,7 @@ export const TestClockAdvanceResult = z
     clock: TestClock,
     previous: DateTime,
     steps: z.number().int(),
-    ran: z.object({
-      renewals: z.number().int(),
-      ended: z.number().int(),
-      charges: z.number().int(),
-      paid: z.number().int(),
-      failed: z.number().int(),
-      revoked: z.number().int(),
-      trial_reminders: z.number().int(),
-    }),
+    ran: TestClockRan,
   })
   .meta({ id: "TestClockAdvanceResult" });
 

@@ -39,6 +39,7 @@ import { migration as m0893_usage_rules } from "./0893_usage_rules.js";
 import { migration as m0894_oauth_connect_states } from "./0894_oauth_connect_states.js";
 import { migration as m0897_catalog_version } from "./0897_catalog_version.js";
 import { migration as m0900_session_epoch } from "./0900_session_epoch.js";
+import { migration as m0901_test_clock_advance } from "./0901_test_clock_advance.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -77,4 +78,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0894_oauth_connect_states": m0894_oauth_connect_states,
   "0897_catalog_version": m0897_catalog_version,
   "0900_session_epoch": m0900_session_epoch,
+  "0901_test_clock_advance": m0901_test_clock_advance,
 };

@@ -9,7 +9,8 @@ import { requireCustomer, requireScope } from "./scopes.js";
 /** Every `/v1` operation takes an organization access token (or the dashboard's session). */
 export const security = [{ access_token: [] }];
 
-const ErrorBody = (name: string) => z.object({ error: z.literal(name), detail: z.string() }).openapi(name);
+export const ErrorBody = (name: string) =>
+  z.object({ error: z.literal(name), detail: z.string() }).openapi(name);
 
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 

@@ -18,7 +18,7 @@ export function findCustomer(db: Db, organizationId: string, id: string): Promis
 
 /** Records `customer.state_changed` with the customer's state (Polar's `CustomerState`). */
 export async function emitCustomerStateChanged(trx: Trx, ctx: Ctx, customerId: string): Promise<void> {
-  const row = await repo.findCustomer(trx, ctx.organizationId, customerId, { withDeleted: true });
+  const [row] = await repo.findCustomersByIdOnce(trx, ctx.organizationId, [customerId]);
   if (!row) return;
   await emit(ctx, trx, "customer.state_changed", await customerState(trx, row));
 }

@@ -10,6 +10,7 @@ export {
   findByEmail as findCustomerByEmail,
   findByExternalId as findCustomerByExternalId,
   findCustomersById,
+  findCustomersByIdOnce,
   markEmailVerified as markCustomerEmailVerified,
   setProcessorCustomer,
 } from "./repository.js";

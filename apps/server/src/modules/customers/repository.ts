@@ -3,6 +3,7 @@ import { metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js
 import type { CustomerTable, SubscriptionTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
+import { forgetCustomers, throughCustomerMemo } from "./memo.js";
 import type { CustomerRow } from "./wire.js";
 
 export type CustomerSortField = "created_at" | "email" | "name";
@@ -28,12 +29,21 @@ export function insertCustomerIfFree(
   db: Db,
   row: Insertable<CustomerTable>,
 ): Promise<CustomerRow | undefined> {
-  return db
-    .insertInto("kassa_customer")
-    .values(row)
-    .onConflict((oc) => oc.doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  return written(
+    db,
+    db
+      .insertInto("kassa_customer")
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .returningAll()
+      .executeTakeFirst(),
+  );
+}
+
+/** A write of customers: the transaction's memo (memo.ts) forgets what it read, before and after. */
+function written<T>(db: Db, write: Promise<T>): Promise<T> {
+  forgetCustomers(db);
+  return write.finally(() => forgetCustomers(db));
 }
 
 export function findCustomer(
@@ -111,14 +121,17 @@ export async function listCustomers(
 }
 
 export function updateCustomer(db: Db, organizationId: string, id: string, patch: Updateable<CustomerTable>) {
-  return db
-    .updateTable("kassa_customer")
-    .set(patch)
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .returningAll()
-    .executeTakeFirst();
+  return written(
+    db,
+    db
+      .updateTable("kassa_customer")
+      .set(patch)
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", id)
+      .where("deleted_at", "is", null)
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
 /**
@@ -178,16 +191,29 @@ export function findCustomersById(db: Db, organizationId: string, ids: string[])
 }
 
 /**
+ * `findCustomersById`, remembered for the transaction `db` (memo.ts): the readers that render
+ * a customer into an event, a wire shape or a mail, several times in one transaction.
+ */
+export function findCustomersByIdOnce(db: Db, organizationId: string, ids: string[]) {
+  return throughCustomerMemo(db, organizationId, ids, (missing) =>
+    findCustomersById(db, organizationId, missing),
+  );
+}
+
+/**
  * Records the processor's customer on a Kassa customer that has none yet (a guarded update:
  * one set first wins), in the caller's transaction.
  */
 export async function setProcessorCustomer(db: Db, customerId: string, processorCustomerId: string) {
-  await db
-    .updateTable("kassa_customer")
-    .set({ processor_customer_id: processorCustomerId })
-    .where("id", "=", customerId)
-    .where("processor_customer_id", "is", null)
-    .execute();
+  await written(
+    db,
+    db
+      .updateTable("kassa_customer")
+      .set({ processor_customer_id: processorCustomerId })
+      .where("id", "=", customerId)
+      .where("processor_customer_id", "is", null)
+      .execute(),
+  );
 }
 
 /** The customer proved they read mail at this address (a portal sign-in code): Polar marks it verified. */
@@ -198,12 +224,15 @@ export async function markEmailVerified(
   email: string,
   now: Date,
 ) {
-  await db
-    .updateTable("kassa_customer")
-    .set({ email_verified: true, modified_at: now })
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .where(sql<boolean>`lower(email) = lower(${email})`)
-    .where("email_verified", "=", false)
-    .execute();
+  await written(
+    db,
+    db
+      .updateTable("kassa_customer")
+      .set({ email_verified: true, modified_at: now })
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", id)
+      .where(sql<boolean>`lower(email) = lower(${email})`)
+      .where("email_verified", "=", false)
+      .execute(),
+  );
 }

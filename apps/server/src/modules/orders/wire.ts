@@ -1,6 +1,6 @@
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
-import { customerWire, findCustomersById } from "../customers/index.js";
+import { customerWire, findCustomersByIdOnce } from "../customers/index.js";
 import { findProductsOnce, productSummary } from "../products/index.js";
 import {
   addressWire,
@@ -44,7 +44,7 @@ export async function orderWire(
       db,
       rows.map((r) => r.id),
     ),
-    findCustomersById(db, organizationId, distinct(rows.map((r) => r.customer_id))),
+    findCustomersByIdOnce(db, organizationId, distinct(rows.map((r) => r.customer_id))),
     findProductsOnce(db, organizationId, distinct(rows.map((r) => r.product_id))),
     discountsById(
       db,

@@ -27,6 +27,8 @@ export interface LifecycleDeps {
   logger: Logger;
   /** How many renewals a test clock's advance runs at once (default 1). */
   testClockConcurrency?: number;
+  /** How long a test clock's advance is held by its runner without renewing (default a minute). */
+  testClockLeaseMs?: number;
 }
 
 /** Kassa acting for an organization, on that organization's clock. */

@@ -2,7 +2,7 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import { formatMoney } from "../../kit/money.js";
 import { mailTemplates } from "../../mail/templates.js";
-import { findCustomer } from "../customers/index.js";
+import { findCustomersByIdOnce } from "../customers/index.js";
 import { documentUrl } from "../invoices/index.js";
 import type { OrderRow } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
@@ -12,7 +12,7 @@ import { type LifecycleDeps, ymd } from "./deps.js";
 
 /** Who a subscription's mail goes to and what it names; undefined when the customer is gone. */
 async function party(deps: LifecycleDeps, trx: Transaction<KassaDatabase>, sub: SubscriptionRow) {
-  const customer = await findCustomer(trx, sub.organization_id, sub.customer_id);
+  const [customer] = await findCustomersByIdOnce(trx, sub.organization_id, [sub.customer_id]);
   if (!customer?.email || customer.deleted_at) return undefined;
   const organization = await findOrganization(trx, sub.organization_id);
   const [product] = await findProductsOnce(trx, sub.organization_id, [sub.product_id]);

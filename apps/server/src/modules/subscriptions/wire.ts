@@ -2,7 +2,7 @@ import type { AddressValue } from "../../db/schema.js";
 import { iso } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { subscriptionMeters } from "../customer-meters/index.js";
-import { customerWire, findCustomersById } from "../customers/index.js";
+import { customerWire, findCustomersByIdOnce } from "../customers/index.js";
 import { type DiscountRow, findDiscountsById } from "../discounts/index.js";
 import { pricesToWireOnce, productWiresOnce } from "../products/index.js";
 import type * as repo from "./repository.js";
@@ -116,7 +116,7 @@ export type SubscriptionBaseWire = ReturnType<typeof subscriptionBase>;
  */
 export async function subscriptionWire(db: Db, organizationId: string, rows: repo.SubscriptionRow[]) {
   const [customers, products, discounts] = await Promise.all([
-    findCustomersById(db, organizationId, [...new Set(rows.map((r) => r.customer_id))]),
+    findCustomersByIdOnce(db, organizationId, [...new Set(rows.map((r) => r.customer_id))]),
     productWiresOnce(db, organizationId, [...new Set(rows.map((r) => r.product_id))]),
     discountsById(
       db,

@@ -9,6 +9,8 @@ export interface TestClocks extends Clocks {
   isFrozen(organizationId: string): boolean;
   /** Moves the organization's clock to `at` (never back); answers its time now. */
   moveTo(organizationId: string, at: Date): Promise<Date>;
+  /** Takes note of a time this process wrote to the organization's clock row itself. */
+  keep(organizationId: string, at: Date): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function createTestClocks(opts: {
       keep(organizationId, await repo.moveClock(opts.db, organizationId, at, opts.clock.now()));
       return new Date(times.get(organizationId) ?? at.getTime());
     },
+    keep,
     async close() {
       await unlisten?.();
     },

@@ -1,39 +1,69 @@
-import { Alert, Button, Group, Popover, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Group, Popover, Progress, Stack, Text, TextInput } from "@mantine/core";
 import { IconClockPlay, IconFlask } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ServerError } from "../../lib/auth-client";
 import { formatDateTime } from "../../lib/format";
 import { serverErrorMessage } from "../../lib/server-errors";
 import { useCurrentOrganization } from "../organization/viewer";
 import { ADVANCE_STEPS, advanceSummary, toLocalInput } from "../subscriptions/lifecycle";
-import { type TestClockAdvance, testClockQuery, useAdvanceTestClock } from "./queries";
+import {
+  type TestClockAdvance,
+  testClockQuery,
+  useAdvanceTestClock,
+  useRefreshAfterAdvance,
+} from "./queries";
 
 /**
  * The sandbox's banner above an organization's pages: payments are simulated, the
  * organization's simulated date (its test clock), and "Advance time" (+1 day, +1 week,
  * +1 month, or to a date) which runs what falls due on the way (renewals, charges, dunning,
- * cancellations) and says what ran. Nothing shows on a live server (the clock answers 404).
+ * cancellations). The advance runs on the server without holding the request: the banner
+ * follows its progress (where the simulated time has got to, what ran so far) until the clock
+ * is ready, then says what ran and refreshes the pages' data. An advance under way when the
+ * page opens (another tab, the API) is followed the same way. Nothing shows on a live server
+ * (the clock answers 404).
  */
 export function SandboxBanner() {
   const { organization, viewer } = useCurrentOrganization();
   const organizationId = organization?.id ?? "";
   const clock = useQuery(testClockQuery(organizationId));
   const advance = useAdvanceTestClock(organizationId);
+  const refresh = useRefreshAfterAdvance(organizationId);
   const [ran, setRan] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [picking, setPicking] = useState(false);
   const [to, setTo] = useState("");
+  // The advance being followed: when the clock stops advancing, say how it ended and refresh.
+  const following = useRef<string | null>(null);
+  const status = clock.data?.status;
+  const last = clock.data?.advance;
+  useEffect(() => {
+    if (!last) return;
+    if (status === "advancing") {
+      following.current = last.id;
+      return;
+    }
+    if (following.current !== last.id) return;
+    following.current = null;
+    if (status === "failed")
+      setError(
+        `The advance stopped at ${formatDateTime(clock.data?.now ?? last.target)}: ${last.error ?? "unknown error"}. Advance again to go on.`,
+      );
+    else setRan(`Advanced to ${formatDateTime(last.target)}: ${advanceSummary(last.ran)}.`);
+    void refresh();
+  }, [status, last, clock.data?.now, refresh]);
   if (!clock.data) return null;
   const now = new Date(clock.data.now);
   const canWrite = viewer?.can("billing", "write") ?? false;
+  const advancing = clock.data.status === "advancing" ? clock.data.advance : null;
+  const busy = advance.isPending || advancing !== null;
 
   const run = async (body: TestClockAdvance) => {
     setError(null);
     setRan(null);
     try {
-      const result = await advance.mutateAsync(body);
-      setRan(`Advanced to ${formatDateTime(result.clock.now)}: ${advanceSummary(result.ran)}.`);
+      await advance.mutateAsync(body);
       setPicking(false);
     } catch (e) {
       setError(serverErrorMessage(e as ServerError));
@@ -83,7 +113,7 @@ export function SandboxBanner() {
                   key={step.by}
                   size="compact-sm"
                   variant="default"
-                  disabled={advance.isPending}
+                  disabled={busy}
                   onClick={() => void run({ by: step.by })}
                 >
                   {step.label}
@@ -101,7 +131,7 @@ export function SandboxBanner() {
                   <Button
                     size="compact-sm"
                     variant="default"
-                    disabled={advance.isPending}
+                    disabled={busy}
                     onClick={() => {
                       setTo(toLocalInput(new Date(now.getTime() + 86_400_000)));
                       setPicking((o) => !o);
@@ -119,7 +149,7 @@ export function SandboxBanner() {
                       min={toLocalInput(now)}
                       onChange={(e) => setTo(e.currentTarget.value)}
                     />
-                    <Button size="xs" onClick={toDate} loading={advance.isPending}>
+                    <Button size="xs" onClick={toDate} loading={busy}>
                       Advance
                     </Button>
                   </Stack>
@@ -128,11 +158,32 @@ export function SandboxBanner() {
             </Group>
           )}
         </Group>
-        {advance.isPending && (
+        {advance.isPending && !advancing && (
           <Group gap={6}>
             <IconClockPlay size={16} />
             <Text size="sm">Advancing time and running what falls due…</Text>
           </Group>
+        )}
+        {advancing && (
+          <Stack gap={4} data-testid="advance-progress">
+            <Group gap={6}>
+              <IconClockPlay size={16} />
+              <Text size="sm">
+                Advancing to {formatDateTime(advancing.target)}: the simulated time is at{" "}
+                {formatDateTime(now)}
+                {advancing.ran.renewals > 0 || advancing.ran.charges > 0
+                  ? ` (so far: ${advanceSummary(advancing.ran)})`
+                  : ""}
+                …
+              </Text>
+            </Group>
+            <Progress
+              value={Math.round(advancing.progress * 100)}
+              size="sm"
+              aria-label="Advance progress"
+              animated
+            />
+          </Stack>
         )}
         {ran && (
           <Text size="sm" role="status" data-testid="advance-result">
