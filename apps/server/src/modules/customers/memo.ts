@@ -4,9 +4,10 @@ import type { CustomerRow } from "./wire.js";
 /**
  * Customers read once per transaction. A renewal renders its customer for each shape its
  * events embed (the subscription, the order), for `customer.state_changed` and for its mail:
- * each its own read, five a renewal. Inside one transaction a customer cannot change under the
- * reader unless the transaction itself changes it, so `customersByIdOnce` remembers what it
- * read for the life of that transaction object (a WeakMap on the Kysely `Transaction`, as
+ * each its own read, five a renewal. `throughCustomerMemo` remembers what it read for the life
+ * of that transaction object, so every shape of one renewal shows the customer as of its first
+ * read (at READ COMMITTED another transaction's commit could otherwise show between two of them:
+ * one answer per transaction is the consistent one) (a WeakMap on the Kysely `Transaction`, as
  * products/memo.ts does); outside a transaction (`db` is the pool) nothing is remembered.
  * Every write of `kassa_customer` goes through this module's repository, which forgets the
  * transaction's memo when it writes: a reader after the write reads the row again.
