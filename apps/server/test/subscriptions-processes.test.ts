@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { call, createMerchant, createToken, payByCard } from "./support/v1.js";
 
 /**
  * One charge per renewal, whatever happens to the processes: a process killed after the
@@ -56,22 +56,8 @@ async function shop(server: TestServer, name: string) {
   return { merchant, token, productId: product.body.id as string };
 }
 
-async function subscribe(server: TestServer, token: string, productId: string, n: number) {
-  const c = await call(server, token, "POST", "/v1/checkouts/", {
-    products: [productId],
-    customer_email: `buyer-${n}@example.com`,
-  });
-  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
-  });
-  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
-    confirmation_token_id: card.body.id,
-    customer_billing_address: { country: "FR" },
-  });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
+function subscribe(server: TestServer, token: string, productId: string, n: number) {
+  return payByCard(server, token, productId, `buyer-${n}@example.com`);
 }
 
 /** Renewal charges and cycle orders of the organization, per subscription. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { type ProcessTestServer, startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { call, createMerchant, createToken, payByCard } from "./support/v1.js";
 
 /**
  * `POST /v1/test-clock/advance` with `wait: false`: answered at once (202, the clock
@@ -54,23 +54,8 @@ async function shop(server: TestServer, name: string, prices: number[]) {
   return { merchant, token, products };
 }
 
-async function subscribe(server: TestServer, token: string, productId: string, n: number) {
-  const c = await call(server, token, "POST", "/v1/checkouts/", {
-    products: [productId],
-    customer_email: `async-buyer-${n}@example.com`,
-  });
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
-  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
-  });
-  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
-    confirmation_token_id: card.body.id,
-    customer_billing_address: { country: "FR" },
-  });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
+function subscribe(server: TestServer, token: string, productId: string, n: number) {
+  return payByCard(server, token, productId, `async-buyer-${n}@example.com`);
 }
 
 /** Polls the clock until its advance has ended; answers every state seen on the way. */

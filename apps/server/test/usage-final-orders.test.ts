@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { MailCatcher } from "./support/smtp.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { call, createMerchant, createToken, payByCard } from "./support/v1.js";
 
 /**
  * The final usage order of an ending subscription (final.ts) under concurrency, and its mail:
@@ -65,23 +65,8 @@ async function shop(server: TestServer, name: string) {
 
 /** A checkout paid by card for `email`, then `calls` events for its customer. */
 async function subscribe(server: TestServer, token: string, productId: string, email: string, calls: number) {
-  const c = await call(server, token, "POST", "/v1/checkouts/", {
-    products: [productId],
-    customer_email: email,
-  });
-  expect(c.status, JSON.stringify(c.body)).toBe(201);
-  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
-  });
-  const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
-    confirmation_token_id: card.body.id,
-    customer_billing_address: { country: "FR" },
-  });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
-  const subscriptionId = (await call(server, token, "GET", `/v1/checkouts/${c.body.id}`)).body
+  const c = await payByCard(server, token, productId, email);
+  const subscriptionId = (await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body
     .subscription_id as string;
   const sub = await call(server, token, "GET", `/v1/subscriptions/${subscriptionId}`);
   const customerId = sub.body.customer_id as string;

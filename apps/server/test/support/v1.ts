@@ -100,6 +100,37 @@ export async function expectCall(
   return res.body as Json;
 }
 
+/**
+ * A checkout of `productId` for `email`, paid with the sandbox's good test card from France
+ * (expects 201 and 200); answers the checkout as created.
+ */
+export async function payByCard(
+  server: Pick<TestServer, "url">,
+  token: string,
+  productId: string,
+  email: string,
+): Promise<Json> {
+  const checkout = await expectCall(server, token, "POST", "/v1/checkouts/", {
+    products: [productId],
+    customer_email: email,
+  });
+  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: "4242424242424242",
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  await expectCall(
+    server,
+    undefined,
+    "POST",
+    `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+    { confirmation_token_id: card.body.id, customer_billing_address: { country: "FR" } },
+    200,
+  );
+  return checkout;
+}
+
 export const ALL_WRITE_SCOPES = [
   "organizations:read",
   "organizations:write",
