@@ -29,7 +29,8 @@ export function forkBenchServer(script: string, env: Record<string, string>, por
   const at = port ? { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` } : { PORT: "0" };
   const child = fork(script, [], {
     env: { ...env, ...at },
-    execArgv: ["--import", "tsx"],
+    // BENCH_KASSA_ARGS as the main Kassa process (e.g. `--cpu-prof` to profile this one).
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_KASSA_ARGS ?? "").split(" ").filter(Boolean)],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   const name = script.split("/").at(-1);

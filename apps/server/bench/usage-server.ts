@@ -9,14 +9,19 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { loadConfig } from "../dist/config.js";
-import { startKassa } from "../dist/server.js";
+import type * as ConfigModule from "../dist/config.js";
+import type * as ServerModule from "../dist/server.js";
 import { type InsertBaselineRequest, prepareInsertBaseline, runInsertBaseline } from "./insert-baseline.js";
 import { insertAccessToken, insertOrganization, seedRunner } from "./seeded-server.js";
 
 export const BIG = Number(process.env.BENCH_USAGE_EVENTS ?? 1_000_000);
 export const SMALL = 10_000;
 
+// BENCH_USAGE_DIST: another build of the server (a copy of dist/ from an earlier commit, under
+// apps/server so its packages resolve), to measure before and after in alternating runs.
+const dist = process.env.BENCH_USAGE_DIST ?? "../dist";
+const { loadConfig } = (await import(`${dist}/config.js`)) as typeof ConfigModule;
+const { startKassa } = (await import(`${dist}/server.js`)) as typeof ServerModule;
 const kassa = await startKassa(loadConfig());
 const db = kassa.database.db;
 const org = randomUUID();

@@ -18,7 +18,7 @@ import { createMailer } from "./mail/mailer.js";
 export async function prepareDatabase(
   config: KassaConfig,
   logger: Logger,
-  options: { full?: boolean } = {},
+  options: { full?: boolean; until?: string } = {},
 ): Promise<{ description: string; maxConnections: number | undefined }> {
   const secret = resolveAuthSecret(config.authSecret, config.dataDir);
   const database = await openDatabase(config, logger);

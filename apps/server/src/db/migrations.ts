@@ -48,15 +48,19 @@ async function storedFingerprint(db: Kysely<KassaDatabase>): Promise<string | un
 // Arbitrary constant: the advisory lock that serializes migrations between server processes.
 const MIGRATION_LOCK = 7_262_011;
 
-/** Kassa's own migrations (after Better Auth's: some of them refer to its tables). */
-export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
+/**
+ * Kassa's own migrations (after Better Auth's: some of them refer to its tables), all of them,
+ * or up to and including `until` (a migration's name: how a test builds the database an older
+ * version left, to migrate it with rows in it).
+ */
+export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger, until?: string) {
   const migrator = new Migrator({
     db,
     provider,
     migrationTableName: "kassa_migration",
     migrationLockTableName: "kassa_migration_lock",
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = until ? await migrator.migrateTo(until) : await migrator.migrateToLatest();
   for (const r of results ?? []) {
     if (r.status === "Success") logger.info(`applied migration ${r.migrationName}`);
     if (r.status === "Error") logger.error(`migration ${r.migrationName} failed`);
@@ -69,17 +73,24 @@ export async function migrateKassa(db: Kysely<KassaDatabase>, logger: Logger) {
  * `getMigrations`), then Kassa's. A server start skips both when the schema fingerprint stored
  * by the last full run is the one this version expects: comparing Better Auth's schema with the
  * live one reads the catalogue table by table, a third of a second of every start on PGlite.
- * `npm run migrate` (`full`) always compares.
+ * `npm run migrate` (`full`) always compares. `until` stops Kassa's migrations after that one
+ * (tests of a migration over an older version's rows) and stores no fingerprint.
  */
 export async function migrate(
   database: Database,
   authOptions: BetterAuthOptions,
   logger: Logger,
-  options: { full?: boolean } = {},
+  options: { full?: boolean; until?: string } = {},
 ) {
-  const fingerprint = schemaFingerprint(authOptions);
+  // A database stopped short of the latest migration is not up to date: no fingerprint for it.
+  const fingerprint = options.until ? undefined : schemaFingerprint(authOptions);
   const run = async () => {
-    if (!options.full && fingerprint && (await storedFingerprint(database.db)) === fingerprint) {
+    if (
+      !options.full &&
+      !options.until &&
+      fingerprint &&
+      (await storedFingerprint(database.db)) === fingerprint
+    ) {
       logger.debug("schema is up to date (fingerprint unchanged)");
       return;
     }
@@ -91,7 +102,7 @@ export async function migrate(
       });
       await auth.runMigrations();
     }
-    await migrateKassa(database.db, logger);
+    await migrateKassa(database.db, logger, options.until);
     if (fingerprint)
       await sql`insert into kassa_schema_state (id, fingerprint) values (1, ${fingerprint})
         on conflict (id) do update set fingerprint = excluded.fingerprint, updated_at = now()`.execute(

@@ -93,10 +93,22 @@ export function checkUrl(url: URL): void {
   }
 }
 
-/** Reads a body up to the limit; a longer one is refused before it is all in memory. */
+/**
+ * Reads a body up to the limit; a longer one is refused before it is all in memory. A body of
+ * a declared length is read whole (Node's parser delivers exactly that many bytes, and
+ * @hono/node-server's request reads them straight from the socket: asking for `req.body`
+ * instead builds a full WHATWG Request and a web stream over it, a tenth of a small POST's
+ * CPU in a profile); one without (chunked) is read as a stream and cut off at the limit.
+ */
 export async function readBoundedBody(req: Request): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
+  const length = req.headers.get("content-length");
+  const declared = Number(length ?? "0");
   if (declared > MAX_BODY_BYTES) throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+  if (length !== null && /^\d+$/.test(length)) {
+    const whole = Buffer.from(await req.arrayBuffer());
+    if (whole.byteLength > MAX_BODY_BYTES) throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+    return whole.toString("utf8");
+  }
   if (!req.body) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -153,6 +153,9 @@ export function edgeRefusalAsApiError(error: EdgeError): ApiError {
   return RequestValidationError.field(r.loc, r.msg, r.input, r.type);
 }
 
+/** Bodies read by `normalizeRequest` for requests passed on as they came, by request. */
+const readBodies = new WeakMap<Request, string>();
+
 /**
  * Applies the edge rule (kit/edge.ts) to the query, the path and a JSON body, then puts
  * query names and body keys in snake_case before anything reads them: Kassa accepts the
@@ -164,17 +167,31 @@ async function normalizeRequest(req: Request): Promise<Request> {
   checkUrl(url);
   const query = snakeCaseQuery(url.searchParams).toString();
   const search = query ? `?${query}` : "";
-  const bodiless = req.method === "GET" || req.method === "HEAD" || !req.body;
+  const bodiless = req.method === "GET" || req.method === "HEAD";
   // Nothing to rewrite (most reads): the request as it came. A copy costs a full WHATWG
   // Request (headers and all), about 7% of a product list's CPU in a profile.
   if (bodiless && search === url.search) return req;
-  url.search = search;
-  if (bodiless) return new Request(url, req);
+  if (bodiless) {
+    url.search = search;
+    return new Request(url, req);
+  }
   let text = await readBoundedBody(req);
   if (isJsonContentType(req)) {
     const parsed = parseJsonBody(text);
-    if (parsed !== undefined) text = JSON.stringify(snakeCaseKeys(parsed));
+    if (parsed !== undefined) {
+      const snake = snakeCaseKeys(parsed);
+      // Re-serialized only when a key was renamed (Polar's SDKs send snake_case already).
+      if (snake !== parsed) text = JSON.stringify(snake);
+    }
   }
+  // The query as it came (every write but a few): the request itself goes on, its body (read
+  // above) handed to Hono's body cache by the first middleware, instead of a copy of the
+  // request with the text as a new body stream (two WHATWG Requests and a stream per write).
+  if (search === url.search) {
+    readBodies.set(req, text);
+    return req;
+  }
+  url.search = search;
   const headers = new Headers(req.headers);
   headers.delete("content-length");
   return new Request(url, { method: req.method, headers, body: text });
@@ -194,6 +211,14 @@ export function createV1Api(deps: V1Deps) {
     },
   });
   api.onError(renderError(deps.logger));
+  // The body the edge already read (normalizeRequest), as every reader in /v1 takes it: Hono's
+  // body cache (`c.req.json()`, `c.req.text()` and the validators read it from there).
+  api.use("*", async (c, next) => {
+    const text = readBodies.get(c.req.raw);
+    // Hono keeps promises there at run time (its type says the values).
+    if (text !== undefined) (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    await next();
+  });
   api.notFound((c) => c.json(new ResourceNotFound("Not Found").body(), 404));
 
   api.openAPIRegistry.registerComponent("securitySchemes", "access_token", {

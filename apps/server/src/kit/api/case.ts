@@ -13,18 +13,35 @@ export function snakeCase(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
+/**
+ * The value with its keys in snake_case: the value itself when no key needed renaming (so the
+ * caller can tell whether to re-serialize), else a copy.
+ */
 export function snakeCaseKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const renamed = snakeCaseKeys(item);
+      if (renamed !== item) changed = true;
+      return renamed;
+    });
+    return changed ? out : value;
+  }
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
+  let changed = false;
   const entries = Object.entries(value as Record<string, unknown>);
   // The snake_case spelling wins when a body carries both.
   for (const [key, inner] of entries) {
     const name = snakeCase(key);
+    // An own `__proto__` key (JSON.parse makes one) does not survive the copy: a change.
+    if (name !== key || key === "__proto__") changed = true;
     if (name !== key && Object.hasOwn(value, name)) continue;
-    out[name] = OPAQUE.has(name) ? inner : snakeCaseKeys(inner);
+    const renamed = OPAQUE.has(name) ? inner : snakeCaseKeys(inner);
+    if (renamed !== inner) changed = true;
+    out[name] = renamed;
   }
-  return out;
+  return changed ? out : value;
 }
 
 /** Query parameter names in snake_case; `metadata[key]` keeps its key as sent. */
