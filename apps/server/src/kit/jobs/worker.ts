@@ -60,7 +60,10 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const { db, clock, logger } = opts;
   const id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const definitions = new Map(opts.definitions.map((d) => [d.name, d]));
+  /** Every job this worker holds (their leases are renewed), released ones included. */
   const running = new Map<string, Promise<void>>();
+  /** Jobs holding a slot: running and not released by their handler (`ctx.release`). */
+  let busy = 0;
   const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
   let stopped = false;
   let polling: Promise<void> | undefined;
@@ -168,6 +171,12 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
     let completedByHandler = false;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      freeSlot();
+    };
     const ctx: JobContext = {
       db,
       clock,
@@ -182,7 +191,23 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         return { id: job.id, workerId: id, attempts: job.attempts };
       },
       preloaded: definition?.claimRead ? { value: job.preloaded ?? null } : undefined,
+      release,
     };
+    try {
+      await runHandler(job, definition, maxAttempts, ctx, () => completedByHandler);
+    } finally {
+      release();
+    }
+  };
+
+  const runHandler = async (
+    job: ClaimedJob,
+    // biome-ignore lint/suspicious/noExplicitAny: see `definitions`.
+    definition: JobDefinition<any> | undefined,
+    maxAttempts: number,
+    ctx: JobContext,
+    completedByHandler: () => boolean,
+  ) => {
     if (!definition) {
       // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
       await settle(job)
@@ -210,7 +235,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     try {
       await definition.handler(parsed.data, ctx);
       // A handler that completed the job in its own write has committed it already.
-      if (!completedByHandler) await completed(job).execute();
+      if (!completedByHandler()) await completed(job).execute();
     } catch (error) {
       const message = errorText(error);
       if (error instanceof PermanentJobError || job.attempts >= maxAttempts) {
@@ -238,26 +263,38 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
+  // Refill in batches: the slots freed in one turn (jobs finished by one settling statement,
+  // or released as their answers came in) are claimed for together, and those freed while a
+  // claim runs by the next (`wake` folds them into the poll under way).
+  const refill = () => {
+    if (refillSoon) return;
+    refillSoon = true;
+    setImmediate(() => {
+      refillSoon = false;
+      wake();
+    });
+  };
+
+  function freeSlot() {
+    busy -= 1;
+    refill();
+  }
+
   const launch = (job: ClaimedJob) => {
+    busy += 1;
     const task = run(job)
       .catch((error: unknown) =>
         logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
       )
       .finally(() => {
         running.delete(job.id);
-        // Refill in batches: the jobs that finish in one turn (a batch settled by one
-        // statement) free their slots for one claim, and those that finish while a claim runs
-        // for the next (`wake` folds them into the poll under way).
-        if (!refillSoon) {
-          refillSoon = true;
-          setImmediate(() => {
-            refillSoon = false;
-            wake();
-          });
-        }
+        refill();
       });
     running.set(job.id, task);
   };
+
+  /** Slots to claim for: free ones, while released jobs still settling stay under the bound. */
+  const freeSlots = () => Math.min(opts.concurrency - busy, 2 * opts.concurrency - running.size);
 
   const prune = async () => {
     if (clock.now().getTime() - lastPrune < 3600_000) return;
@@ -272,7 +309,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const poll = async () => {
     do {
       again = false;
-      const free = opts.concurrency - running.size;
+      const free = freeSlots();
       if (free <= 0 || stopped) break;
       const jobs = await claim(free);
       for (const job of jobs) launch(job);

@@ -68,6 +68,9 @@ async function attemptDelivery(
   }
   const succeeded = status !== null && status >= 200 && status < 300;
   if (succeeded && status !== null) {
+    // The POST is done: another delivery may start while this one's outcome is written (the
+    // job stays claimed until then, so a crash before the commit means the send is posted again).
+    ctx.release();
     // Settled with the other successes of the moment: attempt, send and job in one statement.
     await settler.settle(
       {
@@ -130,6 +133,7 @@ function createSuccessSettler(): SuccessSettler {
   };
   let queue: Waiting[] = [];
   let running = false;
+  let scheduled = false;
   const flush = async () => {
     running = true;
     while (queue.length > 0) {
@@ -171,7 +175,17 @@ function createSuccessSettler(): SuccessSettler {
           db,
           done: (error) => (error === undefined ? resolve() : reject(error)),
         });
-        if (!running) void flush();
+        // At the end of this turn of the event loop, so that every answer that came in with
+        // this one joins the batch. On PGlite a statement holds the thread: answers arrive
+        // only between statements, all at once, and settling the first alone at once made
+        // batches of one.
+        if (!running && !scheduled) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            void flush();
+          });
+        }
       });
     },
   };
