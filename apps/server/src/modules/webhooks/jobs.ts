@@ -115,9 +115,10 @@ async function attemptDelivery(
 
 /**
  * Successful deliveries settled together: each waits for the statement that logs it, marks
- * its send succeeded and completes its job (one commit for all of them). While one statement
- * runs, the successes that arrive meanwhile gather for the next one, so a quiet worker settles
- * each at once and a busy one a batch per round trip (group commit). A failed statement fails
+ * its send succeeded and completes its job (one commit for all of them). The successes of one
+ * turn of the event loop, and those that arrive while a statement runs, gather for one
+ * statement, so a quiet worker settles each almost at once and a busy one a batch per round
+ * trip (group commit). A failed statement fails
  * every delivery in it, which the worker then retries as any failed attempt.
  */
 interface SuccessSettler {
@@ -175,10 +176,10 @@ function createSuccessSettler(): SuccessSettler {
           db,
           done: (error) => (error === undefined ? resolve() : reject(error)),
         });
-        // At the end of this turn of the event loop, so that every answer that came in with
-        // this one joins the batch. On PGlite a statement holds the thread: answers arrive
-        // only between statements, all at once, and settling the first alone at once made
-        // batches of one.
+        // At the end of this turn of the event loop, so that every answer handled in it joins
+        // the batch. On PGlite a statement begins and ends within one turn (synchronous
+        // WebAssembly between microtasks): settling at once, each answer found the settler
+        // idle and settled alone.
         if (!running && !scheduled) {
           scheduled = true;
           setImmediate(() => {
