@@ -407,6 +407,74 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("claims jobs ahead of a free slot, starts them when one frees, and puts back the unstarted ones at stop with their attempt uncounted", async () => {
+    const started: string[] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const ahead = defineJob({
+      name: "test.ahead",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }) => {
+        started.push(word);
+        if (word === "first") await gate;
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const word of ["first", "second", "third"]) {
+        await ahead.enqueue(trx, { word });
+        await sql`select pg_sleep(0.002)`.execute(trx); // distinct created_at: claimed in this order
+      }
+    });
+    const status = async () =>
+      Object.fromEntries(
+        (await listJobs(database.db, { name: "test.ahead" })).map((r) => [
+          (r.payload as { word: string }).word,
+          `${r.status} ${r.attempts}`,
+        ]),
+      );
+    // One slot, one job ahead: the first runs, the second is held claimed, the third waits.
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      claimAhead: 1,
+      ...fast,
+    });
+    workers.push(worker);
+    await until(async () => {
+      const s = await status();
+      return started.length === 1 && s.second === "running 1";
+    });
+    expect(await status()).toEqual({ first: "running 1", second: "running 1", third: "pending 0" });
+    // Stopping puts the second back as it was; the first finishes within the grace period.
+    const stopping = worker.stop(10_000);
+    await until(async () => (await status()).second === "pending 0");
+    open();
+    await stopping;
+    expect(started).toEqual(["first"]);
+    expect(await status()).toEqual({ first: "completed 1", second: "pending 0", third: "pending 0" });
+    // Another worker runs the rest, each in its first attempt.
+    const next = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      claimAhead: 1,
+      ...fast,
+    });
+    workers.push(next);
+    await until(async () => (await status()).third === "completed 1");
+    expect(await status()).toEqual({ first: "completed 1", second: "completed 1", third: "completed 1" });
+    await next.stop();
+    expect([...started].sort()).toEqual(["first", "second", "third"]);
+  });
+
   it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
     const seen: number[] = [];
     const ping = defineJob({
