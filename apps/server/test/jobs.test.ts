@@ -339,6 +339,142 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("starts another job in a slot its handler released, holds the released job until its outcome, and retries it if that fails", async () => {
+    // Concurrency 1: the first job releases its slot (as a delivery does once its POST has
+    // answered) and waits; the second runs meanwhile; the third waits, since a worker holds at
+    // most twice its concurrency. The first then fails: retried with backoff, as ever.
+    const started: string[] = [];
+    const gates = new Map<string, () => void>();
+    const gate = (word: string) =>
+      new Promise<void>((resolve) => {
+        gates.set(word, resolve);
+      });
+    const released = defineJob({
+      name: "test.released",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }, ctx) => {
+        started.push(`${word} ${ctx.job.attempt}`);
+        if (word === "first" && ctx.job.attempt === 1) {
+          ctx.release();
+          await gate(word);
+          throw new Error("its write failed");
+        }
+        if (word === "second") {
+          ctx.release();
+          await gate(word);
+        }
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const word of ["first", "second", "third"]) {
+        await released.enqueue(trx, { word });
+        await sql`select pg_sleep(0.002)`.execute(trx); // distinct created_at: claimed in this order
+      }
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [released],
+      concurrency: 1,
+      ...fast,
+    });
+    workers.push(worker);
+    await until(async () => gates.has("first") && gates.has("second"));
+    const status = async () =>
+      Object.fromEntries(
+        (await listJobs(database.db, { name: "test.released" })).map((r) => [
+          (r.payload as { word: string }).word,
+          `${r.status} ${r.attempts}`,
+        ]),
+      );
+    // Both held, neither finished; the third not claimed (two held is the bound at concurrency 1).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await status()).toEqual({ first: "running 1", second: "running 1", third: "pending 0" });
+    expect(started).toEqual(["first 1", "second 1"]);
+    gates.get("first")?.();
+    gates.get("second")?.();
+    await until(async () => {
+      const s = await status();
+      return s.first === "completed 2" && s.second === "completed 1" && s.third === "completed 1";
+    });
+    const first = (await listJobs(database.db, { name: "test.released" })).find(
+      (r) => (r.payload as { word: string }).word === "first",
+    );
+    expect(first?.last_error).toBeNull();
+    expect(started.filter((w) => w.startsWith("first"))).toEqual(["first 1", "first 2"]);
+    await worker.stop();
+  });
+
+  it("claims jobs ahead of a free slot, starts them when one frees, and puts back the unstarted ones at stop with their attempt uncounted", async () => {
+    const started: string[] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const ahead = defineJob({
+      name: "test.ahead",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }) => {
+        started.push(word);
+        if (word === "first") await gate;
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const word of ["first", "second", "third"]) {
+        await ahead.enqueue(trx, { word });
+        await sql`select pg_sleep(0.002)`.execute(trx); // distinct created_at: claimed in this order
+      }
+    });
+    const status = async () =>
+      Object.fromEntries(
+        (await listJobs(database.db, { name: "test.ahead" })).map((r) => [
+          (r.payload as { word: string }).word,
+          `${r.status} ${r.attempts}`,
+        ]),
+      );
+    // One slot, one job ahead: the first runs, the second is held claimed, the third waits.
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      claimAhead: 1,
+      ...fast,
+    });
+    workers.push(worker);
+    await until(async () => {
+      const s = await status();
+      return started.length === 1 && s.second === "running 1";
+    });
+    expect(await status()).toEqual({ first: "running 1", second: "running 1", third: "pending 0" });
+    // Stopping puts the second back as it was; the first finishes within the grace period.
+    const stopping = worker.stop(10_000);
+    await until(async () => (await status()).second === "pending 0");
+    open();
+    await stopping;
+    expect(started).toEqual(["first"]);
+    expect(await status()).toEqual({ first: "completed 1", second: "pending 0", third: "pending 0" });
+    // Another worker runs the rest, each in its first attempt.
+    const next = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      claimAhead: 1,
+      ...fast,
+    });
+    workers.push(next);
+    await until(async () => (await status()).third === "completed 1");
+    expect(await status()).toEqual({ first: "completed 1", second: "completed 1", third: "completed 1" });
+    await next.stop();
+    expect([...started].sort()).toEqual(["first", "second", "third"]);
+  });
+
   it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
     const seen: number[] = [];
     const ping = defineJob({

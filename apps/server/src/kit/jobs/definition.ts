@@ -27,6 +27,15 @@ export interface JobContext {
    */
   claim(): JobClaim;
   /**
+   * Frees this job's slot in the worker before the handler returns (a webhook delivery: once
+   * its POST has answered, while its outcome waits to be written): the worker may start another
+   * job meanwhile. Nothing else changes: the job stays claimed and its lease renewed until the
+   * handler's promise settles, and that outcome is what the worker acts on (completed, retried
+   * with backoff, dead), so a crash before it still leaves the job to be run again. A worker
+   * holds at most twice its concurrency of jobs, released ones included.
+   */
+  release(): void;
+  /**
    * What the definition's `claimRead` read for this job in the claim's own statement
    * (`{ value }`, `value` null when it found nothing); absent when the definition has none.
    */

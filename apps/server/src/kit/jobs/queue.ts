@@ -53,10 +53,15 @@ export interface JobClaim {
  */
 export function completeJobsSql(claims: JobClaim[], now: Date): RawBuilder<unknown> {
   const rows = JSON.stringify(claims.map((c) => ({ id: c.id, worker: c.workerId, attempts: c.attempts })));
+  // `j.id = any(ids)` lets the planner find the jobs by primary key: it cannot count the rows
+  // of `jsonb_to_recordset` (it guesses 100), and would otherwise scan every running job's
+  // index entries, dead ones too where nothing vacuums (PGlite).
+  const ids = claims.map((c) => c.id);
   return sql`update kassa_job j
     set status = 'completed', finished_at = ${now}, locked_until = null, last_error = null
     from jsonb_to_recordset(${rows}::jsonb) as c(id uuid, worker text, attempts integer)
-    where j.id = c.id and j.locked_by = c.worker and j.attempts = c.attempts and j.status = 'running'
+    where j.id = any(${ids}::uuid[]) and j.id = c.id and j.locked_by = c.worker
+      and j.attempts = c.attempts and j.status = 'running'
     returning j.id`;
 }
 

@@ -23,6 +23,12 @@ export interface WorkerOptions {
    */
   leaseMs: number;
   backoff: Backoff;
+  /**
+   * Jobs claimed ahead of a free slot (default 0, at most `concurrency`): held claimed (leased)
+   * and started the moment a slot frees, without waiting for a claim's round trip. A worker
+   * stopping puts the ones it never started back in the queue, their attempt not counted.
+   */
+  claimAhead?: number;
   /** Completed jobs are deleted after this long (dead jobs are kept). */
   retentionMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
@@ -60,7 +66,13 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const { db, clock, logger } = opts;
   const id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const definitions = new Map(opts.definitions.map((d) => [d.name, d]));
+  /** Every job this worker holds (their leases are renewed), released ones included. */
   const running = new Map<string, Promise<void>>();
+  /** Jobs holding a slot: running and not released by their handler (`ctx.release`). */
+  let busy = 0;
+  /** Jobs claimed ahead (`claimAhead`), not started yet, oldest first. */
+  let ready: ClaimedJob[] = [];
+  const ahead = Math.max(0, Math.min(opts.claimAhead ?? 0, opts.concurrency));
   const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
   let stopped = false;
   let polling: Promise<void> | undefined;
@@ -168,6 +180,12 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
     let completedByHandler = false;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      freeSlot();
+    };
     const ctx: JobContext = {
       db,
       clock,
@@ -182,7 +200,23 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         return { id: job.id, workerId: id, attempts: job.attempts };
       },
       preloaded: definition?.claimRead ? { value: job.preloaded ?? null } : undefined,
+      release,
     };
+    try {
+      await runHandler(job, definition, maxAttempts, ctx, () => completedByHandler);
+    } finally {
+      release();
+    }
+  };
+
+  const runHandler = async (
+    job: ClaimedJob,
+    // biome-ignore lint/suspicious/noExplicitAny: see `definitions`.
+    definition: JobDefinition<any> | undefined,
+    maxAttempts: number,
+    ctx: JobContext,
+    completedByHandler: () => boolean,
+  ) => {
     if (!definition) {
       // Perhaps a newer version of Kassa enqueued it: leave it for a worker that knows it.
       await settle(job)
@@ -210,7 +244,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     try {
       await definition.handler(parsed.data, ctx);
       // A handler that completed the job in its own write has committed it already.
-      if (!completedByHandler) await completed(job).execute();
+      if (!completedByHandler()) await completed(job).execute();
     } catch (error) {
       const message = errorText(error);
       if (error instanceof PermanentJobError || job.attempts >= maxAttempts) {
@@ -238,26 +272,54 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
+  // Refill in batches: the slots freed in one turn (jobs finished by one settling statement,
+  // or released as their answers came in) are claimed for together, and those freed while a
+  // claim runs by the next (`wake` folds them into the poll under way).
+  const refill = () => {
+    if (refillSoon) return;
+    refillSoon = true;
+    setImmediate(() => {
+      refillSoon = false;
+      wake();
+    });
+  };
+
+  function freeSlot() {
+    busy -= 1;
+    startReady();
+    refill();
+  }
+
+  /** Starts jobs claimed ahead while slots are free. */
+  function startReady() {
+    while (ready.length > 0 && busy < opts.concurrency && !stopped) {
+      const job = ready.shift();
+      if (job) launch(job);
+    }
+  }
+
   const launch = (job: ClaimedJob) => {
+    busy += 1;
     const task = run(job)
       .catch((error: unknown) =>
         logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
       )
       .finally(() => {
         running.delete(job.id);
-        // Refill in batches: the jobs that finish in one turn (a batch settled by one
-        // statement) free their slots for one claim, and those that finish while a claim runs
-        // for the next (`wake` folds them into the poll under way).
-        if (!refillSoon) {
-          refillSoon = true;
-          setImmediate(() => {
-            refillSoon = false;
-            wake();
-          });
-        }
+        refill();
       });
     running.set(job.id, task);
   };
+
+  /**
+   * Jobs to claim: for the free slots and the claim-ahead, while all held (released jobs still
+   * settling, jobs claimed ahead) stay under twice the concurrency.
+   */
+  const claimRoom = () =>
+    Math.min(
+      opts.concurrency - busy + ahead - ready.length,
+      2 * opts.concurrency - running.size - ready.length,
+    );
 
   const prune = async () => {
     if (clock.now().getTime() - lastPrune < 3600_000) return;
@@ -272,14 +334,16 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const poll = async () => {
     do {
       again = false;
-      const free = opts.concurrency - running.size;
-      if (free <= 0 || stopped) break;
-      const jobs = await claim(free);
-      for (const job of jobs) launch(job);
-      if (jobs.length === free) again = true;
+      startReady();
+      const room = claimRoom();
+      if (room <= 0 || stopped) break;
+      const jobs = await claim(room);
+      ready.push(...jobs);
+      startReady();
+      if (jobs.length === room) again = true;
     } while (again && !stopped);
     await prune();
-    if (running.size === 0) {
+    if (running.size === 0 && ready.length === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
       for (const w of waiters) w();
@@ -301,13 +365,13 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   }
 
   const heartbeat = async () => {
-    if (running.size === 0) return;
+    if (running.size === 0 && ready.length === 0) return;
     await db
       .updateTable("kassa_job")
       .set({ locked_until: later(opts.leaseMs) })
       .where("locked_by", "=", id)
       .where("status", "=", "running")
-      .where("id", "in", [...running.keys()])
+      .where("id", "in", [...running.keys(), ...ready.map((j) => j.id)])
       .execute();
   };
 
@@ -347,6 +411,31 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await listening;
       await unlisten?.();
       await polling;
+      // Claimed ahead and never started: back in the queue as they were.
+      const unstarted = ready;
+      ready = [];
+      if (unstarted.length > 0)
+        await db
+          .updateTable("kassa_job")
+          .set({
+            status: "pending",
+            attempts: sql<number>`attempts - 1`,
+            locked_by: null,
+            locked_until: null,
+          })
+          .where("locked_by", "=", id)
+          .where("status", "=", "running")
+          .where(
+            "id",
+            "in",
+            unstarted.map((j) => j.id),
+          )
+          .execute()
+          .catch((error: unknown) =>
+            logger.warn("jobs claimed ahead could not be put back; retried after their lease", {
+              error: errorText(error),
+            }),
+          );
       const all = Promise.allSettled([...running.values()]);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {

@@ -68,6 +68,9 @@ async function attemptDelivery(
   }
   const succeeded = status !== null && status >= 200 && status < 300;
   if (succeeded && status !== null) {
+    // The POST is done: another delivery may start while this one's outcome is written (the
+    // job stays claimed until then, so a crash before the commit means the send is posted again).
+    ctx.release();
     // Settled with the other successes of the moment: attempt, send and job in one statement.
     await settler.settle(
       {
@@ -112,9 +115,10 @@ async function attemptDelivery(
 
 /**
  * Successful deliveries settled together: each waits for the statement that logs it, marks
- * its send succeeded and completes its job (one commit for all of them). While one statement
- * runs, the successes that arrive meanwhile gather for the next one, so a quiet worker settles
- * each at once and a busy one a batch per round trip (group commit). A failed statement fails
+ * its send succeeded and completes its job (one commit for all of them). The successes of one
+ * turn of the event loop, and those that arrive while a statement runs, gather for one
+ * statement, so a quiet worker settles each almost at once and a busy one a batch per round
+ * trip (group commit). A failed statement fails
  * every delivery in it, which the worker then retries as any failed attempt.
  */
 interface SuccessSettler {
@@ -130,6 +134,7 @@ function createSuccessSettler(): SuccessSettler {
   };
   let queue: Waiting[] = [];
   let running = false;
+  let scheduled = false;
   const flush = async () => {
     running = true;
     while (queue.length > 0) {
@@ -171,7 +176,17 @@ function createSuccessSettler(): SuccessSettler {
           db,
           done: (error) => (error === undefined ? resolve() : reject(error)),
         });
-        if (!running) void flush();
+        // At the end of this turn of the event loop, so that every answer handled in it joins
+        // the batch. On PGlite a statement begins and ends within one turn (synchronous
+        // WebAssembly between microtasks): settling at once, each answer found the settler
+        // idle and settled alone.
+        if (!running && !scheduled) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            void flush();
+          });
+        }
       });
     },
   };
