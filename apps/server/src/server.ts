@@ -242,9 +242,6 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
           logger,
           definitions,
           concurrency: config.jobs.concurrency,
-          // Half a batch claimed ahead: a slot freed by a delivery's answer starts the next job
-          // at once instead of after a claim's round trip.
-          claimAhead: Math.ceil(config.jobs.concurrency / 2),
           pollIntervalMs: config.jobs.pollIntervalMs,
           leaseMs: config.jobs.leaseMs,
           backoff: config.jobs.backoff,

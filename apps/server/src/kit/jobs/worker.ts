@@ -23,12 +23,6 @@ export interface WorkerOptions {
    */
   leaseMs: number;
   backoff: Backoff;
-  /**
-   * Jobs claimed ahead of a free slot (default 0, at most `concurrency`): held claimed (leased)
-   * and started the moment a slot frees, without waiting for a claim's round trip. A worker
-   * stopping puts the ones it never started back in the queue, their attempt not counted.
-   */
-  claimAhead?: number;
   /** Completed jobs are deleted after this long (dead jobs are kept). */
   retentionMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
@@ -70,9 +64,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const running = new Map<string, Promise<void>>();
   /** Jobs holding a slot: running and not released by their handler (`ctx.release`). */
   let busy = 0;
-  /** Jobs claimed ahead (`claimAhead`), not started yet, oldest first. */
-  let ready: ClaimedJob[] = [];
-  const ahead = Math.max(0, Math.min(opts.claimAhead ?? 0, opts.concurrency));
   const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
   let stopped = false;
   let polling: Promise<void> | undefined;
@@ -286,16 +277,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   function freeSlot() {
     busy -= 1;
-    startReady();
     refill();
-  }
-
-  /** Starts jobs claimed ahead while slots are free. */
-  function startReady() {
-    while (ready.length > 0 && busy < opts.concurrency && !stopped) {
-      const job = ready.shift();
-      if (job) launch(job);
-    }
   }
 
   const launch = (job: ClaimedJob) => {
@@ -311,15 +293,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     running.set(job.id, task);
   };
 
-  /**
-   * Jobs to claim: for the free slots and the claim-ahead, while all held (released jobs still
-   * settling, jobs claimed ahead) stay under twice the concurrency.
-   */
-  const claimRoom = () =>
-    Math.min(
-      opts.concurrency - busy + ahead - ready.length,
-      2 * opts.concurrency - running.size - ready.length,
-    );
+  /** Slots to claim for: free ones, while released jobs still settling stay under the bound. */
+  const freeSlots = () => Math.min(opts.concurrency - busy, 2 * opts.concurrency - running.size);
 
   const prune = async () => {
     if (clock.now().getTime() - lastPrune < 3600_000) return;
@@ -334,16 +309,14 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const poll = async () => {
     do {
       again = false;
-      startReady();
-      const room = claimRoom();
-      if (room <= 0 || stopped) break;
-      const jobs = await claim(room);
-      ready.push(...jobs);
-      startReady();
-      if (jobs.length === room) again = true;
+      const free = freeSlots();
+      if (free <= 0 || stopped) break;
+      const jobs = await claim(free);
+      for (const job of jobs) launch(job);
+      if (jobs.length === free) again = true;
     } while (again && !stopped);
     await prune();
-    if (running.size === 0 && ready.length === 0) {
+    if (running.size === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
       for (const w of waiters) w();
@@ -365,13 +338,13 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   }
 
   const heartbeat = async () => {
-    if (running.size === 0 && ready.length === 0) return;
+    if (running.size === 0) return;
     await db
       .updateTable("kassa_job")
       .set({ locked_until: later(opts.leaseMs) })
       .where("locked_by", "=", id)
       .where("status", "=", "running")
-      .where("id", "in", [...running.keys(), ...ready.map((j) => j.id)])
+      .where("id", "in", [...running.keys()])
       .execute();
   };
 
@@ -411,31 +384,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await listening;
       await unlisten?.();
       await polling;
-      // Claimed ahead and never started: back in the queue as they were.
-      const unstarted = ready;
-      ready = [];
-      if (unstarted.length > 0)
-        await db
-          .updateTable("kassa_job")
-          .set({
-            status: "pending",
-            attempts: sql<number>`attempts - 1`,
-            locked_by: null,
-            locked_until: null,
-          })
-          .where("locked_by", "=", id)
-          .where("status", "=", "running")
-          .where(
-            "id",
-            "in",
-            unstarted.map((j) => j.id),
-          )
-          .execute()
-          .catch((error: unknown) =>
-            logger.warn("jobs claimed ahead could not be put back; retried after their lease", {
-              error: errorText(error),
-            }),
-          );
       const all = Promise.allSettled([...running.values()]);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
