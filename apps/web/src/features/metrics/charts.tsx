@@ -1,6 +1,7 @@
 import "@mantine/charts/styles.css";
 import type { MetricInterval, MetricsResponse, MetricType } from "@kassa/contracts/v1";
 import { AreaChart, BarChart, LineChart } from "@mantine/charts";
+import { ResponsiveContainer } from "recharts";
 import { numberFormat } from "../../lib/intl";
 import { formatAxis, formatMetric } from "./format";
 import { periodLabel } from "./period";
@@ -20,6 +21,12 @@ export interface MetricChartProps {
   kind?: "area" | "bar" | "line";
   h?: number;
   color?: string;
+  /**
+   * The box's width in pixels, when the caller knows it: the chart is then drawn at that size
+   * at once (recharts' ResponsiveContainer inside Mantine's chart sees a sized one around it
+   * and neither renders empty first nor measures the box).
+   */
+  width?: number;
 }
 
 export function MetricChart({
@@ -32,6 +39,7 @@ export function MetricChart({
   kind = "area",
   h = 220,
   color = "indigo.6",
+  width,
 }: MetricChartProps) {
   const data = answer.periods.map((p) => ({
     period: periodLabel(String(p.timestamp), interval),
@@ -47,14 +55,22 @@ export function MetricChart({
     gridAxis: "y" as const,
     tooltipAnimationDuration: 0,
   };
+  const chart =
+    kind === "bar" ? (
+      <BarChart {...common} />
+    ) : kind === "line" ? (
+      <LineChart {...common} curveType="monotone" withDots={data.length <= 31} />
+    ) : (
+      <AreaChart {...common} curveType="monotone" withDots={false} />
+    );
   return (
     <figure aria-label={`${label} chart`} data-chart={slug} style={{ margin: 0 }}>
-      {kind === "bar" ? (
-        <BarChart {...common} />
-      ) : kind === "line" ? (
-        <LineChart {...common} curveType="monotone" withDots={data.length <= 31} />
+      {width ? (
+        <ResponsiveContainer width={width} height={h}>
+          {chart}
+        </ResponsiveContainer>
       ) : (
-        <AreaChart {...common} curveType="monotone" withDots={false} />
+        chart
       )}
     </figure>
   );
