@@ -51,8 +51,19 @@ export function MetricChart({
     dataKey: "period",
     series: [{ name: slug, label, color }],
     valueFormatter: (v: number) => formatMetric(v, type, currency),
-    yAxisProps: { tickFormatter: (v: number) => formatAxis(v, type, currency), width: 64 },
+    // With a known width, every how many periods a label fits is computed here (from the longest
+    // label), and both axes are given it as a number: recharts then places the ticks without
+    // measuring each label's text in the DOM (a fifth of a chart's first render in a profile).
+    xAxisProps: width ? { interval: labelInterval(data, width) } : undefined,
+    yAxisProps: {
+      tickFormatter: (v: number) => formatAxis(v, type, currency),
+      width: 64,
+      ...(width ? { interval: 0 } : {}),
+    },
     gridAxis: "y" as const,
+    // The grid draws horizontal lines only; recharts still works out where vertical ones would
+    // go (placing and measuring the x labels again) unless told there are none.
+    gridProps: { verticalCoordinatesGenerator: () => [] },
     tooltipAnimationDuration: 0,
   };
   const chart =
@@ -74,6 +85,14 @@ export function MetricChart({
       )}
     </figure>
   );
+}
+
+/** Periods per shown label so that labels (about 7 px a character, 16 px apart) never overlap. */
+export function labelInterval(data: { period: string }[], width: number): number {
+  const plot = Math.max(1, width - 64 - 20);
+  const longest = Math.max(1, ...data.map((d) => d.period.length));
+  const fit = Math.max(1, Math.floor(plot / (longest * 7 + 16)));
+  return Math.max(0, Math.ceil(data.length / fit) - 1);
 }
 
 /** Bars of a few named counts (the cancellation reasons), longest labels on the side. */
