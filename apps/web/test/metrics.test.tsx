@@ -196,12 +196,22 @@ describe("the home page", () => {
 });
 
 describe("the home page's load, a task at a time", () => {
-  /** happy-dom's ResizeObserver never reports: this one reports a 600 px wide box when observing. */
+  /**
+   * happy-dom's ResizeObserver never reports: this one reports `width` for every element
+   * observed, all observers in one task, as a browser does in a rendering step.
+   */
   function reportWidth(width: number) {
+    let pending: (() => void)[] = [];
     class Reporting {
       constructor(private readonly callback: ResizeObserverCallback) {}
       observe(target: Element) {
-        setTimeout(() =>
+        if (pending.length === 0)
+          setTimeout(() => {
+            const now = pending;
+            pending = [];
+            for (const report of now) report();
+          });
+        pending.push(() =>
           this.callback(
             [{ target, contentRect: { width, height: 220 } } as unknown as ResizeObserverEntry],
             this as unknown as ResizeObserver,
