@@ -1,5 +1,13 @@
 import { Skeleton } from "@mantine/core";
-import { type ComponentProps, type ReactNode, startTransition, useEffect, useRef, useState } from "react";
+import {
+  type ComponentProps,
+  type ReactNode,
+  startTransition,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from "react";
 
 /**
  * The charts' module (recharts) is loaded when a metrics page first needs it; no other page
@@ -76,7 +84,9 @@ function useDrawTurn(ready: boolean): { turn: boolean; drawn: () => void } {
 function useObservedWidth(): [(element: HTMLDivElement | null) => void, number | undefined] {
   const [width, setWidth] = useState<number | undefined>(undefined);
   const observer = useRef<ResizeObserver | undefined>(undefined);
-  const ref = (element: HTMLDivElement | null) => {
+  // One function for the component's life, so React does not detach and attach it (and the
+  // observer report again) on every render.
+  const ref = useCallback((element: HTMLDivElement | null) => {
     observer.current?.disconnect();
     observer.current = undefined;
     if (!element || typeof ResizeObserver === "undefined") return;
@@ -85,7 +95,7 @@ function useObservedWidth(): [(element: HTMLDivElement | null) => void, number |
       if (w > 0) startTransition(() => setWidth(w));
     });
     observer.current.observe(element);
-  };
+  }, []);
   return [ref, width];
 }
 
