@@ -2,6 +2,7 @@ import { METRIC_DEFINITIONS, type MetricsResponse } from "@kassa/contracts/v1";
 import { screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cancellationReasons, groupOf } from "../src/features/metrics/analytics-page";
+import { labelInterval } from "../src/features/metrics/charts";
 import { csvFileName, metricsCsv } from "../src/features/metrics/csv";
 import { changeOf, formatChange } from "../src/features/metrics/format";
 import { intervalFor, intervalsFor, previousRange, rangeOf } from "../src/features/metrics/period";
@@ -191,6 +192,95 @@ describe("the home page", () => {
     expect(screen.getAllByRole("link", { name: /create a product/i }).length).toBeGreaterThan(0);
     expect(await screen.findByRole("region", { name: "Get started" })).toBeTruthy();
     expect(screen.getByText("0 of 4 done")).toBeTruthy();
+  });
+});
+
+describe("the home page's load, a task at a time", () => {
+  /**
+   * happy-dom's ResizeObserver never reports: this one reports `width` for every element
+   * observed, all observers in one task, as a browser does in a rendering step.
+   */
+  function reportWidth(width: number) {
+    let pending: (() => void)[] = [];
+    class Reporting {
+      constructor(private readonly callback: ResizeObserverCallback) {}
+      observe(target: Element) {
+        if (pending.length === 0)
+          setTimeout(() => {
+            const now = pending;
+            pending = [];
+            for (const report of now) report();
+          });
+        pending.push(() =>
+          this.callback(
+            [{ target, contentRect: { width, height: 220 } } as unknown as ResizeObserverEntry],
+            this as unknown as ResizeObserver,
+          ),
+        );
+      }
+      unobserve() {}
+      disconnect() {}
+    }
+    vi.stubGlobal("ResizeObserver", Reporting);
+  }
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows the cards first, then draws the revenue chart, then the MRR chart, each in a later task", async () => {
+    reportWidth(600);
+    stubServer(homeAnswers("owner"));
+    // What the page shows after each change of the document, in order.
+    const seen: string[] = [];
+    const look = () => {
+      const cards = document.querySelector('[data-metric="revenue"] [data-testid="metric-value"]') !== null;
+      const revenue = document.querySelector('figure[aria-label="Revenue chart"] svg') !== null;
+      const mrr = document.querySelector('figure[aria-label="MRR chart"] svg') !== null;
+      const state = `cards ${cards}, revenue ${revenue}, mrr ${mrr}`;
+      if (seen.at(-1) !== state) seen.push(state);
+    };
+    const watcher = new MutationObserver(look);
+    watcher.observe(document.body, { childList: true, subtree: true });
+    try {
+      renderApp(HOME, { session });
+      await waitFor(() => expect(within(card("Revenue")).getByText("€1,234.50")).toBeTruthy(), slow);
+      // Both drawn, with the two days' labels on the revenue chart's axis.
+      await waitFor(() => {
+        expect(document.querySelector('figure[aria-label="MRR chart"] svg')).toBeTruthy();
+        const revenue = screen.getByRole("figure", { name: "Revenue chart" });
+        expect(revenue.querySelectorAll(".recharts-xAxis .recharts-cartesian-axis-tick").length).toBe(2);
+      }, slow);
+    } finally {
+      watcher.disconnect();
+    }
+    expect(seen).toContain("cards true, revenue false, mrr false");
+    expect(seen).toContain("cards true, revenue true, mrr false");
+    expect(seen.indexOf("cards true, revenue true, mrr false")).toBeGreaterThan(
+      seen.indexOf("cards true, revenue false, mrr false"),
+    );
+    expect(seen.at(-1)).toBe("cards true, revenue true, mrr true");
+  });
+
+  it("keeps the period's options out of the page until the picker opens", async () => {
+    stubServer(homeAnswers("owner"));
+    const { user } = renderApp(HOME, { session });
+    await screen.findByRole("group", { name: "Revenue" }, slow);
+    expect(document.querySelector('[role="listbox"]')).toBeNull();
+    await user.click(screen.getByRole("combobox", { name: "Period" }));
+    expect(await screen.findByRole("option", { name: "Last 12 months" })).toBeTruthy();
+    // The navigation beside the page is still there and still links (a plain scrolling box now).
+    const nav = screen.getByRole("navigation", { name: "Organization" });
+    expect(within(nav).getByRole("link", { name: "Home" }).getAttribute("href")).toBe("/dashboard/acme");
+  });
+
+  it("labels as many periods as fit the chart's width", () => {
+    // 600 px wide: 600 - 64 (axis) - 20 = 516 px of plot. A year by day, labels like "Mar 12"
+    // (6 characters: 6 * 7 + 16 = 58 px each): 516 / 58 = 8 labels fit, so one label every
+    // ceil(365 / 8) = 46 periods, an interval of 45 skipped between labels.
+    const year = Array.from({ length: 365 }, (_, i) => ({ period: i < 9 ? `Mar ${i + 1}` : "Mar 12" }));
+    expect(labelInterval(year, 600)).toBe(45);
+    // Thirty days at 1,200 px: 1,116 / 58 = 19 fit, one every ceil(30 / 19) = 2: interval 1.
+    expect(labelInterval(year.slice(0, 30), 1200)).toBe(1);
+    // Two days fit anywhere: every label shown.
+    expect(labelInterval(year.slice(0, 2), 600)).toBe(0);
   });
 });
 

@@ -39,6 +39,10 @@ export function PeriodPicker({
         value={period}
         allowDeselect={false}
         w={170}
+        // The options are mounted when the list opens, not hidden in the page from its first
+        // render: a mounted list is positioned at once (floating-ui reads computed styles, a
+        // forced style pass in the middle of the page's first render).
+        comboboxProps={{ keepMounted: false }}
         onChange={(v) => {
           if (!isPeriodKey(v)) return;
           // A custom range starts from the range on screen, so the picker opens where the viewer was.
