@@ -254,7 +254,11 @@ describe("commerce dashboard", () => {
     await page.getByRole("table", { name: "The customer's orders" }).getByText("€30.00").waitFor();
     expect(await page.getByRole("button", { name: "Edit" }).count()).toBe(0);
     expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
+    // The page's reads settled first: a list re-rendered by a late answer between the mouse's
+    // press and release loses the click (a CI run timed out here once, waiting for the order).
+    await page.waitForLoadState("networkidle");
     await page.getByRole("table", { name: "The customer's orders" }).getByRole("link").first().click();
+    await page.waitForURL((u) => /\/orders\/[^/]+$/.test(u.pathname));
     await heading(/^Order /).waitFor();
     expect(await page.getByRole("button", { name: "Refund" }).count()).toBe(0);
   });
