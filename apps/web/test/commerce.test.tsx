@@ -102,6 +102,45 @@ describe("customers", () => {
     expect(requests.find((r) => r.path === "/v1/subscriptions/")?.query.get("customer_id")).toBe("cus-1");
     expect(screen.queryByRole("button", { name: "Edit" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Portal link" })).toBeNull();
+  });
+
+  it("an owner makes a portal link for the customer: asked for only on the click, shown to copy and to open", async () => {
+    const portalUrl = "http://localhost:3000/portal/acme?customer_session_token=polar_cst_abc";
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/customers/cus-1": customer,
+      "/v1/customers/cus-1/state": customerState,
+      "/v1/customer-meters/": page([]),
+      "/v1/orders/": page([]),
+      "/v1/subscriptions/": page([]),
+      "/v1/refunds/": page([]),
+      "/v1/events/": page([]),
+      "POST /v1/customer-sessions/": {
+        created_at: "2026-11-25T10:00:00Z",
+        modified_at: null,
+        id: "cs-1",
+        token: "polar_cst_abc",
+        expires_at: "2026-11-25T11:00:00Z",
+        return_url: null,
+        customer_portal_url: portalUrl,
+        customer_id: "cus-1",
+        customer,
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/customers/cus-1", { session });
+    await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
+    expect(requests.some((r) => r.path === "/v1/customer-sessions/")).toBe(false);
+    await user.click(screen.getByRole("button", { name: "Portal link" }));
+    const dialog = await screen.findByRole("dialog", { name: "Customer portal link" });
+    await within(dialog).findByText(portalUrl);
+    const made = requests.filter((r) => r.method === "POST" && r.path === "/v1/customer-sessions/");
+    expect(made.map((r) => r.body)).toEqual([{ customer_id: "cus-1" }]);
+    expect(within(dialog).getByRole("button", { name: "Copy the portal link" })).toBeTruthy();
+    expect(
+      within(dialog).getByRole("link", { name: "Open the portal as this customer" }).getAttribute("href"),
+    ).toBe(portalUrl);
+    expect(within(dialog).getByText(/signed in to the portal as Ada Buyer/)).toBeTruthy();
   });
 
   it("creating checks the e-mail and country first, then shows the server's 422 at its field", async () => {

@@ -26,9 +26,13 @@ import { customerMeterLedgerQuery } from "../meters/queries";
 import { CustomerForm } from "./customer-form";
 import { CustomerSummarySection } from "./customer-summary";
 import { CustomerTimeline } from "./customer-timeline";
+import { PortalLinkButton } from "./portal-link";
 import { customerStateQuery, useDeleteCustomer } from "./queries";
 
-/** One customer: summary, details, state, orders, subscriptions and timeline; owners and admins edit or delete. */
+/**
+ * One customer: summary, details, state, orders, subscriptions and timeline; owners and admins
+ * edit or delete, and make a link that opens the customer portal as the customer.
+ */
 export function CustomerDetail({
   customer: c,
   organizationId,
@@ -56,6 +60,11 @@ export function CustomerDetail({
         actions={
           canWrite && (
             <Group gap="xs">
+              <PortalLinkButton
+                organizationId={organizationId}
+                customerId={c.id}
+                customerLabel={c.name || c.email}
+              />
               <Button variant="default" leftSection={<IconEdit size={16} />} onClick={() => setEditing(true)}>
                 Edit
               </Button>
