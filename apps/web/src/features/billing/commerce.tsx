@@ -101,10 +101,10 @@ export const BILLING_REASON_LABELS: Record<OrderBillingReason, string> = {
   subscription_meter_cycle: "Usage",
 };
 
-/** A status as a coloured badge, in words (an unknown value shows as it came). */
+/** A status as a coloured badge, in words (an unknown value shows as it came); a `<span>`, as it sits in sentences (a page header's `<p>`). */
 export function StatusBadge({ status, labels }: { status: string; labels: Record<string, string> }) {
   return (
-    <Badge variant="light" color={statusColor[status] ?? "gray"}>
+    <Badge component="span" variant="light" color={statusColor[status] ?? "gray"}>
       {labels[status] ?? status}
     </Badge>
   );
