@@ -7,13 +7,7 @@ import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import { discountOn } from "../discounts/index.js";
-import {
-  formatInvoiceNumber,
-  insertOrder,
-  latestOrderOf,
-  nextInvoiceNumberAndSlug,
-  orderWire,
-} from "../orders/index.js";
+import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
 import {
@@ -31,13 +25,13 @@ import { chargeOrder } from "./charge.js";
 import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
   discountFor,
+  insertQuoteOrder,
   priceAmount,
   prorated,
   type Quote,
   quote,
   quoteRenewal,
   remainingFraction,
-  writeQuoteLines,
 } from "./quote.js";
 import { type BillingEntryRow, insertEntries, pendingEntries } from "./repository.js";
 
@@ -299,37 +293,13 @@ async function insertUpdateOrder(
   now: Date,
 ) {
   const org = sub.organization_id;
-  const latest = await latestOrderOf(trx, sub.id);
-  const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
-  const order = await insertOrder(trx, {
-    id: randomUUID(),
-    organization_id: org,
-    customer_id: sub.customer_id,
-    product_id: sub.product_id,
-    discount_id: null,
-    subscription_id: sub.id,
-    checkout_id: null,
-    status: "pending",
-    billing_reason: "subscription_update",
-    subtotal_amount: q.subtotal,
-    discount_amount: q.discountAmount,
-    net_amount: q.net,
-    tax_amount: q.tax,
-    total_amount: q.total,
-    currency: sub.currency,
-    billing_name: latest?.billing_name ?? null,
-    billing_address: JSON.stringify(latest?.billing_address ?? null),
-    invoice_number: formatInvoiceNumber(slug, number),
-    processor: deps.processor.name,
-    charge_id: null,
-    metadata: JSON.stringify(sub.metadata),
-    custom_field_data: JSON.stringify(sub.custom_field_data),
-    created_at: now,
-    modified_at: null,
-    payment_attempts: 0,
-    payment_attempt_started_at: deps.clock.now(),
+  const order = await insertQuoteOrder(deps, trx, sub, q, {
+    billingReason: "subscription_update",
+    charge: true,
+    discountId: null,
+    periodStart: null,
+    now,
   });
-  await writeQuoteLines(trx, sub, q, order.id, now);
   const [wire] = await orderWire(trx, org, [order]);
   await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
   return order.id;

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import { formatInvoiceNumber, insertOrder, nextInvoiceNumberAndSlug, orderWire } from "../orders/index.js";
+import { orderWire } from "../orders/index.js";
 import {
   BILLABLE_STATUSES,
   lockSubscription,
@@ -13,7 +12,7 @@ import { endScheduled } from "./cancel.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { billFinalUsage } from "./final.js";
 import { mailRenewal } from "./mails.js";
-import { quoteRenewal, resetSubscriptionMeters, writeQuoteLines } from "./quote.js";
+import { insertQuoteOrder, quoteRenewal, resetSubscriptionMeters } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
@@ -67,10 +66,8 @@ export async function cycleSubscription(
       anchorDay,
     );
     const q = await quoteRenewal(deps, trx, sub, start, end);
-    const { discount, subtotal, discountAmount, net, tax: taxAmount, total } = q;
+    const { discount, discountAmount, total } = q;
     const charge = total > 0;
-    const latest = q.latest;
-    const billingAddress = latest?.billing_address ?? null;
 
     const updated = await updateSubscription(trx, sub.id, {
       current_period_start: start,
@@ -93,39 +90,13 @@ export async function cycleSubscription(
     await emitSubscription(ctx, trx, updated, ["subscription.updated"]);
     // Late in the transaction: the organization's invoice counter stays locked until it commits,
     // and renewals of other subscriptions of the organization may be running beside this one.
-    const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
-    const order = await insertOrder(trx, {
-      id: randomUUID(),
-      organization_id: org,
-      customer_id: sub.customer_id,
-      product_id: sub.product_id,
-      discount_id: discount?.id ?? null,
-      subscription_id: sub.id,
-      checkout_id: null,
-      status: charge ? "pending" : "paid",
-      billing_reason: "subscription_cycle",
-      subtotal_amount: subtotal,
-      discount_amount: discountAmount,
-      net_amount: net,
-      tax_amount: taxAmount,
-      total_amount: total,
-      currency: sub.currency,
-      billing_name: latest?.billing_name ?? null,
-      billing_address: JSON.stringify(billingAddress),
-      invoice_number: formatInvoiceNumber(slug, number),
-      processor: charge ? deps.processor.name : null,
-      charge_id: null,
-      metadata: JSON.stringify(sub.metadata),
-      custom_field_data: JSON.stringify(sub.custom_field_data),
-      created_at: now,
-      modified_at: null,
-      subscription_period_start: start,
-      payment_attempts: 0,
-      next_payment_attempt_at: null,
-      // Real time: whether a process is still at it is a question of the real clock.
-      payment_attempt_started_at: charge ? deps.clock.now() : null,
+    const order = await insertQuoteOrder(deps, trx, sub, q, {
+      billingReason: "subscription_cycle",
+      charge,
+      discountId: discount?.id ?? null,
+      periodStart: start,
+      now,
     });
-    await writeQuoteLines(trx, sub, q, order.id, now);
     const [wire] = await orderWire(trx, org, [order], { subscriptions: [updated] });
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.created", data: wire });
     if (!charge) {

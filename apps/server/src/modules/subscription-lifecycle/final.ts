@@ -1,20 +1,13 @@
-import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { meterUsage } from "../customer-meters/index.js";
-import {
-  formatInvoiceNumber,
-  insertOrder,
-  latestOrderOf,
-  nextInvoiceNumberAndSlug,
-  orderWire,
-} from "../orders/index.js";
+import { orderWire } from "../orders/index.js";
 import { findPrices } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 import { mailRenewal } from "./mails.js";
-import { discountFor, meteredLine, quote, resetSubscriptionMeters, writeQuoteLines } from "./quote.js";
+import { discountFor, insertQuoteOrder, meteredLine, quote, resetSubscriptionMeters } from "./quote.js";
 import { pendingEntries } from "./repository.js";
 
 /**
@@ -64,40 +57,14 @@ export async function billFinalUsage(
   if (reason === "subscription_meter_cycle" && discount?.type !== "percentage") discount = null;
   const q = await quote(deps, trx, sub, { priceLines: lines, entries, discount });
   const charge = q.total > 0;
-  const latest = await latestOrderOf(trx, sub.id);
-  const { number, slug } = await nextInvoiceNumberAndSlug(trx, org);
-  const order = await insertOrder(trx, {
-    id: randomUUID(),
-    organization_id: org,
-    customer_id: sub.customer_id,
-    product_id: sub.product_id,
-    discount_id: discount?.id ?? null,
-    subscription_id: sub.id,
-    checkout_id: null,
-    status: charge ? "pending" : "paid",
-    billing_reason: reason,
-    subtotal_amount: q.subtotal,
-    discount_amount: q.discountAmount,
-    net_amount: q.net,
-    tax_amount: q.tax,
-    total_amount: q.total,
-    currency: sub.currency,
-    billing_name: latest?.billing_name ?? null,
-    billing_address: JSON.stringify(latest?.billing_address ?? null),
-    invoice_number: formatInvoiceNumber(slug, number),
-    processor: charge ? deps.processor.name : null,
-    charge_id: null,
-    metadata: JSON.stringify(sub.metadata),
-    custom_field_data: JSON.stringify(sub.custom_field_data),
-    created_at: now,
-    modified_at: null,
+  const order = await insertQuoteOrder(deps, trx, sub, q, {
+    billingReason: reason,
+    charge,
+    discountId: discount?.id ?? null,
     // The period whose usage it bills (the unique index guards only renewals' periods).
-    subscription_period_start: sub.current_period_start,
-    payment_attempts: 0,
-    next_payment_attempt_at: null,
-    payment_attempt_started_at: charge ? deps.clock.now() : null,
+    periodStart: sub.current_period_start,
+    now,
   });
-  await writeQuoteLines(trx, sub, q, order.id, now);
   // The usage just billed closes its period (the ledger settles it): never billed again.
   await resetSubscriptionMeters(trx, sub, now);
   const [wire] = await orderWire(trx, org, [order]);

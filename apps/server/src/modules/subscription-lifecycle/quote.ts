@@ -6,7 +6,15 @@ import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
 import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
-import { firstOrderOf, insertOrderItems, latestOrderOf, type OrderRow } from "../orders/index.js";
+import {
+  firstOrderOf,
+  formatInvoiceNumber,
+  insertOrder,
+  insertOrderItems,
+  latestOrderOf,
+  nextInvoiceNumberAndSlug,
+  type OrderRow,
+} from "../orders/index.js";
 import { findPrices, findProductsOnce, type PriceRow, type ProductRow } from "../products/index.js";
 import { addInterval, type SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
@@ -233,6 +241,71 @@ export function remainingFraction(start: Date, end: Date, now: Date): Decimal {
  * Marks the entries an order billed, and carries what a credit left over (a downgrade larger
  * than the order) to the next order as a new credit entry: a credit is never paid out.
  */
+/** What makes a quote's order one kind or another. */
+export interface QuoteOrder {
+  billingReason:
+    | "subscription_cycle"
+    | "subscription_update"
+    | "subscription_cancel"
+    | "subscription_meter_cycle";
+  /** To be charged (pending, with the processor and its attempt started now), or paid as it is (nothing to charge). */
+  charge: boolean;
+  discountId: string | null;
+  /** The period it bills (renewals, final usage orders; a renewal's is unique); null for a plan change. */
+  periodStart: Date | null;
+  /** The organization's time (the test clock's on a sandbox). */
+  now: Date;
+}
+
+/**
+ * A subscription's order made of a quote (renewal, plan change, final usage bill): the order
+ * with the next invoice number, billed to the name and address of the subscription's latest
+ * order, then its lines. Call it late in the transaction: the organization's invoice counter
+ * stays locked until the transaction commits.
+ */
+export async function insertQuoteOrder(
+  deps: Pick<LifecycleDeps, "processor" | "clock">,
+  db: Db,
+  sub: SubscriptionRow,
+  q: Quote,
+  o: QuoteOrder,
+): Promise<OrderRow> {
+  const { number, slug } = await nextInvoiceNumberAndSlug(db, sub.organization_id);
+  const order = await insertOrder(db, {
+    id: randomUUID(),
+    organization_id: sub.organization_id,
+    customer_id: sub.customer_id,
+    product_id: sub.product_id,
+    discount_id: o.discountId,
+    subscription_id: sub.id,
+    checkout_id: null,
+    status: o.charge ? "pending" : "paid",
+    billing_reason: o.billingReason,
+    subtotal_amount: q.subtotal,
+    discount_amount: q.discountAmount,
+    net_amount: q.net,
+    tax_amount: q.tax,
+    total_amount: q.total,
+    currency: sub.currency,
+    billing_name: q.latest?.billing_name ?? null,
+    billing_address: JSON.stringify(q.latest?.billing_address ?? null),
+    invoice_number: formatInvoiceNumber(slug, number),
+    processor: o.charge ? deps.processor.name : null,
+    charge_id: null,
+    metadata: JSON.stringify(sub.metadata),
+    custom_field_data: JSON.stringify(sub.custom_field_data),
+    created_at: o.now,
+    modified_at: null,
+    subscription_period_start: o.periodStart,
+    payment_attempts: 0,
+    next_payment_attempt_at: null,
+    // Real time: whether a process is still at it is a question of the real clock.
+    payment_attempt_started_at: o.charge ? deps.clock.now() : null,
+  });
+  await writeQuoteLines(db, sub, q, order.id, o.now);
+  return order;
+}
+
 /**
  * Writes a quote onto its order: one item per line (the tax is on the whole net amount, so the
  * first line carries it), then its entries marked billed and any credit carried over.
