@@ -146,6 +146,18 @@ async function hooks(s: Shop, count: number, types?: string[]) {
   return got.map((h) => JSON.parse(h.body) as Json);
 }
 
+/** The mails of one kind sent to an address, in the order they were written. */
+const mailsTo = (kind: string, to: string) =>
+  server.sql<{ subject: string; text_body: string }>(
+    "select subject, text_body from kassa_mail where kind = $1 and to_address = $2 order by created_at, id",
+    kind,
+    to,
+  );
+
+/** The day of `from` plus `days`, as mails write it (2027-02-28). */
+const dayAfter = (from: string, days: number) =>
+  new Date(new Date(from).getTime() + days * DAY).toISOString().slice(0, 10);
+
 async function savePortalCard(portalToken: string, number: string) {
   const res = await call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
     confirmation_token_id: await cardToken(number),
@@ -222,6 +234,46 @@ describe("renewals", () => {
     expect(paid.slice(1).map((e) => new Date(e.timestamp).toISOString())).toEqual(
       orders.slice(1).map((o) => new Date(o.created_at).toISOString()),
     );
+  }, 120_000);
+
+  it("a year of renewals with a discount `once` (the first order only) and one `forever` (every order), to the cent", async () => {
+    const s = await shop("Durations");
+    const product = await monthly(s, 2500);
+    const discount = async (name: string, duration: "once" | "forever") => {
+      const res = await call(server, s.token, "POST", "/v1/discounts/", {
+        name,
+        type: "percentage",
+        basis_points: 1500,
+        duration,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const once = await subscribe(s, product, { discount_id: await discount("Welcome", "once") });
+    const forever = await subscribe(s, product, { discount_id: await discount("Founder", "forever") });
+
+    expect((await advance(s, { by: "P12M" })).ran).toMatchObject({ renewals: 24, paid: 24, failed: 0 });
+
+    // Worked example: 25.00 a month, 15% off = 3.75 off, 21.25. `once`: the checkout's order
+    // only (21.25), then 12 renewals at 25.00 = 300.00, 321.25 in all. `forever`: the checkout
+    // and every renewal at 21.25, 13 x 21.25 = 276.25.
+    const amounts = async (id: string) =>
+      (await ordersOf(id)).map((o) => [o.subtotal_amount, o.discount_amount, o.total_amount]);
+    expect(await amounts(once.subscriptionId)).toEqual([
+      [2500, 375, 2125],
+      ...Array.from({ length: 12 }, () => [2500, 0, 2500]),
+    ]);
+    expect(await amounts(forever.subscriptionId)).toEqual(
+      Array.from({ length: 13 }, () => [2500, 375, 2125]),
+    );
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(32_125 + 27_625);
+    // What each now costs: the `once` discount is gone, the `forever` one stays.
+    const afterOnce = await subscription(s, once.subscriptionId);
+    expect([afterOnce.amount, afterOnce.discount]).toEqual([2500, null]);
+    const afterForever = await subscription(s, forever.subscriptionId);
+    expect(afterForever.amount).toBe(2125);
+    expect(afterForever.discount?.name).toBe("Founder");
   }, 120_000);
 
   it("months keep their anchor day: bought on 31 January, renewed on 28 February and 31 March", async () => {
@@ -330,7 +382,7 @@ describe("dunning", () => {
   it("a card that never pays: retries at +2, +5, +7, +7 days, then the subscription is revoked", async () => {
     const s = await shop("Dunned");
     const product = await monthly(s, 900);
-    const { subscriptionId, portalToken } = await subscribe(s, product);
+    const { subscriptionId, portalToken, email } = await subscribe(s, product);
     await savePortalCard(portalToken, FAILS);
     const result = await advance(s, { by: "P2M" });
     expect(result.ran).toMatchObject({ renewals: 1, charges: 5, failed: 4, revoked: 1, paid: 0 });
@@ -339,6 +391,24 @@ describe("dunning", () => {
     expect(sub.ended_at).not.toBeNull();
     // Revoked 21 days after the first failure (2 + 5 + 7 + 7).
     expect(new Date(sub.ended_at).getTime() - new Date(sub.current_period_start).getTime()).toBe(21 * DAY);
+    // Each of the four failures before the last is mailed, naming the next attempt: the renewal
+    // (day 0) fails, then the retries of day 2 (+2), day 7 (+5), day 14 (+7); day 21 (+7) is the
+    // last. Each mail links to the page that saves a new card.
+    const failures = await mailsTo("subscription-payment-failed", email);
+    expect(failures.map((m) => /try again on (\d{4}-\d{2}-\d{2})/.exec(m.text_body)?.[1])).toEqual(
+      [2, 7, 14, 21].map((d) => dayAfter(sub.current_period_start, d)),
+    );
+    for (const m of failures) {
+      expect(m.subject).toBe("Payment for Pro failed");
+      expect(m.text_body).toContain("$9.00");
+      expect(m.text_body).toMatch(
+        new RegExp(`/subscription/${subscriptionId}/payment-method\\?expires=\\d+&signature=`),
+      );
+    }
+    // The fifth failure ends it, and says why.
+    const ended = await mailsTo("subscription-ended", email);
+    expect(ended.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(ended[0]!.text_body).toContain("its payment failed after every retry");
     const orders = await ordersOf(subscriptionId);
     expect(orders.at(-1)).toMatchObject({ status: "void", payment_attempts: 5 });
     const events = (
@@ -354,7 +424,7 @@ describe("cancellation", () => {
   it("cancel at period end, uncancel, cancel again, and it ends at the period's end without a charge", async () => {
     const s = await shop("Cancel");
     const product = await monthly(s, 1200);
-    const { subscriptionId } = await subscribe(s, product);
+    const { subscriptionId, email } = await subscribe(s, product);
     const polar = sdk(server, s.token);
 
     const canceled = await polar.subscriptions.update({
@@ -387,6 +457,10 @@ describe("cancellation", () => {
       cancel_at_period_end: false,
     });
     expect(notScheduled.status).toBe(400);
+    expect(notScheduled.body).toEqual({
+      error: "BadRequest",
+      detail: "This subscription is not scheduled to be canceled.",
+    });
 
     await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
     const result = await advance(s, { by: "P1M" });
@@ -400,8 +474,33 @@ describe("cancellation", () => {
       cancel_at_period_end: false,
     });
     expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ error: "ResourceUnavailable" });
     const revokeEnded = await call(server, s.token, "DELETE", `/v1/subscriptions/${subscriptionId}`);
     expect(revokeEnded.status).toBe(403);
+    expect(revokeEnded.body).toEqual({
+      error: "AlreadyCanceledSubscription",
+      detail: "This subscription is already canceled or will be at the end of the period.",
+    });
+    const cancelEnded = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: true,
+    });
+    expect(cancelEnded.status).toBe(403);
+    expect(cancelEnded.body.error).toBe("AlreadyCanceledSubscription");
+
+    // The customer is told each time it is canceled (the date they keep it until, a link to
+    // the portal where it can be resumed), and once when it has ended.
+    const canceledMails = await mailsTo("subscription-canceled", email);
+    expect(canceledMails.map((m) => m.subject)).toEqual([
+      "Your Pro subscription is canceled",
+      "Your Pro subscription is canceled",
+    ]);
+    for (const m of canceledMails) {
+      expect(m.text_body).toContain(`You keep it until ${ended.ends_at.slice(0, 10)}`);
+      expect(m.text_body).toContain(`/portal/${s.merchant.slug}`);
+    }
+    const endedMails = await mailsTo("subscription-ended", email);
+    expect(endedMails.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(endedMails[0]!.text_body).toContain("has ended, as you asked");
 
     const types = (
       await hooks(s, 5, ["subscription.canceled", "subscription.uncanceled", "subscription.revoked"])
@@ -424,6 +523,9 @@ describe("cancellation", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.status).toBe("canceled");
     expect(revoked.body.ended_at).not.toBeNull();
+    const revokedMails = await mailsTo("subscription-ended", first.email);
+    expect(revokedMails.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(revokedMails[0]!.text_body).toContain("has ended your Pro subscription");
 
     const second = await subscribe(s, product);
     const portal = await call(
