@@ -627,6 +627,81 @@ describe("a renewal that fails", () => {
   });
 });
 
+describe("cancellations by reason, churn and trials", () => {
+  /**
+   * A shop of its own. On Mon 2030-05-06 10:00 UTC nine customers buy monthly Pro at 1000 (S1 to
+   * S9) and one starts monthly Team at 2400 with a 60-day trial (T, trialing until 2030-07-05).
+   * On 2030-05-10 10:00, S1 to S8 are canceled at the period's end, one with each of the eight
+   * reasons (they end on 2030-06-06 10:00), and S9 is revoked (ended then, no reason).
+   *
+   * |                                   | May  | June | total        |
+   * |-----------------------------------|------|------|--------------|
+   * | canceled subscriptions            | 9    | 0    | 9 (sum)      |
+   * | ... each of the eight reasons     | 1    | 0    | 1            |
+   * | churned (end, or scheduled end)   | 1    | 8    | 9 (sum)      |
+   * | active at the period's end        | 9    | 1    | 1 (last)     | S1-S8 and T; then T
+   * | committed (no end set)            | 1    | 1    | 1            | T
+   * | MRR (non-trialing)                | 8000 | 0    | 0            | S1-S8
+   * | committed MRR                     | 0    | 0    | 0            |
+   * | trial MRR, trial committed MRR    | 2400 | 2400 | 2400         | T
+   */
+  it("counts each reason, the ends where they fall, and trials apart from MRR", async () => {
+    const shop3 = await newShop("Reasons Shop");
+    const t = shop3.token;
+    const pro = await product(t, "Pro", 1000, "month");
+    const team = await call(server, t, "POST", "/v1/products/", {
+      name: "Team",
+      recurring_interval: "month",
+      trial_interval: "day",
+      trial_interval_count: 60,
+      prices: [{ amount_type: "fixed", price_amount: 2400 }],
+    });
+    expect(team.status, JSON.stringify(team.body)).toBe(201);
+    await moveTo(t, "2030-05-06T10:00:00Z");
+    const subs: string[] = [];
+    for (let i = 1; i <= 9; i++) subs.push((await buy(t, pro, `s${i}@reasons.example`)).subscription_id);
+    const trial = (await buy(t, team.body.id, "t@reasons.example")).subscription_id;
+    expect((await call(server, t, "GET", `/v1/subscriptions/${trial}`)).body.status).toBe("trialing");
+
+    await moveTo(t, "2030-05-10T10:00:00Z");
+    const reasons = [
+      "customer_service",
+      "low_quality",
+      "missing_features",
+      "switched_service",
+      "too_complex",
+      "too_expensive",
+      "unused",
+      "other",
+    ];
+    for (const [i, reason] of reasons.entries()) {
+      const res = await call(server, t, "PATCH", `/v1/subscriptions/${subs[i]}`, {
+        cancel_at_period_end: true,
+        customer_cancellation_reason: reason,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    expect((await call(server, t, "DELETE", `/v1/subscriptions/${subs[8]}`)).status).toBe(200);
+
+    const res = await metrics("start_date=2030-05-01&end_date=2030-06-30&interval=month", t);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected: Record<string, [number, number, number]> = {
+      canceled_subscriptions: [9, 0, 9],
+      churned_subscriptions: [1, 8, 9],
+      active_subscriptions: [9, 1, 1],
+      committed_subscriptions: [1, 1, 1],
+      monthly_recurring_revenue: [8000, 0, 0],
+      committed_monthly_recurring_revenue: [0, 0, 0],
+      trial_monthly_recurring_revenue: [2400, 2400, 2400],
+      trial_committed_monthly_recurring_revenue: [2400, 2400, 2400],
+      new_subscriptions: [10, 0, 10],
+    };
+    for (const reason of reasons) expected[`canceled_subscriptions_${reason}`] = [1, 0, 1];
+    for (const [slug, [may, june, total]] of Object.entries(expected))
+      expect([...series(res.body, slug), res.body.totals[slug]], slug).toEqual([may, june, total]);
+  });
+});
+
 describe("the README", () => {
   it("lists every metric with its type, total and definition from the contract", async () => {
     const { readFileSync } = await import("node:fs");
