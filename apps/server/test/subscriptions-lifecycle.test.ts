@@ -297,6 +297,49 @@ describe("renewals", () => {
     expect(after.current_period_end.slice(0, 10)).toBe(`${jan31.getUTCFullYear()}-04-30`);
   }, 60_000);
 
+  it("days and weeks: a daily plan and one every two weeks renew on time, to the cent", async () => {
+    const s = await shop("Weeks");
+    const create = async (name: string, interval: "day" | "week", count: number, amount: number) => {
+      const res = await call(server, s.token, "POST", "/v1/products/", {
+        name,
+        recurring_interval: interval,
+        recurring_interval_count: count,
+        prices: [{ amount_type: "fixed", price_amount: amount }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect([res.body.recurring_interval, res.body.recurring_interval_count]).toEqual([interval, count]);
+      return res.body.id as string;
+    };
+    const daily = await subscribe(s, await create("Daily", "day", 1, 150));
+    const fortnightly = await subscribe(s, await create("Fortnightly", "week", 2, 1400));
+    const sub = await subscription(s, fortnightly.subscriptionId);
+    expect(sub.recurring_interval).toBe("week");
+    expect(Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)).toBe(14 * DAY);
+    const viaSdk = await sdk(server, s.token).subscriptions.get({ id: daily.subscriptionId });
+    expect([viaSdk.recurringInterval, viaSdk.recurringIntervalCount]).toEqual(["day", 1]);
+
+    // 28 days: the daily plan renews 28 times at 1.50 (42.00), the fortnightly one twice at
+    // 14.00 (28.00); with the two checkouts (1.50 + 14.00), 85.50 charged in all.
+    expect((await advance(s, { by: "P28D" })).ran).toMatchObject({ renewals: 30, paid: 30, failed: 0 });
+    const start = (o: { created_at: Date }) => new Date(o.created_at).getTime();
+    const dailyOrders = await ordersOf(daily.subscriptionId);
+    expect(dailyOrders.map((o) => o.total_amount)).toEqual(Array(29).fill(150));
+    expect(dailyOrders.slice(1).map((o, i) => start(o) - start(dailyOrders[0]!) - (i + 1) * DAY)).toEqual(
+      Array(28).fill(0),
+    );
+    const fortnightlyOrders = await ordersOf(fortnightly.subscriptionId);
+    expect(fortnightlyOrders.map((o) => [o.billing_reason, o.total_amount])).toEqual([
+      ["subscription_create", 1400],
+      ["subscription_cycle", 1400],
+      ["subscription_cycle", 1400],
+    ]);
+    expect(fortnightlyOrders.map((o) => (start(o) - start(fortnightlyOrders[0]!)) / DAY)).toEqual([
+      0, 14, 28,
+    ]);
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(8550);
+  }, 120_000);
+
   it("the clock only moves forward, and answers a clear error otherwise", async () => {
     const s = await shop("Clock");
     const before = await call(server, s.token, "GET", "/v1/test-clock");
