@@ -811,3 +811,117 @@ describe("one subscription per customer", () => {
     await subscribe(s, product, {}, "once@example.com");
   });
 });
+
+describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-1.3)", () => {
+  /**
+   * What each change records for the merchant's webhooks, in the order it records them
+   * (`kassa_webhook_event.seq`; deliveries then run in parallel, as Polar's do). Only the
+   * subscription, order and checkout events: `customer.state_changed` and the grants' follow.
+   */
+  const recorder = (organizationId: string) => {
+    let last = "0";
+    return async () => {
+      const rows = await server.sql<{ type: string }>(
+        `select type from kassa_webhook_event
+         where organization_id = $1 and seq > $2::bigint
+           and (type like 'subscription.%' or type like 'order.%' or type like 'checkout.%')
+         order by seq`,
+        organizationId,
+        last,
+      );
+      const all = await server.sql<{ seq: string }>(
+        "select coalesce(max(seq), 0)::text as seq from kassa_webhook_event where organization_id = $1",
+        organizationId,
+      );
+      last = all[0]!.seq;
+      return rows.map((r) => r.type);
+    };
+  };
+
+  it("creation, renewal, a failed renewal, its recovery, cancel, uncancel, the scheduled end, a revoke, dunning to the end", async () => {
+    const s = await shop("Order of events");
+    const product = await monthly(s, 1000);
+    const sent = recorder(s.merchant.organizationId);
+    const polar = sdk(server, s.token);
+
+    // The checkout (created, then confirmed), and its success: .created -> .active -> .updated
+    // -> order.created -> order.updated -> order.paid -> checkout.updated (succeeded).
+    const { subscriptionId, portalToken } = await subscribe(s, product);
+    expect(await sent()).toEqual([
+      "checkout.created",
+      "checkout.updated",
+      "subscription.created",
+      "subscription.active",
+      "subscription.updated",
+      "order.created",
+      "order.updated",
+      "order.paid",
+      "checkout.updated",
+    ]);
+
+    // A paid renewal: .updated (Polar's .cycled first, which SDK 0.47.1 rejects) -> order.created -> order.updated -> order.paid.
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ renewals: 1, paid: 1 });
+    expect(await sent()).toEqual(["subscription.updated", "order.created", "order.updated", "order.paid"]);
+
+    // The first failed payment: the renewal's own events, then .updated -> .past_due.
+    await savePortalCard(portalToken, FAILS);
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ renewals: 1, failed: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+    ]);
+
+    // A retry that pays: .updated -> .active, then order.updated -> order.paid.
+    await savePortalCard(portalToken, GOOD);
+    expect((await advance(s, { by: "PT1M" })).ran).toMatchObject({ paid: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "subscription.active",
+      "order.updated",
+      "order.paid",
+    ]);
+
+    // Cancel at the period's end: .updated -> .canceled; uncancel: .updated -> .uncanceled.
+    await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled"]);
+    await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: false },
+    });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.uncanceled"]);
+
+    // The scheduled end: .updated -> .canceled (again, PR #9473) -> .revoked, and no order.
+    await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled"]);
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ ended: 1, renewals: 0 });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled", "subscription.revoked"]);
+
+    // A revoke (DELETE): .updated -> .canceled -> .revoked.
+    const second = await subscribe(s, product);
+    await sent();
+    expect((await call(server, s.token, "DELETE", `/v1/subscriptions/${second.subscriptionId}`)).status).toBe(
+      200,
+    );
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled", "subscription.revoked"]);
+
+    // Dunning to the end: the first failure as above, a retry that fails changes nothing the
+    // merchant is sent, and the last: its pending order voided (order.updated), then
+    // .updated -> .canceled -> .revoked.
+    const third = await subscribe(s, product);
+    await savePortalCard(third.portalToken, FAILS);
+    await sent();
+    expect((await advance(s, { by: "P2M" })).ran).toMatchObject({ renewals: 1, failed: 4, revoked: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+      "order.updated",
+      "subscription.updated",
+      "subscription.canceled",
+      "subscription.revoked",
+    ]);
+  }, 120_000);
+});
