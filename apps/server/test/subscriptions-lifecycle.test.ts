@@ -276,6 +276,50 @@ describe("renewals", () => {
     expect(afterForever.discount?.name).toBe("Founder");
   }, 120_000);
 
+  it("a free subscription renews without a charge: each period's order is paid at 0", async () => {
+    const s = await shop("Free");
+    const product = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Community",
+      recurring_interval: "month",
+      prices: [{ amount_type: "free", price_currency: "usd" }],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+      products: [product.body.id],
+      customer_email: "free-buyer@example.com",
+    });
+    expect(c.status, JSON.stringify(c.body)).toBe(201);
+    // No card is asked for a free checkout.
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${c.body.client_secret}/confirm`,
+      {
+        customer_billing_address: FR,
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const subscriptionId = (await call(server, s.token, "GET", `/v1/checkouts/${c.body.id}`)).body
+      .subscription_id as string;
+    expect((await subscription(s, subscriptionId)).status).toBe("active");
+
+    const result = await advance(s, { by: "P2M" });
+    expect(result.ran).toMatchObject({ renewals: 2, charges: 0, paid: 0, failed: 0 });
+    expect((await ordersOf(subscriptionId)).map((o) => [o.billing_reason, o.status, o.total_amount])).toEqual(
+      [
+        ["subscription_create", "paid", 0],
+        ["subscription_cycle", "paid", 0],
+        ["subscription_cycle", "paid", 0],
+      ],
+    );
+    expect(await chargesOf(s.merchant.organizationId)).toEqual([]);
+    expect((await subscription(s, subscriptionId)).status).toBe("active");
+    // Each renewal is announced paid, as a charged one is.
+    const paid = await hooks(s, 3, ["order.paid"]);
+    expect(paid.map((e) => e.data.total_amount)).toEqual([0, 0, 0]);
+  }, 60_000);
+
   it("months keep their anchor day: bought on 31 January, renewed on 28 February and 31 March", async () => {
     const s = await shop("Anchor");
     const now = new Date();
