@@ -702,6 +702,48 @@ describe("cancellations by reason, churn and trials", () => {
   });
 });
 
+describe("monthly recurring revenue of daily and weekly plans", () => {
+  /**
+   * A shop of its own, on Mon 2030-07-01 10:00 UTC: one subscription at 12.00 every 2 weeks,
+   * one at 1.00 a day. MRR: 1200 x 52 / (12 x 2) = 2600, and 100 x 365 / 12 = 3041.67, rounded
+   * 3042: 5642 in all, ARR 12 x 5642 = 67704.
+   */
+  it("normalises each to a month as Polar does, rounded per subscription", async () => {
+    const shop4 = await newShop("Weekly Shop");
+    const t = shop4.token;
+    const plan = async (name: string, interval: "day" | "week", count: number, amount: number) => {
+      const res = await call(server, t, "POST", "/v1/products/", {
+        name,
+        recurring_interval: interval,
+        recurring_interval_count: count,
+        prices: [{ amount_type: "fixed", price_amount: amount }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const fortnightly = await plan("Fortnightly", "week", 2, 1200);
+    const daily = await plan("Daily", "day", 1, 100);
+    await moveTo(t, "2030-07-01T10:00:00Z");
+    await buy(t, fortnightly, "fortnight@weekly.example");
+    await buy(t, daily, "daily@weekly.example");
+    const res = await metrics(
+      "start_date=2030-07-01&end_date=2030-07-01&interval=day&metrics=monthly_recurring_revenue&metrics=annual_recurring_revenue&metrics=active_subscriptions",
+      t,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.totals).toEqual({
+      monthly_recurring_revenue: 5642,
+      annual_recurring_revenue: 67704,
+      active_subscriptions: 2,
+    });
+    const one = await metrics(
+      `start_date=2030-07-01&end_date=2030-07-01&interval=day&metrics=monthly_recurring_revenue&product_id=${daily}`,
+      t,
+    );
+    expect(one.body.totals).toEqual({ monthly_recurring_revenue: 3042 });
+  });
+});
+
 describe("the README", () => {
   it("lists every metric with its type, total and definition from the contract", async () => {
     const { readFileSync } = await import("node:fs");
