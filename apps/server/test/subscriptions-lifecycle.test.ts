@@ -320,6 +320,38 @@ describe("renewals", () => {
     expect(paid.map((e) => e.data.total_amount)).toEqual([0, 0, 0]);
   }, 60_000);
 
+  it("renewals carry the tax of the buyer's country on the discounted amount, to the cent", async () => {
+    const s = await shop("Taxed");
+    const rate = await call(server, s.token, "POST", "/v1/tax-rates/", { country: "FR", rate: "8.875" });
+    expect(rate.status, JSON.stringify(rate.body)).toBe(201);
+    const product = await monthly(s, 2500);
+    const discount = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Loyal",
+      type: "percentage",
+      basis_points: 1000,
+      duration: "forever",
+    });
+    expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+    const { subscriptionId } = await subscribe(s, product, { discount_id: discount.body.id });
+    expect((await advance(s, { by: "P3M" })).ran).toMatchObject({ renewals: 3, paid: 3 });
+    // Worked example: 25.00 - 10% = 22.50; 8.875% of 22.50 = 1.996875, 2.00; 24.50 charged for
+    // the checkout and each of the three renewals: 98.00.
+    const taxed = await server.sql<{
+      subtotal_amount: number;
+      discount_amount: number;
+      tax_amount: number;
+      total_amount: number;
+    }>(
+      "select subtotal_amount, discount_amount, tax_amount, total_amount from kassa_order where subscription_id = $1 order by created_at",
+      subscriptionId,
+    );
+    expect(taxed.map((o) => [o.subtotal_amount, o.discount_amount, o.tax_amount, o.total_amount])).toEqual(
+      Array.from({ length: 4 }, () => [2500, 250, 200, 2450]),
+    );
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(9800);
+  }, 60_000);
+
   it("months keep their anchor day: bought on 31 January, renewed on 28 February and 31 March", async () => {
     const s = await shop("Anchor");
     const now = new Date();
