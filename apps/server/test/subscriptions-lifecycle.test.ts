@@ -1000,4 +1000,56 @@ describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-
       "subscription.revoked",
     ]);
   }, 120_000);
+
+  it("a trial extended, then ended now; a plan change invoiced", async () => {
+    const s = await shop("Order of trial events");
+    const sent = recorder(s.merchant.organizationId);
+    const trial = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Trial",
+      recurring_interval: "month",
+      trial_interval: "day",
+      trial_interval_count: 14,
+      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+    });
+    expect(trial.status, JSON.stringify(trial.body)).toBe(201);
+    const bigger = await monthly(s, 4000);
+    const { subscriptionId } = await subscribe(s, trial.body.id);
+    // Created trialing: .created -> .active -> .updated, then Polar's $0 trial order, paid.
+    expect(await sent()).toEqual([
+      "checkout.created",
+      "checkout.updated",
+      "subscription.created",
+      "subscription.active",
+      "subscription.updated",
+      "order.created",
+      "order.updated",
+      "order.paid",
+      "checkout.updated",
+    ]);
+    // PATCH {trial_end: <date>}: .updated only.
+    const sub = await subscription(s, subscriptionId);
+    const later = new Date(Date.parse(sub.trial_end) + 7 * DAY).toISOString();
+    expect(
+      (await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, { trial_end: later }))
+        .status,
+    ).toBe(200);
+    expect(await sent()).toEqual(["subscription.updated"]);
+    // PATCH {trial_end: "now"}: the cycle (Polar's .cycled, then .updated; trialing -> active
+    // is no .active), its order created, charged and paid.
+    expect(
+      (await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, { trial_end: "now" }))
+        .status,
+    ).toBe(200);
+    expect(await sent()).toEqual(["subscription.updated", "order.created", "order.updated", "order.paid"]);
+    // A plan change invoiced now: as Polar's `update_product`, the `subscription_update` order is
+    // made before the subscription's events (order.created, then .updated), then its charge's.
+    await advance(s, { by: "P10D" });
+    await sent();
+    const changed = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: bigger,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await sent()).toEqual(["order.created", "subscription.updated", "order.updated", "order.paid"]);
+  }, 120_000);
 });
