@@ -231,7 +231,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...refundJobs({ processor: payments.processor, events }),
       ...benefitGrantJobs({ clocks, events, connections }),
       ...lifecycleJobs(lifecycle),
-      ...(testClocks ? testClockJobs({ clocks: testClocks, lifecycle }) : []),
+      ...(testClocks ? testClockJobs({ clocks: testClocks, lifecycle, checkouts: purchaseDeps.env }) : []),
       ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
       ...eventJobs({ clocks, events, quietMs: config.usage.stateDebounceMs }),
     ];

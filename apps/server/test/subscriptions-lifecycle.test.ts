@@ -146,6 +146,18 @@ async function hooks(s: Shop, count: number, types?: string[]) {
   return got.map((h) => JSON.parse(h.body) as Json);
 }
 
+/** The mails of one kind sent to an address, in the order they were written. */
+const mailsTo = (kind: string, to: string) =>
+  server.sql<{ subject: string; text_body: string }>(
+    "select subject, text_body from kassa_mail where kind = $1 and to_address = $2 order by created_at, id",
+    kind,
+    to,
+  );
+
+/** The day of `from` plus `days`, as mails write it (2027-02-28). */
+const dayAfter = (from: string, days: number) =>
+  new Date(new Date(from).getTime() + days * DAY).toISOString().slice(0, 10);
+
 async function savePortalCard(portalToken: string, number: string) {
   const res = await call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
     confirmation_token_id: await cardToken(number),
@@ -224,6 +236,122 @@ describe("renewals", () => {
     );
   }, 120_000);
 
+  it("a year of renewals with a discount `once` (the first order only) and one `forever` (every order), to the cent", async () => {
+    const s = await shop("Durations");
+    const product = await monthly(s, 2500);
+    const discount = async (name: string, duration: "once" | "forever") => {
+      const res = await call(server, s.token, "POST", "/v1/discounts/", {
+        name,
+        type: "percentage",
+        basis_points: 1500,
+        duration,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const once = await subscribe(s, product, { discount_id: await discount("Welcome", "once") });
+    const forever = await subscribe(s, product, { discount_id: await discount("Founder", "forever") });
+
+    expect((await advance(s, { by: "P12M" })).ran).toMatchObject({ renewals: 24, paid: 24, failed: 0 });
+
+    // Worked example: 25.00 a month, 15% off = 3.75 off, 21.25. `once`: the checkout's order
+    // only (21.25), then 12 renewals at 25.00 = 300.00, 321.25 in all. `forever`: the checkout
+    // and every renewal at 21.25, 13 x 21.25 = 276.25.
+    const amounts = async (id: string) =>
+      (await ordersOf(id)).map((o) => [o.subtotal_amount, o.discount_amount, o.total_amount]);
+    expect(await amounts(once.subscriptionId)).toEqual([
+      [2500, 375, 2125],
+      ...Array.from({ length: 12 }, () => [2500, 0, 2500]),
+    ]);
+    expect(await amounts(forever.subscriptionId)).toEqual(
+      Array.from({ length: 13 }, () => [2500, 375, 2125]),
+    );
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(32_125 + 27_625);
+    // What each now costs: the `once` discount is gone, the `forever` one stays.
+    const afterOnce = await subscription(s, once.subscriptionId);
+    expect([afterOnce.amount, afterOnce.discount]).toEqual([2500, null]);
+    const afterForever = await subscription(s, forever.subscriptionId);
+    expect(afterForever.amount).toBe(2125);
+    expect(afterForever.discount?.name).toBe("Founder");
+  }, 120_000);
+
+  it("a free subscription renews without a charge: each period's order is paid at 0", async () => {
+    const s = await shop("Free");
+    const product = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Community",
+      recurring_interval: "month",
+      prices: [{ amount_type: "free", price_currency: "usd" }],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+      products: [product.body.id],
+      customer_email: "free-buyer@example.com",
+    });
+    expect(c.status, JSON.stringify(c.body)).toBe(201);
+    // No card is asked for a free checkout.
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${c.body.client_secret}/confirm`,
+      {
+        customer_billing_address: FR,
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const subscriptionId = (await call(server, s.token, "GET", `/v1/checkouts/${c.body.id}`)).body
+      .subscription_id as string;
+    expect((await subscription(s, subscriptionId)).status).toBe("active");
+
+    const result = await advance(s, { by: "P2M" });
+    expect(result.ran).toMatchObject({ renewals: 2, charges: 0, paid: 0, failed: 0 });
+    expect((await ordersOf(subscriptionId)).map((o) => [o.billing_reason, o.status, o.total_amount])).toEqual(
+      [
+        ["subscription_create", "paid", 0],
+        ["subscription_cycle", "paid", 0],
+        ["subscription_cycle", "paid", 0],
+      ],
+    );
+    expect(await chargesOf(s.merchant.organizationId)).toEqual([]);
+    expect((await subscription(s, subscriptionId)).status).toBe("active");
+    // Each renewal is announced paid, as a charged one is.
+    const paid = await hooks(s, 3, ["order.paid"]);
+    expect(paid.map((e) => e.data.total_amount)).toEqual([0, 0, 0]);
+  }, 60_000);
+
+  it("renewals carry the tax of the buyer's country on the discounted amount, to the cent", async () => {
+    const s = await shop("Taxed");
+    const rate = await call(server, s.token, "POST", "/v1/tax-rates/", { country: "FR", rate: "8.875" });
+    expect(rate.status, JSON.stringify(rate.body)).toBe(201);
+    const product = await monthly(s, 2500);
+    const discount = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Loyal",
+      type: "percentage",
+      basis_points: 1000,
+      duration: "forever",
+    });
+    expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+    const { subscriptionId } = await subscribe(s, product, { discount_id: discount.body.id });
+    expect((await advance(s, { by: "P3M" })).ran).toMatchObject({ renewals: 3, paid: 3 });
+    // Worked example: 25.00 - 10% = 22.50; 8.875% of 22.50 = 1.996875, 2.00; 24.50 charged for
+    // the checkout and each of the three renewals: 98.00.
+    const taxed = await server.sql<{
+      subtotal_amount: number;
+      discount_amount: number;
+      tax_amount: number;
+      total_amount: number;
+    }>(
+      "select subtotal_amount, discount_amount, tax_amount, total_amount from kassa_order where subscription_id = $1 order by created_at",
+      subscriptionId,
+    );
+    expect(taxed.map((o) => [o.subtotal_amount, o.discount_amount, o.tax_amount, o.total_amount])).toEqual(
+      Array.from({ length: 4 }, () => [2500, 250, 200, 2450]),
+    );
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(9800);
+  }, 60_000);
+
   it("months keep their anchor day: bought on 31 January, renewed on 28 February and 31 March", async () => {
     const s = await shop("Anchor");
     const now = new Date();
@@ -244,6 +372,49 @@ describe("renewals", () => {
     const after = await subscription(s, subscriptionId);
     expect(after.current_period_end.slice(0, 10)).toBe(`${jan31.getUTCFullYear()}-04-30`);
   }, 60_000);
+
+  it("days and weeks: a daily plan and one every two weeks renew on time, to the cent", async () => {
+    const s = await shop("Weeks");
+    const create = async (name: string, interval: "day" | "week", count: number, amount: number) => {
+      const res = await call(server, s.token, "POST", "/v1/products/", {
+        name,
+        recurring_interval: interval,
+        recurring_interval_count: count,
+        prices: [{ amount_type: "fixed", price_amount: amount }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect([res.body.recurring_interval, res.body.recurring_interval_count]).toEqual([interval, count]);
+      return res.body.id as string;
+    };
+    const daily = await subscribe(s, await create("Daily", "day", 1, 150));
+    const fortnightly = await subscribe(s, await create("Fortnightly", "week", 2, 1400));
+    const sub = await subscription(s, fortnightly.subscriptionId);
+    expect(sub.recurring_interval).toBe("week");
+    expect(Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)).toBe(14 * DAY);
+    const viaSdk = await sdk(server, s.token).subscriptions.get({ id: daily.subscriptionId });
+    expect([viaSdk.recurringInterval, viaSdk.recurringIntervalCount]).toEqual(["day", 1]);
+
+    // 28 days: the daily plan renews 28 times at 1.50 (42.00), the fortnightly one twice at
+    // 14.00 (28.00); with the two checkouts (1.50 + 14.00), 85.50 charged in all.
+    expect((await advance(s, { by: "P28D" })).ran).toMatchObject({ renewals: 30, paid: 30, failed: 0 });
+    const start = (o: { created_at: Date }) => new Date(o.created_at).getTime();
+    const dailyOrders = await ordersOf(daily.subscriptionId);
+    expect(dailyOrders.map((o) => o.total_amount)).toEqual(Array(29).fill(150));
+    expect(dailyOrders.slice(1).map((o, i) => start(o) - start(dailyOrders[0]!) - (i + 1) * DAY)).toEqual(
+      Array(28).fill(0),
+    );
+    const fortnightlyOrders = await ordersOf(fortnightly.subscriptionId);
+    expect(fortnightlyOrders.map((o) => [o.billing_reason, o.total_amount])).toEqual([
+      ["subscription_create", 1400],
+      ["subscription_cycle", 1400],
+      ["subscription_cycle", 1400],
+    ]);
+    expect(fortnightlyOrders.map((o) => (start(o) - start(fortnightlyOrders[0]!)) / DAY)).toEqual([
+      0, 14, 28,
+    ]);
+    const charges = await chargesOf(s.merchant.organizationId);
+    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(8550);
+  }, 120_000);
 
   it("the clock only moves forward, and answers a clear error otherwise", async () => {
     const s = await shop("Clock");
@@ -330,7 +501,7 @@ describe("dunning", () => {
   it("a card that never pays: retries at +2, +5, +7, +7 days, then the subscription is revoked", async () => {
     const s = await shop("Dunned");
     const product = await monthly(s, 900);
-    const { subscriptionId, portalToken } = await subscribe(s, product);
+    const { subscriptionId, portalToken, email } = await subscribe(s, product);
     await savePortalCard(portalToken, FAILS);
     const result = await advance(s, { by: "P2M" });
     expect(result.ran).toMatchObject({ renewals: 1, charges: 5, failed: 4, revoked: 1, paid: 0 });
@@ -339,6 +510,24 @@ describe("dunning", () => {
     expect(sub.ended_at).not.toBeNull();
     // Revoked 21 days after the first failure (2 + 5 + 7 + 7).
     expect(new Date(sub.ended_at).getTime() - new Date(sub.current_period_start).getTime()).toBe(21 * DAY);
+    // Each of the four failures before the last is mailed, naming the next attempt: the renewal
+    // (day 0) fails, then the retries of day 2 (+2), day 7 (+5), day 14 (+7); day 21 (+7) is the
+    // last. Each mail links to the page that saves a new card.
+    const failures = await mailsTo("subscription-payment-failed", email);
+    expect(failures.map((m) => /try again on (\d{4}-\d{2}-\d{2})/.exec(m.text_body)?.[1])).toEqual(
+      [2, 7, 14, 21].map((d) => dayAfter(sub.current_period_start, d)),
+    );
+    for (const m of failures) {
+      expect(m.subject).toBe("Payment for Pro failed");
+      expect(m.text_body).toContain("$9.00");
+      expect(m.text_body).toMatch(
+        new RegExp(`/subscription/${subscriptionId}/payment-method\\?expires=\\d+&signature=`),
+      );
+    }
+    // The fifth failure ends it, and says why.
+    const ended = await mailsTo("subscription-ended", email);
+    expect(ended.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(ended[0]!.text_body).toContain("its payment failed after every retry");
     const orders = await ordersOf(subscriptionId);
     expect(orders.at(-1)).toMatchObject({ status: "void", payment_attempts: 5 });
     const events = (
@@ -354,7 +543,7 @@ describe("cancellation", () => {
   it("cancel at period end, uncancel, cancel again, and it ends at the period's end without a charge", async () => {
     const s = await shop("Cancel");
     const product = await monthly(s, 1200);
-    const { subscriptionId } = await subscribe(s, product);
+    const { subscriptionId, email } = await subscribe(s, product);
     const polar = sdk(server, s.token);
 
     const canceled = await polar.subscriptions.update({
@@ -387,6 +576,10 @@ describe("cancellation", () => {
       cancel_at_period_end: false,
     });
     expect(notScheduled.status).toBe(400);
+    expect(notScheduled.body).toEqual({
+      error: "BadRequest",
+      detail: "This subscription is not scheduled to be canceled.",
+    });
 
     await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
     const result = await advance(s, { by: "P1M" });
@@ -400,8 +593,33 @@ describe("cancellation", () => {
       cancel_at_period_end: false,
     });
     expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ error: "ResourceUnavailable" });
     const revokeEnded = await call(server, s.token, "DELETE", `/v1/subscriptions/${subscriptionId}`);
     expect(revokeEnded.status).toBe(403);
+    expect(revokeEnded.body).toEqual({
+      error: "AlreadyCanceledSubscription",
+      detail: "This subscription is already canceled or will be at the end of the period.",
+    });
+    const cancelEnded = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: true,
+    });
+    expect(cancelEnded.status).toBe(403);
+    expect(cancelEnded.body.error).toBe("AlreadyCanceledSubscription");
+
+    // The customer is told each time it is canceled (the date they keep it until, a link to
+    // the portal where it can be resumed), and once when it has ended.
+    const canceledMails = await mailsTo("subscription-canceled", email);
+    expect(canceledMails.map((m) => m.subject)).toEqual([
+      "Your Pro subscription is canceled",
+      "Your Pro subscription is canceled",
+    ]);
+    for (const m of canceledMails) {
+      expect(m.text_body).toContain(`You keep it until ${ended.ends_at.slice(0, 10)}`);
+      expect(m.text_body).toContain(`/portal/${s.merchant.slug}`);
+    }
+    const endedMails = await mailsTo("subscription-ended", email);
+    expect(endedMails.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(endedMails[0]!.text_body).toContain("has ended, as you asked");
 
     const types = (
       await hooks(s, 5, ["subscription.canceled", "subscription.uncanceled", "subscription.revoked"])
@@ -424,6 +642,9 @@ describe("cancellation", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.status).toBe("canceled");
     expect(revoked.body.ended_at).not.toBeNull();
+    const revokedMails = await mailsTo("subscription-ended", first.email);
+    expect(revokedMails.map((m) => m.subject)).toEqual(["Your Pro subscription has ended"]);
+    expect(revokedMails[0]!.text_body).toContain("has ended your Pro subscription");
 
     const second = await subscribe(s, product);
     const portal = await call(
@@ -665,4 +886,170 @@ describe("one subscription per customer", () => {
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
     await subscribe(s, product, {}, "once@example.com");
   });
+});
+
+describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-1.3)", () => {
+  /**
+   * What each change records for the merchant's webhooks, in the order it records them
+   * (`kassa_webhook_event.seq`; deliveries then run in parallel, as Polar's do). Only the
+   * subscription, order and checkout events: `customer.state_changed` and the grants' follow.
+   */
+  const recorder = (organizationId: string) => {
+    let last = "0";
+    return async () => {
+      const rows = await server.sql<{ type: string }>(
+        `select type from kassa_webhook_event
+         where organization_id = $1 and seq > $2::bigint
+           and (type like 'subscription.%' or type like 'order.%' or type like 'checkout.%')
+         order by seq`,
+        organizationId,
+        last,
+      );
+      const all = await server.sql<{ seq: string }>(
+        "select coalesce(max(seq), 0)::text as seq from kassa_webhook_event where organization_id = $1",
+        organizationId,
+      );
+      last = all[0]!.seq;
+      return rows.map((r) => r.type);
+    };
+  };
+
+  it("creation, renewal, a failed renewal, its recovery, cancel, uncancel, the scheduled end, a revoke, dunning to the end", async () => {
+    const s = await shop("Order of events");
+    const product = await monthly(s, 1000);
+    const sent = recorder(s.merchant.organizationId);
+    const polar = sdk(server, s.token);
+
+    // The checkout (created, then confirmed), and its success: .created -> .active -> .updated
+    // -> order.created -> order.updated -> order.paid -> checkout.updated (succeeded).
+    const { subscriptionId, portalToken } = await subscribe(s, product);
+    expect(await sent()).toEqual([
+      "checkout.created",
+      "checkout.updated",
+      "subscription.created",
+      "subscription.active",
+      "subscription.updated",
+      "order.created",
+      "order.updated",
+      "order.paid",
+      "checkout.updated",
+    ]);
+
+    // A paid renewal: .updated (Polar's .cycled first, which SDK 0.47.1 rejects) -> order.created -> order.updated -> order.paid.
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ renewals: 1, paid: 1 });
+    expect(await sent()).toEqual(["subscription.updated", "order.created", "order.updated", "order.paid"]);
+
+    // The first failed payment: the renewal's own events, then .updated -> .past_due.
+    await savePortalCard(portalToken, FAILS);
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ renewals: 1, failed: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+    ]);
+
+    // A retry that pays: .updated -> .active, then order.updated -> order.paid.
+    await savePortalCard(portalToken, GOOD);
+    expect((await advance(s, { by: "PT1M" })).ran).toMatchObject({ paid: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "subscription.active",
+      "order.updated",
+      "order.paid",
+    ]);
+
+    // Cancel at the period's end: .updated -> .canceled; uncancel: .updated -> .uncanceled.
+    await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled"]);
+    await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: false },
+    });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.uncanceled"]);
+
+    // The scheduled end: .updated -> .canceled (again, PR #9473) -> .revoked, and no order.
+    await polar.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled"]);
+    expect((await advance(s, { by: "P1M" })).ran).toMatchObject({ ended: 1, renewals: 0 });
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled", "subscription.revoked"]);
+
+    // A revoke (DELETE): .updated -> .canceled -> .revoked.
+    const second = await subscribe(s, product);
+    await sent();
+    expect((await call(server, s.token, "DELETE", `/v1/subscriptions/${second.subscriptionId}`)).status).toBe(
+      200,
+    );
+    expect(await sent()).toEqual(["subscription.updated", "subscription.canceled", "subscription.revoked"]);
+
+    // Dunning to the end: the first failure as above, a retry that fails changes nothing the
+    // merchant is sent, and the last: its pending order voided (order.updated), then
+    // .updated -> .canceled -> .revoked.
+    const third = await subscribe(s, product);
+    await savePortalCard(third.portalToken, FAILS);
+    await sent();
+    expect((await advance(s, { by: "P2M" })).ran).toMatchObject({ renewals: 1, failed: 4, revoked: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+      "order.updated",
+      "subscription.updated",
+      "subscription.canceled",
+      "subscription.revoked",
+    ]);
+  }, 120_000);
+
+  it("a trial extended, then ended now; a plan change invoiced", async () => {
+    const s = await shop("Order of trial events");
+    const sent = recorder(s.merchant.organizationId);
+    const trial = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Trial",
+      recurring_interval: "month",
+      trial_interval: "day",
+      trial_interval_count: 14,
+      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+    });
+    expect(trial.status, JSON.stringify(trial.body)).toBe(201);
+    const bigger = await monthly(s, 4000);
+    const { subscriptionId } = await subscribe(s, trial.body.id);
+    // Created trialing: .created -> .active -> .updated, then Polar's $0 trial order, paid.
+    expect(await sent()).toEqual([
+      "checkout.created",
+      "checkout.updated",
+      "subscription.created",
+      "subscription.active",
+      "subscription.updated",
+      "order.created",
+      "order.updated",
+      "order.paid",
+      "checkout.updated",
+    ]);
+    // PATCH {trial_end: <date>}: .updated only.
+    const sub = await subscription(s, subscriptionId);
+    const later = new Date(Date.parse(sub.trial_end) + 7 * DAY).toISOString();
+    expect(
+      (await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, { trial_end: later }))
+        .status,
+    ).toBe(200);
+    expect(await sent()).toEqual(["subscription.updated"]);
+    // PATCH {trial_end: "now"}: the cycle (Polar's .cycled, then .updated; trialing -> active
+    // is no .active), its order created, charged and paid.
+    expect(
+      (await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, { trial_end: "now" }))
+        .status,
+    ).toBe(200);
+    expect(await sent()).toEqual(["subscription.updated", "order.created", "order.updated", "order.paid"]);
+    // A plan change invoiced now: as Polar's `update_product`, the `subscription_update` order is
+    // made before the subscription's events (order.created, then .updated), then its charge's.
+    await advance(s, { by: "P10D" });
+    await sent();
+    const changed = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: bigger,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await sent()).toEqual(["order.created", "subscription.updated", "order.updated", "order.paid"]);
+  }, 120_000);
 });

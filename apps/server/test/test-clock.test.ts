@@ -192,6 +192,73 @@ describe("the test clock over many subscriptions", () => {
     }
   }, 120_000);
 
+  it("expires open checkouts on the way, each at its own expiry, in time order with the renewals", async () => {
+    const s = await createShop(server, receiver.url, "Expiry", {
+      scopes: ["products:write", "checkouts:write", "subscriptions:write", "customer_sessions:write"],
+      events: ["order.created", "checkout.updated"],
+    });
+    const product = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Daily",
+      recurring_interval: "day",
+      prices: [{ amount_type: "fixed", price_amount: 300 }],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const productId = product.body.id as string;
+    const t0 = Date.UTC(new Date().getUTCFullYear() + 1, 2, 2, 10, 0, 0);
+    const at = (hours: number) => new Date(t0 + hours * 3_600_000).toISOString();
+    await advance(s, { to: at(0) });
+    // Bought at 0 h: renews at 24 h and 48 h. Checkout A opened at 0 h (expires at 24 h, with
+    // the first renewal), B at 6 h (expires at 30 h, between the two renewals).
+    const sub = await subscribe(s, productId, 100);
+    expect(sub.periodEnd).toBe(at(24));
+    const open = async () => {
+      const res = await call(server, s.token, "POST", "/v1/checkouts/", { products: [productId] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as Json;
+    };
+    const a = await open();
+    await advance(s, { to: at(6) });
+    const b = await open();
+    expect([a.expires_at, b.expires_at]).toEqual([at(24), at(30)]);
+
+    const result = await advance(s, { to: at(50) });
+    expect(result.ran).toMatchObject({ renewals: 2, paid: 2, failed: 0, checkouts_expired: 2 });
+    for (const [c, expiry] of [
+      [a, at(24)],
+      [b, at(30)],
+    ] as const) {
+      const read = await call(server, s.token, "GET", `/v1/checkouts/${c.id}`);
+      expect(read.body.status).toBe("expired");
+      // It expired when its time came, not when the clock passed by or when it was read.
+      expect(read.body.modified_at).toBe(expiry);
+      const buyer = await call(server, undefined, "GET", `/v1/checkouts/client/${c.client_secret}`);
+      expect(buyer.status).toBe(410);
+    }
+    // The webhooks, each stamped with its own simulated time: 24 h (A and the first renewal),
+    // 30 h (B), 48 h (the second renewal).
+    const got = await receiver.waitFor(4, 20_000, (h) => {
+      if (h.path !== s.path) return false;
+      const event = JSON.parse(h.body) as Json;
+      return event.type === "checkout.updated"
+        ? [a.id, b.id].includes(event.data.id)
+        : event.data.billing_reason === "subscription_cycle";
+    });
+    const seen = got
+      .map((h) => {
+        expect(() => validateEvent(h.body, h.headers, s.secret)).not.toThrow();
+        const event = JSON.parse(h.body) as Json;
+        const what = event.type === "checkout.updated" ? (event.data.id === a.id ? "A" : "B") : "renewal";
+        return [event.timestamp as string, what, event.data.status];
+      })
+      .sort((x, y) => `${x[0]}${x[1]}`.localeCompare(`${y[0]}${y[1]}`));
+    expect(seen).toEqual([
+      [at(24), "A", "expired"],
+      [at(24), "renewal", "pending"],
+      [at(30), "B", "expired"],
+      [at(48), "renewal", "pending"],
+    ]);
+  }, 120_000);
+
   it("runs 4 renewals at once on PostgreSQL and 1 on PGlite unless TEST_CLOCK_CONCURRENCY says", () => {
     const url = "postgresql://postgres@127.0.0.1:5432/kassa";
     expect(loadConfig({ DATABASE_URL: url }).subscriptions.testClockConcurrency).toBe(4);

@@ -627,6 +627,123 @@ describe("a renewal that fails", () => {
   });
 });
 
+describe("cancellations by reason, churn and trials", () => {
+  /**
+   * A shop of its own. On Mon 2030-05-06 10:00 UTC nine customers buy monthly Pro at 1000 (S1 to
+   * S9) and one starts monthly Team at 2400 with a 60-day trial (T, trialing until 2030-07-05).
+   * On 2030-05-10 10:00, S1 to S8 are canceled at the period's end, one with each of the eight
+   * reasons (they end on 2030-06-06 10:00), and S9 is revoked (ended then, no reason).
+   *
+   * |                                   | May  | June | total        |
+   * |-----------------------------------|------|------|--------------|
+   * | canceled subscriptions            | 9    | 0    | 9 (sum)      |
+   * | ... each of the eight reasons     | 1    | 0    | 1            |
+   * | churned (end, or scheduled end)   | 1    | 8    | 9 (sum)      |
+   * | active at the period's end        | 9    | 1    | 1 (last)     | S1-S8 and T; then T
+   * | committed (no end set)            | 1    | 1    | 1            | T
+   * | MRR (non-trialing)                | 8000 | 0    | 0            | S1-S8
+   * | committed MRR                     | 0    | 0    | 0            |
+   * | trial MRR, trial committed MRR    | 2400 | 2400 | 2400         | T
+   */
+  it("counts each reason, the ends where they fall, and trials apart from MRR", async () => {
+    const shop3 = await newShop("Reasons Shop");
+    const t = shop3.token;
+    const pro = await product(t, "Pro", 1000, "month");
+    const team = await call(server, t, "POST", "/v1/products/", {
+      name: "Team",
+      recurring_interval: "month",
+      trial_interval: "day",
+      trial_interval_count: 60,
+      prices: [{ amount_type: "fixed", price_amount: 2400 }],
+    });
+    expect(team.status, JSON.stringify(team.body)).toBe(201);
+    await moveTo(t, "2030-05-06T10:00:00Z");
+    const subs: string[] = [];
+    for (let i = 1; i <= 9; i++) subs.push((await buy(t, pro, `s${i}@reasons.example`)).subscription_id);
+    const trial = (await buy(t, team.body.id, "t@reasons.example")).subscription_id;
+    expect((await call(server, t, "GET", `/v1/subscriptions/${trial}`)).body.status).toBe("trialing");
+
+    await moveTo(t, "2030-05-10T10:00:00Z");
+    const reasons = [
+      "customer_service",
+      "low_quality",
+      "missing_features",
+      "switched_service",
+      "too_complex",
+      "too_expensive",
+      "unused",
+      "other",
+    ];
+    for (const [i, reason] of reasons.entries()) {
+      const res = await call(server, t, "PATCH", `/v1/subscriptions/${subs[i]}`, {
+        cancel_at_period_end: true,
+        customer_cancellation_reason: reason,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    expect((await call(server, t, "DELETE", `/v1/subscriptions/${subs[8]}`)).status).toBe(200);
+
+    const res = await metrics("start_date=2030-05-01&end_date=2030-06-30&interval=month", t);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected: Record<string, [number, number, number]> = {
+      canceled_subscriptions: [9, 0, 9],
+      churned_subscriptions: [1, 8, 9],
+      active_subscriptions: [9, 1, 1],
+      committed_subscriptions: [1, 1, 1],
+      monthly_recurring_revenue: [8000, 0, 0],
+      committed_monthly_recurring_revenue: [0, 0, 0],
+      trial_monthly_recurring_revenue: [2400, 2400, 2400],
+      trial_committed_monthly_recurring_revenue: [2400, 2400, 2400],
+      new_subscriptions: [10, 0, 10],
+    };
+    for (const reason of reasons) expected[`canceled_subscriptions_${reason}`] = [1, 0, 1];
+    for (const [slug, [may, june, total]] of Object.entries(expected))
+      expect([...series(res.body, slug), res.body.totals[slug]], slug).toEqual([may, june, total]);
+  });
+});
+
+describe("monthly recurring revenue of daily and weekly plans", () => {
+  /**
+   * A shop of its own, on Mon 2030-07-01 10:00 UTC: one subscription at 12.00 every 2 weeks,
+   * one at 1.00 a day. MRR: 1200 x 52 / (12 x 2) = 2600, and 100 x 365 / 12 = 3041.67, rounded
+   * 3042: 5642 in all, ARR 12 x 5642 = 67704.
+   */
+  it("normalises each to a month as Polar does, rounded per subscription", async () => {
+    const shop4 = await newShop("Weekly Shop");
+    const t = shop4.token;
+    const plan = async (name: string, interval: "day" | "week", count: number, amount: number) => {
+      const res = await call(server, t, "POST", "/v1/products/", {
+        name,
+        recurring_interval: interval,
+        recurring_interval_count: count,
+        prices: [{ amount_type: "fixed", price_amount: amount }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const fortnightly = await plan("Fortnightly", "week", 2, 1200);
+    const daily = await plan("Daily", "day", 1, 100);
+    await moveTo(t, "2030-07-01T10:00:00Z");
+    await buy(t, fortnightly, "fortnight@weekly.example");
+    await buy(t, daily, "daily@weekly.example");
+    const res = await metrics(
+      "start_date=2030-07-01&end_date=2030-07-01&interval=day&metrics=monthly_recurring_revenue&metrics=annual_recurring_revenue&metrics=active_subscriptions",
+      t,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.totals).toEqual({
+      monthly_recurring_revenue: 5642,
+      annual_recurring_revenue: 67704,
+      active_subscriptions: 2,
+    });
+    const one = await metrics(
+      `start_date=2030-07-01&end_date=2030-07-01&interval=day&metrics=monthly_recurring_revenue&product_id=${daily}`,
+      t,
+    );
+    expect(one.body.totals).toEqual({ monthly_recurring_revenue: 3042 });
+  });
+});
+
 describe("the README", () => {
   it("lists every metric with its type, total and definition from the contract", async () => {
     const { readFileSync } = await import("node:fs");

@@ -277,7 +277,10 @@ describe("products", () => {
         },
         ["body", "prices", 1, "price_currency"],
       ],
-      [{ name: "Interval", recurring_interval: "week", prices: [fixed] }, ["body", "recurring_interval"]],
+      [
+        { name: "Interval", recurring_interval: "fortnight", prices: [fixed] },
+        ["body", "recurring_interval"],
+      ],
       [{ name: "Media", prices: [fixed], medias: [crypto.randomUUID()] }, ["body", "medias", 0]],
       [
         {

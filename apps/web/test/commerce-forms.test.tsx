@@ -71,6 +71,31 @@ describe("product form", () => {
   });
 });
 
+describe("product form: billing by day and by week", () => {
+  it("offers daily and weekly billing and sends the interval chosen", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/meters/": page([]),
+      "/v1/benefits/": page([]),
+      "/v1/custom-fields/": page([]),
+      "/v1/products/": (r: { method: string }) => (r.method === "POST" ? product : page([])),
+    });
+    const { user } = renderApp("/dashboard/acme/products/new", { session });
+    await user.type(await screen.findByLabelText(/^Name/, {}, slow), "Daily digest");
+    expect(screen.getByText("Daily", { exact: true })).toBeTruthy();
+    await user.click(screen.getByText("Weekly", { exact: true }));
+    await user.type(screen.getByLabelText(/^Amount \(USD\)/), "3");
+    expect(screen.getByTestId("price-preview-0").textContent).toContain("/ week");
+    await user.click(screen.getByRole("button", { name: "Create product" }));
+    await waitFor(() => expect(posts(requests, "/v1/products/")).toHaveLength(1));
+    expect(posts(requests, "/v1/products/")[0]?.body).toMatchObject({
+      name: "Daily digest",
+      recurring_interval: "week",
+      prices: [{ amount_type: "fixed", price_currency: "usd", price_amount: 300 }],
+    });
+  });
+});
+
 describe("refund form", () => {
   it("an emptied amount stays empty and is refused at its field; a 422 on the comment lands there", async () => {
     const { requests } = stubServer({

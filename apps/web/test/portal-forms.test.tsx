@@ -1,10 +1,10 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CustomerSubscription, PortalCustomer } from "../src/portal/api";
+import type { CustomerSubscription, OrganizationData, PortalClient, PortalCustomer } from "../src/portal/api";
 import { parsePortalPath } from "../src/portal/app";
 import { BillingDetailsForm, billingBody } from "../src/portal/billing";
 import { SignIn } from "../src/portal/sign-in";
-import { CancelForm } from "../src/portal/subscriptions";
+import { CancelForm, SubscriptionCard } from "../src/portal/subscriptions";
 import { routeFetchTo } from "./fetch";
 import { renderWithTheme } from "./render";
 
@@ -172,5 +172,123 @@ describe("cancellation", () => {
     });
     fireEvent.click(screen.getByRole("button", { name: "Cancel subscription" }));
     await waitFor(() => expect(onCancel).toHaveBeenCalledWith("unused", "Busy"));
+  });
+});
+
+describe("a plan change in the portal", () => {
+  it("shows what the change charges now and at the next bill before the customer confirms", async () => {
+    const subscription = {
+      id: "s-1",
+      status: "active",
+      amount: 3000,
+      currency: "usd",
+      recurring_interval: "month",
+      recurring_interval_count: 1,
+      cancel_at_period_end: false,
+      ends_at: null,
+      ended_at: null,
+      current_period_end: "2027-05-01T00:00:00Z",
+      product_id: "p-basic",
+      product: { name: "Basic" },
+    } as unknown as CustomerSubscription;
+    const plan = (id: string, name: string, amount: number) => ({
+      id,
+      name,
+      recurring_interval: "month",
+      prices: [{ is_archived: false, price_amount: amount, price_currency: "usd" }],
+    });
+    const data = {
+      organization,
+      products: [plan("p-basic", "Basic", 3000), plan("p-team", "Team", 6000)],
+    } as unknown as OrganizationData;
+    let answerPreview: (p: unknown) => void = () => {};
+    const client = {
+      changePreview: vi.fn(() => new Promise((resolve) => (answerPreview = resolve))),
+      changePlan: vi.fn(async () => subscription),
+    };
+    const onChanged = vi.fn();
+    const { user } = renderWithTheme(
+      <SubscriptionCard
+        subscription={subscription}
+        client={client as unknown as PortalClient}
+        data={data}
+        onChanged={onChanged}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "Change plan" }));
+    const dialog = await screen.findByRole("dialog", { name: "Change your plan" });
+    // Only the other plan is offered, with its price.
+    expect(within(dialog).queryByLabelText(/^Basic/)).toBeNull();
+    await user.click(within(dialog).getByLabelText("Team — $60.00 / month"));
+    expect(client.changePreview).toHaveBeenCalledWith("s-1", "p-team");
+    // Until the preview answers, the change cannot be confirmed.
+    const confirm = within(dialog).getByRole("button", { name: "Change plan" });
+    expect((confirm as HTMLButtonElement).disabled).toBe(true);
+    // Worked example (the server's, subscriptions-lifecycle): on 16 April, half the period left,
+    // -15.00 for Basic and +30.00 for Team: 15.00 now; 60.00 on 1 May.
+    answerPreview({
+      now: { total_amount: 1500, currency: "usd" },
+      next_renewal: { total_amount: 6000, currency: "usd", at: "2027-05-01T00:00:00Z" },
+    });
+    const preview = await within(dialog).findByTestId("change-preview");
+    expect(preview.textContent).toContain("Charged now: $15.00");
+    const day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(
+      new Date("2027-05-01T00:00:00Z"),
+    );
+    expect(preview.textContent).toContain(`Next bill on ${day}: $60.00`);
+    expect(client.changePlan).not.toHaveBeenCalled();
+    await waitFor(() => expect((confirm as HTMLButtonElement).disabled).toBe(false));
+    await user.click(confirm);
+    await waitFor(() => expect(onChanged).toHaveBeenCalled());
+    expect(client.changePlan).toHaveBeenCalledWith("s-1", "p-team");
+  });
+
+  it("a downgrade says nothing is charged now", async () => {
+    const subscription = {
+      id: "s-2",
+      status: "active",
+      amount: 6000,
+      currency: "usd",
+      recurring_interval: "month",
+      cancel_at_period_end: false,
+      current_period_end: "2027-05-01T00:00:00Z",
+      product_id: "p-team",
+      product: { name: "Team" },
+    } as unknown as CustomerSubscription;
+    const data = {
+      organization,
+      products: [
+        {
+          id: "p-basic",
+          name: "Basic",
+          recurring_interval: "month",
+          prices: [{ is_archived: false, price_amount: 3000, price_currency: "usd" }],
+        },
+      ],
+    } as unknown as OrganizationData;
+    const client = {
+      changePreview: vi.fn(async () => ({
+        now: null,
+        next_renewal: { total_amount: 1500, currency: "usd", at: "2027-05-01T00:00:00Z" },
+      })),
+      changePlan: vi.fn(),
+    };
+    const { user } = renderWithTheme(
+      <SubscriptionCard
+        subscription={subscription}
+        client={client as unknown as PortalClient}
+        data={data}
+        onChanged={() => {}}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "Change plan" }));
+    const dialog = await screen.findByRole("dialog", { name: "Change your plan" });
+    await user.click(within(dialog).getByLabelText("Basic — $30.00 / month"));
+    const preview = await within(dialog).findByTestId("change-preview");
+    expect(preview.textContent).toContain(
+      "Nothing is charged now; the difference is settled on your next bill.",
+    );
+    expect(preview.textContent).toContain(": $15.00");
+    expect(client.changePlan).not.toHaveBeenCalled();
   });
 });

@@ -137,6 +137,9 @@ describe("subscription lifecycle (pure)", () => {
     expect(advanceSummary({ ...none, ended: 1, revoked: 2 })).toBe(
       "1 subscription ended, 2 subscriptions revoked",
     );
+    expect(advanceSummary({ ...none, renewals: 1, paid: 1, checkouts_expired: 2 })).toBe(
+      "1 renewal, 1 payment succeeded, 2 checkouts expired",
+    );
   });
 });
 

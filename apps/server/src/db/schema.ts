@@ -312,6 +312,8 @@ export interface WebhookEventTable {
   type: string;
   payload: string;
   created_at: Date;
+  /** The order events were recorded in (migration 0909): a change's events share `created_at`. */
+  seq: ColumnType<string, never, never>;
 }
 
 export type WebhookSendStatus = "pending" | "succeeded" | "failed" | "skipped";

@@ -331,7 +331,11 @@ export function createV1Api(deps: V1Deps) {
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
     registerPaymentLinkRoutes(api, deps.lifecycle);
-    registerTestClockRoutes(api, { clocks: deps.testClocks, lifecycle: deps.lifecycle });
+    registerTestClockRoutes(api, {
+      clocks: deps.testClocks,
+      lifecycle: deps.lifecycle,
+      checkouts: { baseURL: deps.baseURL, payments: deps.payments },
+    });
   }
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {

@@ -159,6 +159,8 @@ export const TestClockRan = z
     failed: z.number().int(),
     revoked: z.number().int(),
     trial_reminders: z.number().int(),
+    /** Open checkouts that expired on the way (`expired`, with `checkout.updated`, at their expiry). */
+    checkouts_expired: z.number().int(),
   })
   .meta({ id: "TestClockRan" });
 

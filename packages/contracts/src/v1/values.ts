@@ -75,7 +75,8 @@ export const PRORATION_BEHAVIORS = ["invoice", "prorate"] as const;
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
 
 // products
-export const RECURRING_INTERVALS = ["month", "year"] as const;
+/** A product's billing interval (Polar's `SubscriptionRecurringInterval`), times `recurring_interval_count`. */
+export const RECURRING_INTERVALS = ["day", "week", "month", "year"] as const;
 /** A trial's length unit (Polar's `TrialInterval`). */
 export const TRIAL_INTERVALS = ["day", "week", "month", "year"] as const;
 export type TrialInterval = (typeof TRIAL_INTERVALS)[number];

@@ -49,6 +49,34 @@ export function expireOpen(db: Db, now: Date, where: { id?: string; organization
   return query.returningAll().execute();
 }
 
+/** When the organization's next open checkout expires, after `after` and by `until`; null if none. */
+export async function nextOpenExpiry(db: Db, organizationId: string, after: Date, until: Date) {
+  const row = await db
+    .selectFrom("kassa_checkout")
+    .select((eb) => eb.fn.min("expires_at").as("at"))
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "open")
+    .where("expires_at", ">", after)
+    .where("expires_at", "<=", until)
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at as Date | string) : null;
+}
+
+/**
+ * The organization's open checkouts past their expiry by `at` become `expired`, each as of its
+ * own `expires_at` (the test clock: it expired then, not when the clock passed by); returns them.
+ */
+export function expireOpenAsOfExpiry(db: Db, organizationId: string, at: Date) {
+  return db
+    .updateTable("kassa_checkout")
+    .set((eb) => ({ status: "expired", modified_at: eb.ref("expires_at") }))
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "open")
+    .where("expires_at", "<=", at)
+    .returningAll()
+    .execute();
+}
+
 export interface CheckoutFilters {
   productIds?: string[] | undefined;
   customerIds?: string[] | undefined;

@@ -7,7 +7,7 @@ import type { Metadata } from "../../kit/api/metadata.js";
 import { checkReferences, referenceIssues } from "../../kit/api/references.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Clocks } from "../../kit/clock.js";
-import { type Ctx, type Db, emit, inTransaction } from "../../kit/context.js";
+import { type Ctx, type Db, type EventSink, emit, inTransaction } from "../../kit/context.js";
 import { findCustomer, findCustomerByExternalId, validateTaxId } from "../customers/index.js";
 import {
   type DiscountRow,
@@ -357,6 +357,34 @@ async function expireIfDue(ctx: Ctx, deps: CheckoutDeps, row: repo.CheckoutRow):
     await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, expired));
     return expired;
   });
+}
+
+/**
+ * The test clock's stop for checkouts: the organization's open checkouts whose expiry has come
+ * by `at` become `expired`, each stamped with its own `expires_at` (its row and its
+ * `checkout.updated`), in one transaction. Answers how many.
+ */
+export async function expireCheckoutsDue(
+  deps: { db: Db; events: EventSink; env: CheckoutEnv },
+  organizationId: string,
+  at: Date,
+): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    const expired = await repo.expireOpenAsOfExpiry(trx, organizationId, at);
+    for (const row of expired)
+      await deps.events.enqueue(trx, {
+        organizationId,
+        type: "checkout.updated",
+        data: await checkoutWire(trx, deps.env, row),
+        at: row.expires_at,
+      });
+    return expired.length;
+  });
+}
+
+/** When the organization's next open checkout expires, after `after` and by `until`; null if none. */
+export function nextCheckoutExpiry(db: Db, organizationId: string, after: Date, until: Date) {
+  return repo.nextOpenExpiry(db, organizationId, after, until);
 }
 
 export async function listCheckouts({

@@ -31,6 +31,8 @@ export interface DueCounts {
   failed: number;
   revoked: number;
   trial_reminders: number;
+  /** Open checkouts that expired (a test clock's stop runs them; the scheduler never does). */
+  checkouts_expired: number;
 }
 
 export const noCounts = (): DueCounts => ({
@@ -41,6 +43,7 @@ export const noCounts = (): DueCounts => ({
   failed: 0,
   revoked: 0,
   trial_reminders: 0,
+  checkouts_expired: 0,
 });
 
 export function lifecycleJobs(deps: LifecycleDeps) {

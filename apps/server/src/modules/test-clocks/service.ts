@@ -4,6 +4,7 @@ import { iso } from "../../kit/api/schemas.js";
 import type { Ctx } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
 import { defineJob } from "../../kit/jobs/index.js";
+import { type CheckoutEnv, expireCheckoutsDue, nextCheckoutExpiry } from "../checkouts/index.js";
 import {
   type DueCounts,
   type LifecycleDeps,
@@ -21,6 +22,8 @@ export interface TestClockDeps {
   /** Absent on a live (Stripe) server: there is no test clock then. */
   clocks: TestClocks | undefined;
   lifecycle: LifecycleDeps;
+  /** What a checkout's wire shape needs: its expiry is one of the clock's stops. */
+  checkouts: CheckoutEnv;
 }
 
 /** How long a run of an advance holds it without renewing its lease (default: a minute). */
@@ -256,7 +259,7 @@ class LostAdvance extends Error {}
 /**
  * Runs the advance `id` of the organization's clock as `runner`, from where the clock stands to
  * the advance's target: the clock stops at each moment something falls due (renewals and their
- * charges, dunning retries, scheduled cancellations, trial reminders), runs it with that time in
+ * charges, dunning retries, scheduled cancellations, trial reminders, checkout expiries), runs it with that time in
  * every row, mail and webhook, records its progress, and goes on. Only while it holds the
  * advance's lease (renewed at each stop and every third of it): a run whose process died is
  * taken over once its lease lapses, from where the clock stands (every stop is idempotent: a
@@ -313,12 +316,25 @@ export async function runAdvance(
     // Resumed elsewhere: this process's memory may lag behind the moves of the one that died.
     await clocks.refresh();
     const clock = clocks.of(org);
-    add(await runDue(lifecycle, { organizationId: org, inline: true }));
+    // What is due at a stop: the subscriptions' (renewals, charges, retries, reminders), then
+    // the checkouts that expire by then, each as of its own expiry.
+    const runStop = async () => {
+      add(await runDue(lifecycle, { organizationId: org, inline: true }));
+      ran.checkouts_expired += await expireCheckoutsDue(
+        { db: lifecycle.db, events: lifecycle.events, env: deps.checkouts },
+        org,
+        clock.now(),
+      );
+    };
+    await runStop();
     for (;;) {
       await progress();
       // The crash tests: a process dying after a stop of an advance has been recorded.
       if (steps > 0) crashPoint("test-clock.stepped");
-      const { period, other } = await nextDue(lifecycle, org, clock.now(), target);
+      const due = await nextDue(lifecycle, org, clock.now(), target);
+      const expiry = await nextCheckoutExpiry(lifecycle.db, org, clock.now(), target);
+      const period = due.period;
+      const other = expiry && (!due.other || expiry.getTime() < due.other.getTime()) ? expiry : due.other;
       if (!period && !other) break;
       if (period && (!other || period.getTime() < other.getTime())) {
         // Renewals come first: those due before anything else (and within a day) run as a batch,
@@ -342,10 +358,10 @@ export async function runAdvance(
         await clocks.moveTo(org, other ?? (period as Date));
         steps++;
       }
-      add(await runDue(lifecycle, { organizationId: org, inline: true }));
+      await runStop();
     }
     await clocks.moveTo(org, target);
-    add(await runDue(lifecycle, { organizationId: org, inline: true }));
+    await runStop();
     const ended = await repo.endAdvance(lifecycle.db, {
       organizationId: org,
       id,

@@ -397,7 +397,8 @@ export async function eventIdsInRange(
     .where("ev.created_at", ">=", range.from)
     .where("ev.created_at", "<", range.to)
     .where("ev.type", "in", range.types)
-    .orderBy("ev.created_at");
+    .orderBy("ev.created_at")
+    .orderBy("ev.seq");
   if (range.onlyFailedFor) {
     const endpointId = range.onlyFailedFor;
     query = query.where((eb) =>

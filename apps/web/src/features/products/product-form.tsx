@@ -1,5 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { ProductCreate, ProductUpdate } from "@kassa/contracts/v1";
+import { ProductCreate, ProductUpdate, RECURRING_INTERVALS } from "@kassa/contracts/v1";
 import {
   Alert,
   Badge,
@@ -264,9 +264,11 @@ export function ProductForm({ product }: { product: Product | undefined }) {
                       <SegmentedControl
                         aria-label="Billing"
                         value={field.value ?? "once"}
-                        onChange={(v) => field.onChange(v === "month" || v === "year" ? v : null)}
+                        onChange={(v) => field.onChange(RECURRING_INTERVALS.find((i) => i === v) ?? null)}
                         data={[
                           { value: "once", label: "One-time" },
+                          { value: "day", label: "Daily" },
+                          { value: "week", label: "Weekly" },
                           { value: "month", label: "Monthly" },
                           { value: "year", label: "Yearly" },
                         ]}

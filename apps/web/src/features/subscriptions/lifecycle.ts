@@ -225,6 +225,7 @@ export function advanceSummary(ran: {
   failed: number;
   revoked: number;
   trial_reminders: number;
+  checkouts_expired?: number;
 }): string {
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
   const parts = [
@@ -234,6 +235,8 @@ export function advanceSummary(ran: {
     ran.ended > 0 && n(ran.ended, "subscription ended", "subscriptions ended"),
     ran.revoked > 0 && n(ran.revoked, "subscription revoked", "subscriptions revoked"),
     ran.trial_reminders > 0 && n(ran.trial_reminders, "trial reminder", "trial reminders"),
+    (ran.checkouts_expired ?? 0) > 0 &&
+      n(ran.checkouts_expired ?? 0, "checkout expired", "checkouts expired"),
   ].filter((p): p is string => typeof p === "string");
   return parts.length > 0 ? parts.join(", ") : "Nothing was due";
 }
