@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertCustomer } from "./support/portal.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { MailCatcher } from "./support/smtp.js";
-import { addMember, call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import {
+  addMember,
+  call,
+  createMerchant,
+  createToken,
+  expectCall,
+  type Merchant,
+  payByCard,
+  sdk,
+} from "./support/v1.js";
 
 /** /v1/customer-sessions/: a `polar_cst_` token for one customer's portal, valid one hour. */
 
@@ -258,7 +267,12 @@ describe("POST /v1/customer-sessions/email: the portal link mailed to the custom
         env: { SMTP_URL: catcher.url, RATE_LIMIT: "on", PORTAL_CODE_RATE_LIMIT: "3" },
       });
       shop = await createMerchant(smtp, "Mailing Shop");
-      shopToken = await createToken(shop, ["customer_sessions:write"]);
+      shopToken = await createToken(shop, [
+        "customer_sessions:write",
+        "products:write",
+        "benefits:write",
+        "checkouts:write",
+      ]);
     }, 60_000);
     afterAll(async () => {
       await smtp?.stop();
@@ -277,6 +291,66 @@ describe("POST /v1/customer-sessions/email: the portal link mailed to the custom
       const me = await call(smtp, link.token, "GET", "/v1/customer-portal/customers/me");
       expect(me.status).toBe(200);
       expect(me.body.email).toBe(customer.email);
+    });
+
+    it("the buyer's other mails over SMTP too: the order confirmation (key, note, portal) and the sign-in code, in plain text and HTML", async () => {
+      const v1 = (method: string, path: string, body?: unknown, status?: number) =>
+        expectCall(smtp, shopToken, method, path, body, status);
+      const key = await v1("POST", "/v1/benefits/", {
+        type: "license_keys",
+        description: "Desktop license",
+        properties: { prefix: "SMTP" },
+      });
+      const note = await v1("POST", "/v1/benefits/", {
+        type: "custom",
+        description: "Onboarding",
+        properties: { note: "Reply to book a call <soon>" },
+      });
+      const product = await v1("POST", "/v1/products/", {
+        name: "Desk App",
+        prices: [{ amount_type: "fixed", price_amount: 1250 }],
+      });
+      await v1("POST", `/v1/products/${product.id}/benefits`, { benefits: [key.id, note.id] }, 200);
+      const email = `smtp-buyer-${Date.now()}@example.com`;
+      await payByCard(smtp, shopToken, product.id, email);
+
+      const receipt = await catcher.waitFor(
+        (m) => m.to.includes(email) && m.subject.startsWith("Your receipt"),
+      );
+      expect(receipt.subject).toBe("Your receipt from Mailing Shop: Desk App");
+      const [row] = await smtp.sql<{ key: string }>(
+        "select k.key from kassa_license_key k join kassa_customer c on c.id = k.customer_id where c.email = $1",
+        email,
+      );
+      expect(row?.key).toMatch(/^SMTP-/);
+      for (const part of [receipt.text, receipt.html]) {
+        expect(part).toContain("You paid $12.50");
+        expect(part).toContain(row!.key);
+        expect(part).toContain(`/portal/${shop.slug}`);
+      }
+      expect(receipt.text).toContain("- Onboarding: Reply to book a call <soon>");
+      // The HTML part escapes the merchant's words.
+      expect(receipt.html).toContain("Reply to book a call &lt;soon&gt;");
+      expect(receipt.html).not.toContain("<soon>");
+
+      const asked = await call(smtp, undefined, "POST", "/v1/customer-portal/customer-session/request", {
+        email,
+        organization_id: shop.organizationId,
+      });
+      expect(asked.status).toBe(202);
+      const code = await catcher.waitFor((m) => m.to.includes(email) && m.subject.includes("sign-in code"));
+      const typed = /\n([A-Z0-9]{6})\n/.exec(code.text)?.[1] ?? "";
+      expect(code.html).toContain(`<p>${typed}</p>`);
+      const session = await call(
+        smtp,
+        undefined,
+        "POST",
+        "/v1/customer-portal/customer-session/authenticate",
+        {
+          code: typed,
+        },
+      );
+      expect(session.status, JSON.stringify(session.body)).toBe(200);
     });
 
     it("six parallel sends to one customer: three are mailed, the rest 429; another customer is not held back", async () => {
