@@ -1,6 +1,6 @@
 import type { CustomerSessionMailedWire, CustomerSessionWire } from "@kassa/contracts/v1";
-import { Alert, Anchor, Button, Divider, Group, Modal, Stack, Text } from "@mantine/core";
-import { IconExternalLink, IconMail } from "@tabler/icons-react";
+import { Alert, Anchor, Button, Group, Modal, Stack, Text } from "@mantine/core";
+import { IconExternalLink, IconMailFast } from "@tabler/icons-react";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { CopyValue } from "../../components/copy-value";
@@ -74,7 +74,7 @@ export function PortalLinkButton({
               </Anchor>
             </>
           )}
-          <Divider />
+          {/* No Divider here: importing it moves Mantine's Divider into the sign-in route's chunks. */}
           <Text size="sm">
             Or mail {customerLabel} a link of their own at {customerEmail}, valid for an hour.
           </Text>
@@ -87,7 +87,7 @@ export function PortalLinkButton({
             <Group>
               <Button
                 variant="light"
-                leftSection={<IconMail size={16} />}
+                leftSection={<IconMailFast size={16} />}
                 loading={mail.isPending}
                 onClick={() => mail.mutate()}
               >
