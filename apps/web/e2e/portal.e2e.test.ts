@@ -44,6 +44,9 @@ describe("customer portal", () => {
       "subscriptions:read",
       "customers:read",
       "benefits:write",
+      "meters:write",
+      "events:write",
+      "customer_sessions:write",
     ]);
     const product = await v1("POST", "/v1/products/", {
       name: "Orbit Pro",
@@ -261,6 +264,90 @@ describe("customer portal", () => {
       // Usage: nothing metered for this customer.
       await tab.getByRole("tab", { name: "Usage" }).click();
       await tab.getByText("Nothing is metered for you.", { exact: false }).waitFor();
+    } finally {
+      await fresh.close();
+    }
+  });
+  it("Usage on a phone in dark mode: a meter's used, credited and balance, and its history on demand", async () => {
+    const meter = await v1("POST", "/v1/meters/", {
+      name: "Exports",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "export" }] },
+      aggregation: { func: "count" },
+    });
+    const credits = await v1("POST", "/v1/benefits/", {
+      type: "meter_credit",
+      description: "100 exports",
+      properties: { units: 100, rollover: false, meter_id: meter.id },
+    });
+    const pack = await v1("POST", "/v1/products/", {
+      name: "Export pack",
+      prices: [{ amount_type: "fixed", price_amount: 500 }],
+    });
+    await v1("POST", `/v1/products/${pack.id}/benefits`, { benefits: [credits.id] }, 200);
+    const checkout = await v1("POST", "/v1/checkouts/", { products: [pack.id], customer_email: email });
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_billing_address: { country: "DE" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const customerId = (await v1("GET", `/v1/checkouts/${checkout.id}`)).customer_id as string;
+    await v1(
+      "POST",
+      "/v1/events/ingest",
+      {
+        events: Array.from({ length: 3 }, () => ({ name: "export", customer_id: customerId })),
+      },
+      200,
+    );
+    // The credit comes from the grant job, after the checkout: wait for the grant first.
+    for (let tries = 0; ; tries++) {
+      const grants = await v1("GET", `/v1/benefit-grants/?customer_id=${customerId}`);
+      if ((grants.items as Json[]).some((g) => g.benefit_id === credits.id && g.is_granted)) break;
+      expect(tries, "the meter credit is granted").toBeLessThan(100);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const session = await v1("POST", "/v1/customer-sessions/", { customer_id: customerId }, 201);
+
+    const fresh = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      colorScheme: "dark",
+    });
+    fresh.setDefaultTimeout(30_000);
+    const tab = await fresh.newPage();
+    try {
+      await tab.goto(session.customer_portal_url as string);
+      await tab.getByRole("heading", { name: "Hello Grace" }).waitFor();
+      expect(await tab.locator("html").getAttribute("data-mantine-color-scheme")).toBe("dark");
+      await tab.getByRole("tab", { name: "Usage" }).click();
+      await tab.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/usage`);
+      const card = tab.locator(`[data-testid="meter"][data-meter-id="${meter.id}"]`);
+      await card.waitFor();
+      expect(await card.getByText("Exports").count()).toBe(1);
+      expect(await card.getByTestId("meter-consumed").textContent()).toBe("3");
+      expect(await card.getByTestId("meter-credited").textContent()).toBe("100");
+      expect(await card.getByTestId("meter-balance").textContent()).toBe("97");
+      await card.getByRole("button", { name: "Show the history" }).click();
+      const ledger = card.getByTestId("ledger");
+      await ledger.waitFor();
+      const rows = await ledger.locator("tbody tr").allTextContents();
+      expect(rows.some((r) => r.endsWith("+100"))).toBe(true);
+      expect(rows.some((r) => r.endsWith("-3"))).toBe(true);
+      // One column on a phone: nothing wider than the screen.
+      expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shots.take(tab, "usage-dark-phone");
     } finally {
       await fresh.close();
     }
