@@ -47,6 +47,7 @@ describe("customer portal", () => {
       "meters:write",
       "events:write",
       "customer_sessions:write",
+      "organizations:write",
     ]);
     const product = await v1("POST", "/v1/products/", {
       name: "Orbit Pro",
@@ -351,5 +352,71 @@ describe("customer portal", () => {
     } finally {
       await fresh.close();
     }
+  });
+  it("changes the plan after its preview where the seller allows it; adds a card and makes the first one the default again", async () => {
+    await v1("PATCH", `/v1/organizations/${merchant.organizationId}`, {
+      subscription_settings: {
+        allow_multiple_subscriptions: false,
+        allow_customer_updates: true,
+        proration_behavior: "prorate",
+      },
+    });
+    const team = await v1("POST", "/v1/products/", {
+      name: "Orbit Team",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 3000 }],
+    });
+    // The phone from the first test, still signed in as Grace.
+    await page.goto(`${server.url}/portal/${merchant.slug}/subscriptions`);
+    const sub = page.locator(`[data-testid="subscription"][data-subscription-id="${subscriptionId}"]`);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    const dialog = page.getByRole("dialog", { name: "Change your plan" });
+    await dialog.getByRole("radio", { name: /^Orbit Team/ }).check();
+    const preview = dialog.getByTestId("change-preview");
+    await preview.waitFor();
+    expect(await preview.textContent()).toMatch(/Charged now|Nothing is charged now/);
+    // The page shows the server's own preview: the new price plus the prorated difference.
+    const customerId = (await v1("GET", `/v1/subscriptions/${subscriptionId}`)).customer_id as string;
+    const cst = (await v1("POST", "/v1/customer-sessions/", { customer_id: customerId }, 201))
+      .token as string;
+    const expected = await call(
+      server,
+      cst,
+      "POST",
+      `/v1/customer-portal/subscriptions/${subscriptionId}/change-preview`,
+      { product_id: team.id },
+    );
+    expect(expected.status, JSON.stringify(expected.body)).toBe(200);
+    const renewal = expected.body.next_renewal.total_amount as number;
+    expect(renewal).toBeGreaterThan(3000);
+    // Prorated by the second: the two previews, a moment apart, may differ by a rounding cent.
+    const shown = /Next bill on [^:]+: \$([\d,]+\.\d\d)/.exec((await preview.textContent()) ?? "")?.[1] ?? "";
+    expect(Math.abs(Math.round(Number(shown.replace(/,/g, "")) * 100) - renewal)).toBeLessThanOrEqual(1);
+    await shots.take(page, "change-plan");
+    await dialog.getByRole("button", { name: "Change plan" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await sub.getByText("Orbit Team").first().waitFor();
+    expect((await v1("GET", `/v1/subscriptions/${subscriptionId}`)).product_id).toBe(team.id);
+
+    await page.getByRole("tab", { name: "Billing" }).click();
+    await page.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/billing`);
+    const cards = page.getByTestId("payment-method");
+    await cards.first().waitFor();
+    const before = await cards.count();
+    await page.getByRole("button", { name: "Add a card" }).click();
+    await field(page, "Card number").fill("5555 5555 5555 4444");
+    await field(page, "Expiry date").fill("12 / 40");
+    await field(page, "Security code").fill("123");
+    await page.getByRole("button", { name: "Save card" }).click();
+    await cards.nth(before).waitFor();
+    const first = cards.filter({ hasText: "4242" }).first();
+    const added = cards.filter({ hasText: "4444" });
+    // The new card pays from now on; the first one can be made the default again.
+    await added.getByText("Default", { exact: true }).waitFor();
+    await first.getByRole("button", { name: "Make default" }).click();
+    await first.getByText("Default", { exact: true }).waitFor();
+    await added.getByRole("button", { name: "Make default" }).waitFor();
+    expect(await added.getByText("Default", { exact: true }).count()).toBe(0);
+    await shots.take(page, "cards");
   });
 });
