@@ -44,6 +44,7 @@ async function shop(name: string): Promise<Shop> {
       "customer_sessions:write",
       "files:write",
       "meters:write",
+      "customer_meters:read",
     ],
     events: [
       "benefit_grant.created",
@@ -160,6 +161,16 @@ const grantsOf = async (s: Shop, customerId: string) =>
   (await ok(call(server, s.token, "GET", `/v1/benefit-grants/?customer_id=${customerId}&limit=100`)))
     .items as Json[];
 
+/** The customer's running totals on a meter, as the merchant reads them. */
+const meterOf = async (s: Shop, customerId: string, meterId: string) =>
+  (
+    (
+      await ok(
+        call(server, s.token, "GET", `/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`),
+      )
+    ).items as Json[]
+  )[0];
+
 const byBenefit = (grants: Json[], benefitId: string) => grants.find((g) => g.benefit_id === benefitId);
 
 /** The shop's webhooks of a type about a grant (or a customer), each checked with the SDK. */
@@ -232,6 +243,12 @@ describe("a one-time purchase", () => {
     const raw = byBenefit(await grantsOf(s, bought.customerId), credit)!;
     expect(raw.properties).toMatchObject({ last_credited_meter_id: meter.id, last_credited_units: 500 });
     expect(Date.parse(raw.properties.last_credited_at)).not.toBeNaN();
+    // The credit is on the customer's meter, in its ledger: 500 credited, nothing used.
+    expect(await meterOf(s, bought.customerId, meter.id)).toMatchObject({
+      consumed_units: 0,
+      credited_units: 500,
+      balance: 500,
+    });
 
     const [row] = await server.sql<{ n: number }>(
       "select count(*)::int as n from kassa_benefit_grant where customer_id = $1 and granted_at is not null",
@@ -315,6 +332,8 @@ describe("a one-time purchase", () => {
       (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(3),
     );
     expect(byBenefit(revoked, files)).toMatchObject({ is_granted: false, properties: {} });
+    // The revoke took the credit back off the meter.
+    expect(await meterOf(s, bought.customerId, meter.id)).toMatchObject({ credited_units: 0, balance: 0 });
     expect(
       (await polar.customerPortal.downloadables.list({ customerSession: bought.portalToken }, {})).result
         .items,
@@ -424,6 +443,10 @@ describe("a subscription", () => {
     for (const g of granted)
       expect(g).toMatchObject({ subscription_id: bought.subscriptionId, order_id: null });
     const firstCredit = byBenefit(granted, credit)!.properties.last_credited_at as string;
+    expect(await meterOf(s, bought.customerId, meter.id)).toMatchObject({
+      credited_units: 100,
+      balance: 100,
+    });
 
     // A month later the renewal is paid: each grant is cycled, the credit given again.
     const advanced = await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
@@ -434,6 +457,11 @@ describe("a subscription", () => {
     expect(new Date(creditCycle.properties.last_credited_at).getTime()).toBeGreaterThan(
       new Date(firstCredit).getTime(),
     );
+    // The cycle credited the meter again: the unused 100 rolled over (rollover: true), plus 100.
+    expect(await meterOf(s, bought.customerId, meter.id)).toMatchObject({
+      credited_units: 200,
+      balance: 200,
+    });
     // Cycled once per renewal, whatever reruns the sync.
     await ok(
       call(server, s.token, "POST", `/v1/benefit-grants/${byBenefit(granted, credit)!.id}/retry`),

@@ -785,6 +785,24 @@ function cases(): Case[] {
       }),
       names: "external_customer_id",
     },
+    c("POST /v1/customer-sessions/email", ["body:customer_id"], "/v1/customer-sessions/email", 422, {
+      customer_id: B.customer,
+    }),
+    c("POST /v1/customer-sessions/email", ["body:external_customer_id"], "/v1/customer-sessions/email", 422, {
+      external_customer_id: B.externalCustomerId,
+    }),
+    {
+      ...c(
+        "POST /v1/customer-sessions/email",
+        ["body:customer_external_id"],
+        "/v1/customer-sessions/email",
+        422,
+        {
+          customer_external_id: B.externalCustomerId,
+        },
+      ),
+      names: "external_customer_id",
+    },
     portal(
       "GET /v1/customer-portal/orders/",
       ["query:product_id"],

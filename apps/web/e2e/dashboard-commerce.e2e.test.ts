@@ -358,6 +358,52 @@ describe("dashboard commerce pages", () => {
     }
   });
 
+  it("the owner opens the customer's portal from Portal link, and sends the customer their own link by e-mail", async () => {
+    await page.goto(dashboard(`/customers/${order.customer_id}`));
+    await heading(BUYER.name).waitFor();
+    await page.getByRole("button", { name: "Portal link" }).click();
+    const linkDialog = page.getByRole("dialog", { name: "Customer portal link" });
+    const open = linkDialog.getByRole("link", { name: "Open the portal as this customer" });
+    await open.waitFor();
+    // The link opens the portal in a new tab, signed in as the buyer, with the token taken out.
+    const [portal] = await Promise.all([context.waitForEvent("page"), open.click()]);
+    try {
+      await portal.getByRole("heading", { name: /^Hello Grace/ }).waitFor();
+      await portal.getByText("Pocket gadget").first().waitFor();
+      expect(new URL(portal.url()).pathname).toBe(`/portal/${merchant.slug}`);
+      expect(new URL(portal.url()).searchParams.has("customer_session_token")).toBe(false);
+    } finally {
+      await portal.close();
+    }
+
+    await linkDialog.getByText(`Or mail ${BUYER.name} a link of their own at ${BUYER.email}`).waitFor();
+    await linkDialog.getByRole("button", { name: "Send by e-mail" }).click();
+    await linkDialog.getByText(`The portal link is on its way to ${BUYER.email}.`).waitFor();
+    await shots.take(page, "commerce-portal-link-sent");
+    await linkDialog.getByRole("button", { name: "Done" }).click();
+
+    // The buyer's mail (the development mailbox: no SMTP here), its link opens their portal.
+    const box = await call(
+      server,
+      undefined,
+      "GET",
+      `/api/dev/mailbox?to=${encodeURIComponent(BUYER.email)}`,
+    );
+    const mails = (box.body.items as Json[]).filter((m) => m.subject === "Your Gadget Shop customer portal");
+    expect(mails).toHaveLength(1);
+    const mailed = /Open your customer portal: (\S+)/.exec(mails[0]?.text as string)?.[1] ?? "";
+    expect(mailed).toContain(`/portal/${merchant.slug}?customer_session_token=polar_cst_`);
+    const buyerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const inbox = await buyerContext.newPage();
+      await inbox.goto(mailed);
+      await inbox.getByRole("heading", { name: /^Hello Grace/ }).waitFor({ timeout: 30_000 });
+      await inbox.getByText("Pocket gadget").first().waitFor();
+    } finally {
+      await buyerContext.close();
+    }
+  });
+
   it("a member with the member role reads the same pages without the buttons that change them", async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     ctx.setDefaultTimeout(30_000);

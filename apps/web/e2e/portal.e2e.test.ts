@@ -44,6 +44,10 @@ describe("customer portal", () => {
       "subscriptions:read",
       "customers:read",
       "benefits:write",
+      "meters:write",
+      "events:write",
+      "customer_sessions:write",
+      "organizations:write",
     ]);
     const product = await v1("POST", "/v1/products/", {
       name: "Orbit Pro",
@@ -264,5 +268,155 @@ describe("customer portal", () => {
     } finally {
       await fresh.close();
     }
+  });
+  it("Usage on a phone in dark mode: a meter's used, credited and balance, and its history on demand", async () => {
+    const meter = await v1("POST", "/v1/meters/", {
+      name: "Exports",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "export" }] },
+      aggregation: { func: "count" },
+    });
+    const credits = await v1("POST", "/v1/benefits/", {
+      type: "meter_credit",
+      description: "100 exports",
+      properties: { units: 100, rollover: false, meter_id: meter.id },
+    });
+    const pack = await v1("POST", "/v1/products/", {
+      name: "Export pack",
+      prices: [{ amount_type: "fixed", price_amount: 500 }],
+    });
+    await v1("POST", `/v1/products/${pack.id}/benefits`, { benefits: [credits.id] }, 200);
+    const checkout = await v1("POST", "/v1/checkouts/", { products: [pack.id], customer_email: email });
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        confirmation_token_id: card.body.id,
+        customer_billing_address: { country: "DE" },
+      },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const customerId = (await v1("GET", `/v1/checkouts/${checkout.id}`)).customer_id as string;
+    await v1(
+      "POST",
+      "/v1/events/ingest",
+      {
+        events: Array.from({ length: 3 }, () => ({ name: "export", customer_id: customerId })),
+      },
+      200,
+    );
+    // The credit comes from the grant job, after the checkout: wait for the grant first.
+    for (let tries = 0; ; tries++) {
+      const grants = await v1("GET", `/v1/benefit-grants/?customer_id=${customerId}`);
+      if ((grants.items as Json[]).some((g) => g.benefit_id === credits.id && g.is_granted)) break;
+      expect(tries, "the meter credit is granted").toBeLessThan(100);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const session = await v1("POST", "/v1/customer-sessions/", { customer_id: customerId }, 201);
+
+    const fresh = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      colorScheme: "dark",
+    });
+    fresh.setDefaultTimeout(30_000);
+    const tab = await fresh.newPage();
+    try {
+      await tab.goto(session.customer_portal_url as string);
+      await tab.getByRole("heading", { name: "Hello Grace" }).waitFor();
+      expect(await tab.locator("html").getAttribute("data-mantine-color-scheme")).toBe("dark");
+      await tab.getByRole("tab", { name: "Usage" }).click();
+      await tab.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/usage`);
+      const card = tab.locator(`[data-testid="meter"][data-meter-id="${meter.id}"]`);
+      await card.waitFor();
+      expect(await card.getByText("Exports").count()).toBe(1);
+      expect(await card.getByTestId("meter-consumed").textContent()).toBe("3");
+      expect(await card.getByTestId("meter-credited").textContent()).toBe("100");
+      expect(await card.getByTestId("meter-balance").textContent()).toBe("97");
+      await card.getByRole("button", { name: "Show the history" }).click();
+      const ledger = card.getByTestId("ledger");
+      await ledger.waitFor();
+      const rows = await ledger.locator("tbody tr").allTextContents();
+      expect(rows.some((r) => r.endsWith("+100"))).toBe(true);
+      expect(rows.some((r) => r.endsWith("-3"))).toBe(true);
+      // One column on a phone: nothing wider than the screen.
+      expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shots.take(tab, "usage-dark-phone");
+    } finally {
+      await fresh.close();
+    }
+  });
+  it("changes the plan after its preview where the seller allows it; adds a card and makes the first one the default again", async () => {
+    await v1("PATCH", `/v1/organizations/${merchant.organizationId}`, {
+      subscription_settings: {
+        allow_multiple_subscriptions: false,
+        allow_customer_updates: true,
+        proration_behavior: "prorate",
+      },
+    });
+    const team = await v1("POST", "/v1/products/", {
+      name: "Orbit Team",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 3000 }],
+    });
+    // The phone from the first test, still signed in as Grace.
+    await page.goto(`${server.url}/portal/${merchant.slug}/subscriptions`);
+    const sub = page.locator(`[data-testid="subscription"][data-subscription-id="${subscriptionId}"]`);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    const dialog = page.getByRole("dialog", { name: "Change your plan" });
+    await dialog.getByRole("radio", { name: /^Orbit Team/ }).check();
+    const preview = dialog.getByTestId("change-preview");
+    await preview.waitFor();
+    expect(await preview.textContent()).toMatch(/Charged now|Nothing is charged now/);
+    // The page shows the server's own preview: the new price plus the prorated difference.
+    const customerId = (await v1("GET", `/v1/subscriptions/${subscriptionId}`)).customer_id as string;
+    const cst = (await v1("POST", "/v1/customer-sessions/", { customer_id: customerId }, 201))
+      .token as string;
+    const expected = await call(
+      server,
+      cst,
+      "POST",
+      `/v1/customer-portal/subscriptions/${subscriptionId}/change-preview`,
+      { product_id: team.id },
+    );
+    expect(expected.status, JSON.stringify(expected.body)).toBe(200);
+    const renewal = expected.body.next_renewal.total_amount as number;
+    expect(renewal).toBeGreaterThan(3000);
+    // Prorated by the second: the two previews, a moment apart, may differ by a rounding cent.
+    const shown = /Next bill on [^:]+: \$([\d,]+\.\d\d)/.exec((await preview.textContent()) ?? "")?.[1] ?? "";
+    expect(Math.abs(Math.round(Number(shown.replace(/,/g, "")) * 100) - renewal)).toBeLessThanOrEqual(1);
+    await shots.take(page, "change-plan");
+    await dialog.getByRole("button", { name: "Change plan" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await sub.getByText("Orbit Team").first().waitFor();
+    expect((await v1("GET", `/v1/subscriptions/${subscriptionId}`)).product_id).toBe(team.id);
+
+    await page.getByRole("tab", { name: "Billing" }).click();
+    await page.waitForURL((u) => u.pathname === `/portal/${merchant.slug}/billing`);
+    const cards = page.getByTestId("payment-method");
+    await cards.first().waitFor();
+    const before = await cards.count();
+    await page.getByRole("button", { name: "Add a card" }).click();
+    await field(page, "Card number").fill("5555 5555 5555 4444");
+    await field(page, "Expiry date").fill("12 / 40");
+    await field(page, "Security code").fill("123");
+    await page.getByRole("button", { name: "Save card" }).click();
+    await cards.nth(before).waitFor();
+    const first = cards.filter({ hasText: "4242" }).first();
+    const added = cards.filter({ hasText: "4444" });
+    // The new card pays from now on; the first one can be made the default again.
+    await added.getByText("Default", { exact: true }).waitFor();
+    await first.getByRole("button", { name: "Make default" }).click();
+    await first.getByText("Default", { exact: true }).waitFor();
+    await added.getByRole("button", { name: "Make default" }).waitFor();
+    expect(await added.getByText("Default", { exact: true }).count()).toBe(0);
+    await shots.take(page, "cards");
   });
 });

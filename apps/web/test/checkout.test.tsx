@@ -903,6 +903,82 @@ describe("confirmation page", () => {
     );
   });
 
+  it("shows the files a downloadables benefit granted, each a download link", async () => {
+    const files = {
+      id: "b-files",
+      created_at: NOW,
+      modified_at: null,
+      type: "downloadables" as const,
+      description: "The album",
+      organization_id: "org-1",
+    };
+    const checkout = checkoutFixture({ status: "succeeded", product: product({ benefits: [files] }) });
+    const calls = stubFetch((c) => {
+      if (c.path === clientPath) return json(200, checkout);
+      if (c.path.startsWith("/v1/customer-portal/orders/?"))
+        return json(200, {
+          items: [
+            {
+              id: "order-1",
+              created_at: NOW,
+              status: "paid",
+              paid: true,
+              checkout_id: "checkout-1",
+              subscription_id: null,
+              invoice_number: "ACME-0002",
+              is_invoice_generated: false,
+              subtotal_amount: 2500,
+              discount_amount: 0,
+              tax_amount: 0,
+              total_amount: 2500,
+              currency: "usd",
+            },
+          ],
+          pagination: { total_count: 1, max_page: 1 },
+        });
+      if (c.path.startsWith("/v1/customer-portal/benefit-grants/?"))
+        return json(200, {
+          items: [
+            {
+              id: "grant-1",
+              benefit_id: "b-files",
+              is_granted: true,
+              error: null,
+              properties: { files: ["file-1"] },
+              benefit: { id: "b-files", type: "downloadables", properties: {} },
+            },
+          ],
+          pagination: { total_count: 1, max_page: 1 },
+        });
+      if (c.path.startsWith("/v1/customer-portal/downloadables/?"))
+        return json(200, {
+          items: [
+            {
+              id: "dl-1",
+              benefit_id: "b-files",
+              file: {
+                id: "file-1",
+                name: "album.zip",
+                size_readable: "1.2 MB",
+                download: { url: "https://files.example/album.zip?signature=abc", expires_at: NOW },
+              },
+            },
+          ],
+          pagination: { total_count: 1, max_page: 1 },
+        });
+      return undefined;
+    });
+    renderWithTheme(
+      <ConfirmationPage clientSecret={SECRET} customerSessionToken="polar_cst_abc" pollIntervalMs={5} />,
+    );
+    const link = await screen.findByRole("link", { name: "Download album.zip" });
+    expect(link.getAttribute("href")).toBe("https://files.example/album.zip?signature=abc");
+    expect(within(screen.getByTestId("downloads")).getAllByRole("link")).toHaveLength(1);
+    const listed = calls.find((c) => c.path.startsWith("/v1/customer-portal/downloadables/?"));
+    expect(new URLSearchParams(listed?.path.split("?")[1]).get("benefit_id")).toBe("b-files");
+    expect(listed?.authorization).toBe("Bearer polar_cst_abc");
+  });
+
   it("waits while the payment is processing, then shows it succeeded", async () => {
     let reads = 0;
     stubFetch((c) => {

@@ -143,6 +143,82 @@ describe("customers", () => {
     expect(within(dialog).getByText(/signed in to the portal as Ada Buyer/)).toBeTruthy();
   });
 
+  it("an owner sends the customer their portal link by e-mail from the dialog: one request, and where it went", async () => {
+    const portalUrl = "http://localhost:3000/portal/acme?customer_session_token=polar_cst_abc";
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/customers/cus-1": customer,
+      "/v1/customers/cus-1/state": customerState,
+      "/v1/customer-meters/": page([]),
+      "/v1/orders/": page([]),
+      "/v1/subscriptions/": page([]),
+      "/v1/refunds/": page([]),
+      "/v1/events/": page([]),
+      "POST /v1/customer-sessions/": {
+        created_at: "2026-11-25T10:00:00Z",
+        modified_at: null,
+        id: "cs-1",
+        token: "polar_cst_abc",
+        expires_at: "2026-11-25T11:00:00Z",
+        return_url: null,
+        customer_portal_url: portalUrl,
+        customer_id: "cus-1",
+        customer,
+      },
+      "POST /v1/customer-sessions/email": () =>
+        answerWith(202, {
+          id: "cs-2",
+          created_at: "2026-11-25T10:00:00Z",
+          expires_at: "2026-11-25T11:00:00Z",
+          return_url: null,
+          customer_id: "cus-1",
+          email: customer.email,
+        }),
+    });
+    const { user } = renderApp("/dashboard/acme/customers/cus-1", { session });
+    await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
+    await user.click(screen.getByRole("button", { name: "Portal link" }));
+    const dialog = await screen.findByRole("dialog", { name: "Customer portal link" });
+    expect(
+      within(dialog).getByText(
+        `Or mail Ada Buyer a link of their own at ${customer.email}, valid for an hour.`,
+      ),
+    ).toBeTruthy();
+    const mailed = () =>
+      requests.filter((r) => r.method === "POST" && r.path === "/v1/customer-sessions/email");
+    expect(mailed()).toEqual([]);
+    await user.click(within(dialog).getByRole("button", { name: "Send by e-mail" }));
+    await within(dialog).findByText(new RegExp(`The portal link is on its way to ${customer.email}\\.`));
+    expect(mailed().map((r) => r.body)).toEqual([{ customer_id: "cus-1" }]);
+    // Sent once: the button is gone, so a second click cannot mail again.
+    expect(within(dialog).queryByRole("button", { name: "Send by e-mail" })).toBeNull();
+  });
+
+  it("a refused send shows the server's words and leaves the button to try again", async () => {
+    stubServer({
+      ...dashboardAnswers("admin"),
+      "/v1/customers/cus-1": customer,
+      "/v1/customers/cus-1/state": customerState,
+      "/v1/customer-meters/": page([]),
+      "/v1/orders/": page([]),
+      "/v1/subscriptions/": page([]),
+      "/v1/refunds/": page([]),
+      "/v1/events/": page([]),
+      "POST /v1/customer-sessions/": () =>
+        answerWith(500, { error: "InternalServerError", detail: "Later." }),
+      "POST /v1/customer-sessions/email": () =>
+        answerWith(429, { error: "TooManyRequests", detail: "Ten mails a minute to one customer at most." }),
+    });
+    const { user } = renderApp("/dashboard/acme/customers/cus-1", { session });
+    await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
+    await user.click(screen.getByRole("button", { name: "Portal link" }));
+    const dialog = await screen.findByRole("dialog", { name: "Customer portal link" });
+    await user.click(within(dialog).getByRole("button", { name: "Send by e-mail" }));
+    await within(dialog).findByText("Not sent");
+    expect(within(dialog).getByText("Ten mails a minute to one customer at most.")).toBeTruthy();
+    expect(within(dialog).getByRole("button", { name: "Send by e-mail" })).toBeTruthy();
+  });
+
   it("creating checks the e-mail and country first, then shows the server's 422 at its field", async () => {
     const { requests } = stubServer({
       ...dashboardAnswers("admin"),

@@ -322,4 +322,28 @@ export const mailTemplates = {
       url: p.url,
       footer: "If you did not ask for this code, you can ignore this mail: nobody can sign in without it.",
     }),
+  /**
+   * The merchant sent the customer their portal (the dashboard's "Send by e-mail"): a
+   * pre-authenticated link, so the mail says how long it works and not to pass it on.
+   */
+  portalLink: (p: {
+    to: string;
+    name?: string | null;
+    organizationName: string;
+    expiresInMinutes: number;
+    url: string;
+  }) =>
+    render({
+      kind: "portal-link",
+      to: p.to,
+      subject: `Your ${p.organizationName} customer portal`,
+      greeting: hello(p.name),
+      lines: [
+        `${p.organizationName} sent you a link to your customer portal: your orders and receipts, subscriptions, license keys and downloads.`,
+        `The link signs you in without a password and works for ${p.expiresInMinutes} minutes. Later, open the portal and ask for a sign-in code at this address.`,
+      ],
+      action: "Open your customer portal",
+      url: p.url,
+      footer: "Do not forward this mail: its link signs in as you until it expires.",
+    }),
 };

@@ -174,6 +174,15 @@ export const getCustomerLicenseKey = (token: string, id: string) =>
     { token },
   );
 
+/** A downloadables grant's files, each with a signed download URL (ten minutes). */
+export type CustomerDownloadable = z.output<typeof W.DownloadableRead>;
+
+export const listCustomerDownloadables = (token: string, benefitId: string) =>
+  call<W.Page<CustomerDownloadable>>(
+    `/v1/customer-portal/downloadables/?benefit_id=${encodeURIComponent(benefitId)}&limit=100`,
+    { token },
+  );
+
 /** `POST /v1/subscription-payment-links/session`: opens a mail's signed card-update link. */
 export type PaymentLinkSession = z.output<typeof W.SubscriptionPaymentLinkSession>;
 

@@ -17,10 +17,12 @@ import { CopyValue } from "../components/copy-value";
 import {
   type CheckoutPublic,
   type CustomerBenefitGrant,
+  type CustomerDownloadable,
   type CustomerOrder,
   getCheckout,
   getCustomerLicenseKey,
   getOrderInvoice,
+  listCustomerDownloadables,
   listCustomerGrants,
   listCustomerOrders,
   V1Error,
@@ -35,8 +37,8 @@ import { OrganizationHeader } from "./sections/organization-header";
  * (Polar's default success URL). Reads the checkout until its payment settles, then shows the
  * order; with the `customer_session_token` the page was given, the order itself from the
  * customer portal (its invoice number, a link to its invoice), what the benefits gave once
- * the grant job has made them (a license key to copy, the seller's note), and a link to the
- * portal.
+ * the grant job has made them (a license key to copy, the seller's note, the files to
+ * download), and a link to the portal.
  */
 export function ConfirmationPage({
   clientSecret,
@@ -265,7 +267,7 @@ function useGrants(token: string | null, order: CustomerOrder | null, pollInterv
   return grants;
 }
 
-/** What one granted benefit gives, where the page can show it: a license key, a note. */
+/** What one granted benefit gives, where the page can show it: a license key, a note, files. */
 function GrantDetail({ grant, token }: { grant: CustomerBenefitGrant; token: string }) {
   const benefit = grant.benefit as { type?: string; properties?: { note?: unknown } };
   const keyId = typeof grant.properties.license_key_id === "string" ? grant.properties.license_key_id : null;
@@ -296,5 +298,31 @@ function GrantDetail({ grant, token }: { grant: CustomerBenefitGrant; token: str
     );
   if (benefit.type === "license_keys" && key)
     return <CopyValue value={key} label="Copy license key" testId="license-key" />;
+  if (benefit.type === "downloadables") return <GrantDownloads benefitId={grant.benefit_id} token={token} />;
   return null;
+}
+
+/** A downloadables grant's files, each a link that downloads it (signed for ten minutes). */
+function GrantDownloads({ benefitId, token }: { benefitId: string; token: string }) {
+  const [files, setFiles] = useState<CustomerDownloadable[]>([]);
+  useEffect(() => {
+    let live = true;
+    listCustomerDownloadables(token, benefitId).then(
+      (page) => live && setFiles(page.items),
+      () => undefined, // the portal lists the files too
+    );
+    return () => {
+      live = false;
+    };
+  }, [token, benefitId]);
+  if (files.length === 0) return null;
+  return (
+    <Stack gap={2} data-testid="downloads">
+      {files.map((d) => (
+        <Anchor key={d.id} href={d.file.download.url} download={d.file.name} size="sm">
+          Download {d.file.name}
+        </Anchor>
+      ))}
+    </Stack>
+  );
 }

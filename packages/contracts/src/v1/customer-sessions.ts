@@ -67,3 +67,21 @@ export const CustomerSession = z
 
 export type CustomerSessionCreateInput = z.output<typeof CustomerSessionCreate>;
 export type CustomerSessionWire = z.output<typeof CustomerSession>;
+
+/**
+ * Kassa's `POST /v1/customer-sessions/email`: a customer session whose pre-authenticated portal
+ * link was mailed to the customer's own address. The token itself is never answered: only the
+ * customer, who receives it, can open the link.
+ */
+export const CustomerSessionMailed = z
+  .object({
+    id: z.string(),
+    created_at: DateTime,
+    expires_at: DateTime,
+    return_url: z.string().nullable(),
+    customer_id: z.string(),
+    email: z.string().meta({ description: "Where the link was mailed: the customer's e-mail." }),
+  })
+  .meta({ id: "CustomerSessionMailed" });
+
+export type CustomerSessionMailedWire = z.output<typeof CustomerSessionMailed>;

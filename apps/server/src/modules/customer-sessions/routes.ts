@@ -12,7 +12,7 @@ import { TooManyRequests } from "../../kit/api/errors.js";
 import { customerRoute, errorResponses, route } from "../../kit/api/openapi.js";
 import type { RateLimiter } from "../../kit/rate-limit.js";
 import { authenticateCode, authenticatedUser, type CodeDeps, introspect, requestCode } from "./codes.js";
-import { CustomerSession, CustomerSessionCreate } from "./schemas.js";
+import { CustomerSession, CustomerSessionCreate, CustomerSessionMailed } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "customer_portal";
@@ -32,6 +32,26 @@ const create = route({
     201: {
       description: "Customer session created.",
       content: { "application/json": { schema: CustomerSession } },
+    },
+    ...errorResponses(),
+  },
+});
+
+const mailRoute = route({
+  method: "post",
+  path: "/v1/customer-sessions/email",
+  tags: ["customer-sessions"],
+  summary: "Mail a customer their portal link (Kassa's own)",
+  description:
+    "Creates a customer session as `POST /v1/customer-sessions/` does and mails its pre-authenticated portal link (valid 1 hour) to the customer's own e-mail, in plain text and HTML. The token is not answered. At most `PORTAL_CODE_RATE_LIMIT` mails a minute to one customer.",
+  scope: "customer_sessions:write",
+  request: {
+    body: { required: true, content: { "application/json": { schema: CustomerSessionCreate } } },
+  },
+  responses: {
+    202: {
+      description: "The link is on its way to the customer.",
+      content: { "application/json": { schema: CustomerSessionMailed } },
     },
     ...errorResponses(),
   },
@@ -119,6 +139,23 @@ export function registerCustomerSessionRoutes(
       201,
     );
   });
+  const mailer = opts.codes?.mailer;
+  if (mailer) {
+    const { limiter } = opts;
+    app.openapi(mailRoute, async (c) => {
+      const body = c.req.valid("json");
+      if (limiter) {
+        // Per customer as named in the body: the dashboard cannot flood one customer's inbox.
+        const named = body.customer_id ?? body.external_customer_id ?? body.customer_external_id ?? "";
+        const verdict = await limiter(`portal:link-mail:${c.var.ctx.organizationId}:${named}`);
+        if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
+      }
+      return c.json(
+        await service.mailCustomerSession({ ctx: c.var.ctx, input: body, baseURL: opts.baseURL, mailer }),
+        202,
+      );
+    });
+  }
   app.openapi(introspectRoute, async (c) => c.json(await introspect({ ctx: c.var.ctx }), 200));
   app.openapi(userRoute, async (c) => c.json(await authenticatedUser({ ctx: c.var.ctx }), 200));
 

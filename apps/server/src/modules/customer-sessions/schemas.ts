@@ -3,5 +3,7 @@ export {
   CustomerSession,
   CustomerSessionCreate,
   type CustomerSessionCreateInput,
+  CustomerSessionMailed,
+  type CustomerSessionMailedWire,
   type CustomerSessionWire,
 } from "@kassa/contracts/v1";

@@ -1,12 +1,21 @@
 import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import type { Clock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { mailTemplates } from "../../mail/templates.js";
 import { customerWire, findCustomer, findCustomerByExternalId } from "../customers/index.js";
+import { findOrganization } from "../organizations/index.js";
 import * as repo from "./repository.js";
-import type { CustomerSessionCreateInput, CustomerSessionWire } from "./schemas.js";
+import type {
+  CustomerSessionCreateInput,
+  CustomerSessionMailedWire,
+  CustomerSessionWire,
+} from "./schemas.js";
 import { CUSTOMER_SESSION_PREFIX, generateSessionToken, hashSessionToken } from "./token.js";
 
 /** How long a customer session stays valid, as on Polar. */
@@ -70,16 +79,26 @@ function customerMissing(field: string, input: unknown) {
   return RequestValidationError.field(["body", field], CUSTOMER_MISSING, input);
 }
 
-/** `POST /v1/customer-sessions/`: a session for a live customer of the caller's organization. */
-export async function openCustomerSession({
-  ctx,
-  input,
-  baseURL,
-}: {
-  ctx: Ctx;
-  input: CustomerSessionCreateInput;
-  baseURL: string;
-}): Promise<CustomerSessionWire> {
+type SessionCustomer = NonNullable<Awaited<ReturnType<typeof findCustomer>>>;
+
+/**
+ * A session for a live customer of the caller's organization, named by `customer_id` or by
+ * `external_customer_id`; `then` runs in the same transaction (the answer, or the mail that
+ * carries the link), so the session exists exactly when it commits.
+ */
+async function withNewSession<T>(
+  ctx: Ctx,
+  input: CustomerSessionCreateInput,
+  then: (
+    trx: Transaction<KassaDatabase>,
+    made: {
+      customer: SessionCustomer;
+      session: { id: string; token: string; expiresAt: Date };
+      returnUrl: string | null;
+      now: Date;
+    },
+  ) => Promise<T>,
+): Promise<T> {
   const externalId = input.external_customer_id ?? input.customer_external_id;
   let by: { id: string } | { externalId: string };
   let field: string;
@@ -125,6 +144,21 @@ export async function openCustomerSession({
     });
     // Sessions expired for a day are dead weight: a bounded batch goes with each new one.
     await repo.deleteExpired(trx, new Date(now.getTime() - 24 * 60 * 60 * 1000), 100);
+    return then(trx, { customer, session, returnUrl, now });
+  });
+}
+
+/** `POST /v1/customer-sessions/`: a session for a live customer of the caller's organization. */
+export async function openCustomerSession({
+  ctx,
+  input,
+  baseURL,
+}: {
+  ctx: Ctx;
+  input: CustomerSessionCreateInput;
+  baseURL: string;
+}): Promise<CustomerSessionWire> {
+  return withNewSession(ctx, input, async (trx, { customer, session, returnUrl, now }) => {
     const slug = await repo.organizationSlug(trx, ctx.organizationId);
     return {
       created_at: iso(now),
@@ -136,6 +170,46 @@ export async function openCustomerSession({
       customer_portal_url: customerPortalUrl(baseURL, slug, session.token, customer.email),
       customer_id: customer.id,
       customer: customerWire(customer),
+    };
+  });
+}
+
+/**
+ * `POST /v1/customer-sessions/email` (Kassa's own): the same session, its portal link mailed to
+ * the customer's own address (plain text and HTML) in the transaction that makes it. The token
+ * is not answered: the merchant who sends the link never holds it.
+ */
+export async function mailCustomerSession({
+  ctx,
+  input,
+  baseURL,
+  mailer,
+}: {
+  ctx: Ctx;
+  input: CustomerSessionCreateInput;
+  baseURL: string;
+  mailer: Mailer;
+}): Promise<CustomerSessionMailedWire> {
+  return withNewSession(ctx, input, async (trx, { customer, session, returnUrl, now }) => {
+    const organization = await findOrganization(trx, ctx.organizationId);
+    if (!organization) throw new Error(`organization ${ctx.organizationId} vanished`);
+    await mailer.send(
+      mailTemplates.portalLink({
+        to: customer.email,
+        name: customer.name,
+        organizationName: organization.name,
+        expiresInMinutes: CUSTOMER_SESSION_TTL_MS / 60_000,
+        url: customerPortalUrl(baseURL, organization.slug, session.token, customer.email),
+      }),
+      trx,
+    );
+    return {
+      id: session.id,
+      created_at: iso(now),
+      expires_at: iso(session.expiresAt),
+      return_url: returnUrl,
+      customer_id: customer.id,
+      email: customer.email,
     };
   });
 }

@@ -64,6 +64,7 @@ export function CustomerDetail({
                 organizationId={organizationId}
                 customerId={c.id}
                 customerLabel={c.name || c.email}
+                customerEmail={c.email}
               />
               <Button variant="default" leftSection={<IconEdit size={16} />} onClick={() => setEditing(true)}>
                 Edit
