@@ -203,6 +203,30 @@ describe("concurrent ingests of one organization (group commit)", () => {
     expect(await consumed(c.id, m.sum)).toBe(units);
   });
 
+  it("a NUL character is refused (422) before it can fail a statement and the requests grouped with it", async () => {
+    const c = await customer();
+    const name = unique("nul");
+    const answers = await Promise.all([
+      ingest([{ name, customer_id: c.id, metadata: { req: 0 } }]),
+      ingest([
+        { name, customer_id: c.id, metadata: { req: 1 } },
+        {
+          name: `${name}\u0000`,
+          customer_id: c.id,
+          external_id: "a\u0000b",
+          metadata: { req: 1, note: "x\u0000" },
+        },
+      ]),
+      ingest([{ name, customer_id: c.id, metadata: { req: 2 } }]),
+    ]);
+    // The edge refuses it before the ingest (PostgreSQL stores no NUL): nothing of it is stored,
+    // and the requests beside it are not touched.
+    expect(answers.map((a) => a.status)).toEqual([200, 422, 200]);
+    expect(answers[1]!.body.detail[0].msg).toContain("NUL");
+    const stored = await storedByRequest(name);
+    expect([...stored.keys()].sort()).toEqual([0, 2]);
+  });
+
   it("a statement that fails answers none of its requests with success, and stores nothing of them", async () => {
     const c = await customer();
     const name = unique("boom");
