@@ -88,11 +88,19 @@ export async function insertEvents(db: Db, organizationId: string, ingestedAt: D
 const preparedIngests = new Set<string>();
 const PREPARED_INGESTS = 200;
 
+/** An event of a grouped ingest: which request of the group sent it, and when that was. */
+export interface GroupedEvent extends NewEvent {
+  /** The request's index in the group (0, 1, ...). */
+  req: number;
+  ingested_at: Date;
+}
+
 export interface OneStatementIngest {
   organizationId: string;
-  ingestedAt: Date;
-  /** The events; `customer_id` as sent (an external id is resolved in the statement). */
-  rows: NewEvent[];
+  /** The events of every request of the group, in the group's order (the first request's first). */
+  rows: GroupedEvent[];
+  /** When the running totals' rows are created or modified (the group's latest `now`). */
+  now: Date;
   /** The meters' signature (meters' `meterSignatureSql`) when the totals' upserts were compiled. */
   signature: RawBuilder<string>;
   expectedSignature: string;
@@ -104,18 +112,35 @@ export interface OneStatementIngest {
   noticeJobs: (payloads: RawBuilder<unknown>) => RawBuilder<unknown>;
 }
 
+export interface OneStatementResult {
+  /** False when the meters changed since their upserts were compiled: nothing was stored. */
+  metersFresh: boolean;
+  /** The requests (indexes) that stored nothing because they need the general path. */
+  refused: Set<number>;
+  /** Events inserted per request (index); a request absent inserted none. */
+  inserted: Map<number, number>;
+  /** Fresh `customer.state_changed` notice jobs enqueued. */
+  jobs: number;
+}
+
 /**
- * An ingest in one statement, atomic without a transaction: the customers named are checked
- * (every `customer_id` live; `external_customer_id`s resolved), the events inserted
- * deduplicated as `insertEvents` does, the running totals of every meter upserted, the
- * customers' state notices moved on and the fresh ones' jobs enqueued. It stores nothing
- * (`ok` false) when the general path is needed: a `customer_id` that is not a live customer of
- * the organization (its 422 names them), a customer with orphan events to claim first, or
- * meters that changed since their upserts were compiled (`meters_fresh` false).
+ * The ingest of a group of requests (one or more) in one statement, atomic without a
+ * transaction: the customers named are checked (every `customer_id` live; the
+ * `external_customer_id`s resolved), the events inserted deduplicated as `insertEvents` does
+ * (across the whole group: of two requests sending one external id, the first in the group
+ * inserts it), the running totals of every meter upserted once per (customer, meter) with the
+ * group's events summed, in customer order (the lock order every ingest takes), the
+ * customers' state notices moved on and the fresh ones' jobs enqueued.
+ *
+ * A request stores nothing (it is in `refused`) when it needs the general path: a
+ * `customer_id` that is not a live customer of the organization (its 422 names them) or a
+ * customer with orphan events to claim first. The group stores nothing when the meters
+ * changed since their upserts were compiled (`metersFresh` false). Either way the other
+ * requests are not affected. A statement error stores nothing of any request.
  */
-export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
+export async function ingestInOneStatement(db: Db, input: OneStatementIngest): Promise<OneStatementResult> {
   const { organizationId: org, rows } = input;
-  const column = <K extends keyof NewEvent>(k: K) => rows.map((r) => r[k]);
+  const column = <K extends keyof GroupedEvent>(k: K) => rows.map((r) => r[k]);
   const changed =
     input.totals.length > 0
       ? sql.join(
@@ -123,13 +148,20 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
           sql` union `,
         )
       : sql`select null::text as customer_id where false`;
-  const query = sql<{ ok: boolean; meters_fresh: boolean; inserted: number; jobs: number }>`
+  const query = sql<{
+    meters_fresh: boolean;
+    refused: number[];
+    reqs: number[];
+    counts: number[];
+    jobs: number;
+  }>`
     with input as (
       select * from unnest(${column("id")}::text[], ${column("name")}::text[],
         ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
         ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
-        ${column("metadata")}::jsonb[])
-        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, ord)
+        ${column("metadata")}::jsonb[], ${column("req")}::int[], ${column("ingested_at")}::timestamptz[])
+        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, req,
+          ingested_at, ord)
     ),
     live as (
       select c.id, ${HAS_ORPHANS} as orphans from kassa_customer c
@@ -142,17 +174,18 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
         and c.external_id in (select i.external_customer_id from input i where i.external_customer_id is not null)
     ),
     fresh as (select ${input.signature} = ${input.expectedSignature} as meters_fresh),
-    verdict as (
-      select (select meters_fresh from fresh)
-        and not exists (select 1 from input i where i.customer_id is not null
-          and not exists (select 1 from live l where l.id = i.customer_id))
-        and not exists (select 1 from live where orphans) and not exists (select 1 from ext where orphans) as ok
+    refused as (
+      select distinct i.req from input i
+      where (i.customer_id is not null
+          and not exists (select 1 from live l where l.id = i.customer_id and not l.orphans))
+        or (i.customer_id is null
+          and exists (select 1 from ext x where x.external_id = i.external_customer_id and x.orphans))
     ),
     resolved as (
       select i.id, i.name, i.timestamp, coalesce(i.customer_id, x.id) as customer_id, i.external_customer_id,
-        i.external_id, i.metadata, i.ord
+        i.external_id, i.metadata, i.req, i.ingested_at, i.ord
       from input i left join ext x on i.customer_id is null and x.external_id = i.external_customer_id
-      where (select ok from verdict)
+      where (select meters_fresh from fresh) and i.req not in (select r.req from refused r)
     ),
     keys as (
       insert into kassa_event_key (organization_id, external_id, event_id, timestamp)
@@ -164,7 +197,7 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
     ins as (
       insert into kassa_event
         (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
-      select r.id, ${org}, r.name, r.timestamp, ${input.ingestedAt}, r.customer_id, r.external_customer_id,
+      select r.id, ${org}, r.name, r.timestamp, r.ingested_at, r.customer_id, r.external_customer_id,
         r.external_id, r.metadata
       from resolved r where r.external_id is null or r.id in (select k.event_id from keys k)
       order by r.ord
@@ -181,21 +214,29 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest) {
       returning customer_id, (xmax = 0) as fresh
     ),
     jobs as (${input.noticeJobs(sql`select jsonb_build_object('organizationId', ${org}::text,
-      'customerId', n.customer_id) as payload from notices n where n.fresh order by n.customer_id`)})
-    select (select ok from verdict) as ok, (select meters_fresh from fresh) as meters_fresh,
-      (select count(*) from ins)::int as inserted, (select count(*) from jobs)::int as jobs`.compile(db);
-  // Its text is fixed for an organization's set of meters (every value is a parameter, the batch
-  // comes as arrays): prepared once per connection on PostgreSQL, for the first texts a process
-  // sees (a bound: each organization's meters make their own text).
+      'customerId', n.customer_id) as payload from notices n where n.fresh order by n.customer_id`)}),
+    counts as (
+      select r.req, count(*)::int as n from ins join resolved r on r.id = ins.id group by r.req
+    )
+    select (select meters_fresh from fresh) as meters_fresh,
+      array(select r.req from refused r order by r.req) as refused,
+      array(select c.req from counts c order by c.req) as reqs,
+      array(select c.n from counts c order by c.req) as counts,
+      (select count(*) from jobs)::int as jobs`.compile(db);
+  // Its text is fixed for an organization's set of meters (every value is a parameter, the
+  // events come as arrays): prepared once per connection on PostgreSQL, for the first texts a
+  // process sees (a bound: each organization's meters make their own text).
   if (preparedIngests.size < PREPARED_INGESTS || preparedIngests.has(query.sql)) {
     preparedIngests.add(query.sql);
     markHot(query.sql);
   }
   const r = (await db.executeQuery(query)).rows[0];
+  const reqs = (r?.reqs ?? []).map(Number);
+  const counts = (r?.counts ?? []).map(Number);
   return {
-    ok: r?.ok === true,
     metersFresh: r?.meters_fresh === true,
-    inserted: Number(r?.inserted ?? 0),
+    refused: new Set((r?.refused ?? []).map(Number)),
+    inserted: new Map(reqs.map((req, i) => [req, counts[i] ?? 0])),
     jobs: Number(r?.jobs ?? 0),
   };
 }

@@ -5,8 +5,7 @@ import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
 import { systemClock } from "../../kit/clock.js";
 import { type Ctx, inTransaction } from "../../kit/context.js";
-import { enqueueSql, notifyJobWorkers } from "../../kit/jobs/index.js";
-import { applyIngestedEvents, ingestUpsertCtes } from "../customer-meters/index.js";
+import { applyIngestedEvents } from "../customer-meters/index.js";
 import { type CustomerRow, customerWire, findCustomersById } from "../customers/index.js";
 import {
   type AggregationValue,
@@ -16,10 +15,10 @@ import {
   findMeter,
   listMetersSigned,
   type MeterRow,
-  meterSignatureSql,
 } from "../meters/index.js";
 import { EventNotFound } from "./errors.js";
-import { noteStateChanges, STATE_NOTICE_JOB } from "./jobs.js";
+import { ingestGrouped } from "./group.js";
+import { noteStateChanges } from "./jobs.js";
 import * as repo from "./repository.js";
 import { type EventNameWire, type EventsIngestInput, type EventWire, Filter } from "./schemas.js";
 
@@ -88,7 +87,8 @@ function newRows(
  * after the answer includes it.
  *
  * The usual ingest is one statement (`repo.ingestInOneStatement`, no transaction: a single
- * statement is atomic), with the organization's meters kept between requests. The general
+ * statement is atomic), shared with the organization's concurrent ingests (group commit:
+ * group.ts), with the organization's meters kept between requests. The general
  * path (reads, then a transaction) runs when that statement stores nothing because it needs
  * it: a refused customer (for the 422), orphan events to claim, a `unique` meter, or meters
  * changed since they were read.
@@ -101,24 +101,16 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
   const issues = checkEvents(ctx, input, now);
   if (issues.length === 0) {
     const { meters, signature } = await metersOf(ctx);
-    const totals = ingestUpsertCtes(ctx.organizationId, meters, now);
-    if (totals) {
-      const rows = newRows(input, now);
-      const done = await repo.ingestInOneStatement(ctx.db, {
-        organizationId: ctx.organizationId,
-        ingestedAt: now,
-        rows,
-        signature: meterSignatureSql(ctx.organizationId),
-        expectedSignature: signature,
-        totals,
-        // Real time: the debounce is a question of the real clock, not the organization's.
-        noticeAt: systemClock.now(),
-        noticeJobs: (payloads) => enqueueSql(STATE_NOTICE_JOB, payloads),
-      });
-      if (done.jobs > 0) await notifyJobWorkers(ctx.db).catch(() => undefined);
-      if (done.ok) return { inserted: done.inserted, duplicates: rows.length - done.inserted };
-      if (!done.metersFresh) await metersOf(ctx, true);
-    }
+    const outcome = await ingestGrouped({
+      db: ctx.db,
+      organizationId: ctx.organizationId,
+      meters,
+      signature,
+      rows: newRows(input, now),
+      now,
+    });
+    if (outcome.kind === "done") return { inserted: outcome.inserted, duplicates: outcome.duplicates };
+    if (outcome.stale) await metersOf(ctx, true);
   }
   return ingestGeneral(ctx, input, now, issues);
 }

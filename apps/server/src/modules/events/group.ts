@@ -1,0 +1,170 @@
+import { systemClock } from "../../kit/clock.js";
+import type { Db } from "../../kit/context.js";
+import { enqueueSql, notifyJobWorkers } from "../../kit/jobs/index.js";
+import { ingestUpsertCtes } from "../customer-meters/index.js";
+import { type MeterRow, meterSignatureSql } from "../meters/index.js";
+import { STATE_NOTICE_JOB } from "./jobs.js";
+import * as repo from "./repository.js";
+
+/**
+ * Group commit of the one-statement ingest: the ingests of one organization (with one set of
+ * meters) that arrive in the same turn of the event loop, or while that organization's
+ * statement is in flight, go into the database together as one statement
+ * (`repo.ingestInOneStatement`), and each request is answered with its own count when it
+ * commits. Concurrent ingests then cost one statement and one commit instead of one each, and
+ * no longer wait on each other's running-total rows (the group upserts each (customer, meter)
+ * row once, its events summed).
+ *
+ * Per request: its events are deduplicated against every other request (of the group too: the
+ * first request of the group with an external id inserts it); a request that needs the
+ * general path (a customer to refuse or orphan events to claim) stores nothing and is told so,
+ * without touching the others; a statement error fails every request of the group (nothing of
+ * any was stored: one statement is atomic).
+ *
+ * `INGEST_GROUP_IN_FLIGHT` (default 1): how many statements of one organization a process runs
+ * at once; 0 turns grouping off (each ingest is its own statement, sent at once).
+ */
+const IN_FLIGHT = Number(process.env.INGEST_GROUP_IN_FLIGHT ?? 1);
+/** A group stops growing at this many events (requests are whole: at most 1,000 each). */
+const GROUP_EVENTS = 5_000;
+
+/** What became of one request of a group. */
+export type GroupOutcome =
+  | { kind: "done"; inserted: number; duplicates: number }
+  /** It stored nothing: run the general path (`stale`: re-read the meters first). */
+  | { kind: "general"; stale: boolean };
+
+interface Job {
+  rows: repo.NewEvent[];
+  now: Date;
+  resolve: (outcome: GroupOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  db: Db;
+  organizationId: string;
+  meters: MeterRow[];
+  signature: string;
+  pending: Job[];
+  inFlight: number;
+  scheduled: boolean;
+}
+
+/** The lanes of each database handle, by organization and meters' signature. */
+const lanes = new WeakMap<Db, Map<string, Lane>>();
+
+export interface GroupedIngest {
+  db: Db;
+  organizationId: string;
+  meters: MeterRow[];
+  signature: string;
+  rows: repo.NewEvent[];
+  now: Date;
+}
+
+/** Ingests `rows` with whatever other ingests of the organization join them. */
+export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
+  return new Promise((resolve, reject) => {
+    const job: Job = { rows: input.rows, now: input.now, resolve, reject };
+    if (!(IN_FLIGHT > 0)) {
+      void run(
+        {
+          db: input.db,
+          organizationId: input.organizationId,
+          meters: input.meters,
+          signature: input.signature,
+          pending: [],
+          inFlight: 1,
+          scheduled: false,
+        },
+        [job],
+      );
+      return;
+    }
+    let byKey = lanes.get(input.db);
+    if (!byKey) {
+      byKey = new Map();
+      lanes.set(input.db, byKey);
+    }
+    const key = `${input.organizationId}\u0000${input.signature}`;
+    let lane = byKey.get(key);
+    if (!lane) {
+      lane = {
+        db: input.db,
+        organizationId: input.organizationId,
+        meters: input.meters,
+        signature: input.signature,
+        pending: [],
+        inFlight: 0,
+        scheduled: false,
+      };
+      byKey.set(key, lane);
+    }
+    lane.pending.push(job);
+    schedule(lane, key);
+  });
+}
+
+/** Flushes the lane at the end of this turn of the event loop, when a statement may start. */
+function schedule(lane: Lane, key: string) {
+  if (lane.scheduled || lane.inFlight >= IN_FLIGHT) return;
+  lane.scheduled = true;
+  setImmediate(() => flush(lane, key));
+}
+
+function flush(lane: Lane, key: string) {
+  lane.scheduled = false;
+  while (lane.inFlight < IN_FLIGHT && lane.pending.length > 0) {
+    const group: Job[] = [];
+    let events = 0;
+    while (lane.pending.length > 0) {
+      const next = lane.pending[0] as Job;
+      if (group.length > 0 && events + next.rows.length > GROUP_EVENTS) break;
+      lane.pending.shift();
+      group.push(next);
+      events += next.rows.length;
+    }
+    lane.inFlight += 1;
+    void run(lane, group).finally(() => {
+      lane.inFlight -= 1;
+      if (lane.pending.length > 0) schedule(lane, key);
+      else if (lane.inFlight === 0 && !lane.scheduled) lanes.get(lane.db)?.delete(key);
+    });
+  }
+}
+
+/** One statement for the group; every request answered from it (or failed with it). */
+async function run(lane: Lane, group: Job[]) {
+  try {
+    const now = new Date(Math.max(...group.map((j) => j.now.getTime())));
+    const totals = ingestUpsertCtes(lane.organizationId, lane.meters, now);
+    if (!totals) {
+      for (const job of group) job.resolve({ kind: "general", stale: false });
+      return;
+    }
+    const rows = group.flatMap((job, req) => job.rows.map((row) => ({ ...row, req, ingested_at: job.now })));
+    const done = await repo.ingestInOneStatement(lane.db, {
+      organizationId: lane.organizationId,
+      rows,
+      now,
+      signature: meterSignatureSql(lane.organizationId),
+      expectedSignature: lane.signature,
+      totals,
+      // Real time: the debounce is a question of the real clock, not the organization's.
+      noticeAt: systemClock.now(),
+      noticeJobs: (payloads) => enqueueSql(STATE_NOTICE_JOB, payloads),
+    });
+    if (done.jobs > 0) await notifyJobWorkers(lane.db).catch(() => undefined);
+    group.forEach((job, req) => {
+      if (!done.metersFresh) job.resolve({ kind: "general", stale: true });
+      else if (done.refused.has(req)) job.resolve({ kind: "general", stale: false });
+      else {
+        const inserted = done.inserted.get(req) ?? 0;
+        job.resolve({ kind: "done", inserted, duplicates: job.rows.length - inserted });
+      }
+    });
+  } catch (error) {
+    for (const job of group) job.reject(error);
+  }
+}
