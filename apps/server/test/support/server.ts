@@ -73,6 +73,12 @@ export interface StartTestServerOptions {
   /** Variables to leave unset (e.g. RATE_LIMIT, to run on its default). */
   unset?: string[];
   /**
+   * How long the start may take before the test fails, in seconds: KASSA_TEST_START_SECONDS or
+   * 60 by default. The global setup's template server, which creates and migrates a database
+   * from nothing while the other lanes of `.ci/run` start theirs, asks for more.
+   */
+  startSeconds?: number;
+  /**
    * Run the server in this process (in-process.ts): the same app, answering `fetch` to its URL
    * without a socket, with Better Auth's origin checks on. For suites that only speak HTTP to
    * it and use sql/api/payments/purchase; KASSA_TEST_IN_PROCESS=0 runs them on child
@@ -169,8 +175,12 @@ async function startProcessServer(
     },
   );
 
-  // 60 s, or KASSA_TEST_START_SECONDS on a machine so loaded that migrating the template takes longer.
-  const startSeconds = Number(process.env.KASSA_TEST_START_SECONDS) || 60;
+  // 60 s, or KASSA_TEST_START_SECONDS on a machine so loaded that migrating the template takes
+  // longer; the caller's `startSeconds` when it is longer still.
+  const startSeconds = Math.max(
+    Number(process.env.KASSA_TEST_START_SECONDS) || 60,
+    options.startSeconds ?? 0,
+  );
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`test server did not start in ${startSeconds} s:\n${output}`)),
