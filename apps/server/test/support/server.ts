@@ -7,12 +7,17 @@ import type { MeterAction, MeterActionInput } from "./host-ops.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** The bundled host the global setup built (build-host.ts), or the source through tsx. */
-const HOST = process.env.KASSA_TEST_HOST ?? path.join(here, "host.ts");
-const HOST_ARGS = [
-  ...(process.env.KASSA_TEST_HOST ? ["--enable-source-maps"] : ["--import", "tsx"]),
-  ...TEST_NODE_FLAGS,
-];
+/**
+ * The bundled host the global setup built (build-host.ts), or the source through tsx. Read at
+ * each start, not when this module loads: the global setup imports this module before
+ * build-host.ts has run, and its template server then went through tsx's loader hooks.
+ */
+function host(): { file: string; execArgv: string[] } {
+  const bundle = process.env.KASSA_TEST_HOST;
+  return bundle
+    ? { file: bundle, execArgv: ["--enable-source-maps", ...TEST_NODE_FLAGS] }
+    : { file: path.join(here, "host.ts"), execArgv: ["--import", "tsx", ...TEST_NODE_FLAGS] };
+}
 
 /** Variables of the test runner that must never reach the server under test. */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
@@ -144,9 +149,10 @@ async function startProcessServer(
   for (const name of options.unset ?? []) delete env[name];
 
   let output = "";
-  const child = fork(HOST, [], {
+  const { file, execArgv } = host();
+  const child = fork(file, [], {
     env,
-    execArgv: HOST_ARGS,
+    execArgv,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   child.stdout?.on("data", (d: Buffer) => {
@@ -205,6 +211,8 @@ async function startProcessServer(
     if (options.port === undefined && output.includes("EADDRINUSE") && attempt < 3) {
       return startProcessServer({ ...options, ...(database ? { database } : {}) }, attempt + 1);
     }
+    // A server that did not start in time is still running: it must not outlive the test run.
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     throw error;
   }
 
