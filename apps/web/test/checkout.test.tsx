@@ -287,7 +287,9 @@ describe("checkout page", () => {
       c.path === clientPath ? json(200, checkoutFixture({ product: product({ description }) })) : undefined,
     );
     const { container } = renderCheckout();
-    const strong = await screen.findByText("500 icons", { selector: "strong" });
+    // The Markdown renderer is a lazy chunk: its first import (a transform of the library) took
+    // more than the 5 s default in a CI run under a load average of 20.
+    const strong = await screen.findByText("500 icons", { selector: "strong" }, { timeout: 8000 });
     expect(strong).toBeTruthy();
     expect(screen.getByText("two", { selector: "em" })).toBeTruthy();
     expect(screen.getByText("PNG", { selector: "li" })).toBeTruthy();

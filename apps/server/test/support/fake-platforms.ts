@@ -213,6 +213,11 @@ export async function startFakePlatforms(opts: {
     }
     json(res, 404, { message: "Not Found" });
   });
+  // The test and the in-process server share one fetch, whose pool keeps connections to this
+  // server alive between calls. Node closes an idle one after 5 s; on a loaded machine the next
+  // call could go out on a connection being closed (ECONNRESET, seen in a CI run at a load
+  // average of 20). Idle connections stay open until `close` instead.
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

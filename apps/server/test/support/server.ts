@@ -7,12 +7,17 @@ import type { MeterAction, MeterActionInput } from "./host-ops.js";
 import { freePort } from "./ports.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** The bundled host the global setup built (build-host.ts), or the source through tsx. */
-const HOST = process.env.KASSA_TEST_HOST ?? path.join(here, "host.ts");
-const HOST_ARGS = [
-  ...(process.env.KASSA_TEST_HOST ? ["--enable-source-maps"] : ["--import", "tsx"]),
-  ...TEST_NODE_FLAGS,
-];
+/**
+ * The bundled host the global setup built (build-host.ts), or the source through tsx. Read at
+ * each start, not when this module loads: the global setup imports this module before
+ * build-host.ts has run, and its template server then went through tsx's loader hooks.
+ */
+function host(): { file: string; execArgv: string[] } {
+  const bundle = process.env.KASSA_TEST_HOST;
+  return bundle
+    ? { file: bundle, execArgv: ["--enable-source-maps", ...TEST_NODE_FLAGS] }
+    : { file: path.join(here, "host.ts"), execArgv: ["--import", "tsx", ...TEST_NODE_FLAGS] };
+}
 
 /** Variables of the test runner that must never reach the server under test. */
 const SCRUBBED = ["NODE_ENV", "TEST", "VITEST", "VITEST_MODE", "VITEST_POOL_ID", "VITEST_WORKER_ID", "MODE"];
@@ -72,6 +77,12 @@ export interface StartTestServerOptions {
   database?: TestDatabase;
   /** Variables to leave unset (e.g. RATE_LIMIT, to run on its default). */
   unset?: string[];
+  /**
+   * How long the start may take before the test fails, in seconds: KASSA_TEST_START_SECONDS or
+   * 60 by default. The global setup's template server, which creates and migrates a database
+   * from nothing while the other lanes of `.ci/run` start theirs, asks for more.
+   */
+  startSeconds?: number;
   /**
    * Run the server in this process (in-process.ts): the same app, answering `fetch` to its URL
    * without a socket, with Better Auth's origin checks on. For suites that only speak HTTP to
@@ -138,9 +149,10 @@ async function startProcessServer(
   for (const name of options.unset ?? []) delete env[name];
 
   let output = "";
-  const child = fork(HOST, [], {
+  const { file, execArgv } = host();
+  const child = fork(file, [], {
     env,
-    execArgv: HOST_ARGS,
+    execArgv,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   child.stdout?.on("data", (d: Buffer) => {
@@ -169,8 +181,12 @@ async function startProcessServer(
     },
   );
 
-  // 60 s, or KASSA_TEST_START_SECONDS on a machine so loaded that migrating the template takes longer.
-  const startSeconds = Number(process.env.KASSA_TEST_START_SECONDS) || 60;
+  // 60 s, or KASSA_TEST_START_SECONDS on a machine so loaded that migrating the template takes
+  // longer; the caller's `startSeconds` when it is longer still.
+  const startSeconds = Math.max(
+    Number(process.env.KASSA_TEST_START_SECONDS) || 60,
+    options.startSeconds ?? 0,
+  );
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`test server did not start in ${startSeconds} s:\n${output}`)),
@@ -195,6 +211,8 @@ async function startProcessServer(
     if (options.port === undefined && output.includes("EADDRINUSE") && attempt < 3) {
       return startProcessServer({ ...options, ...(database ? { database } : {}) }, attempt + 1);
     }
+    // A server that did not start in time is still running: it must not outlive the test run.
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     throw error;
   }
 
