@@ -27,6 +27,14 @@ export interface WorkerOptions {
   retentionMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  /**
+   * Where the outcomes given to `ctx.settleWith` are written: `true` (the default), at the head
+   * of the next claiming statement (one statement a turn); `false`, in a statement of their own
+   * at the end of the turn, beside the claim and one at a time (outcomes that come in while one
+   * runs wait for the next). Both commit each outcome with its job's completion. Which is faster
+   * depends on the engine: see docs/decisions.md (`JOB_SETTLE_WITH_CLAIM`).
+   */
+  settleWithClaim?: boolean;
 }
 
 export interface JobWorker {
@@ -129,6 +137,43 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     return sql`settled_jobs as (${completeJobsSql(claims, clock.now())}), ${sql.join(parts, sql`, `)},`;
   };
 
+  const withClaim = opts.settleWithClaim ?? true;
+  /** Outcomes the next claim writes (none when they are written apart). */
+  const settlingForClaim = () => (withClaim ? settling.length : 0);
+
+  // Outcomes written apart from the claim (`settleWithClaim: false`): one statement at a time,
+  // started at the end of the turn, the outcomes of the turn and of the statement before in it.
+  let settleRunning = false;
+  let settleSoon = false;
+  const flushSettles = () => {
+    if (settleRunning || settling.length === 0) return;
+    const settled = settling;
+    settling = [];
+    settleRunning = true;
+    sql`with ${settleSql(settled)} settled as (select 1) select 1 from settled`
+      .execute(db)
+      .then(
+        () => {
+          for (const s of settled) s.done();
+        },
+        (error: unknown) => {
+          for (const s of settled) s.done(error);
+        },
+      )
+      .finally(() => {
+        settleRunning = false;
+        flushSettles();
+      });
+  };
+  const settleApart = () => {
+    if (settleSoon) return;
+    settleSoon = true;
+    setImmediate(() => {
+      settleSoon = false;
+      flushSettles();
+    });
+  };
+
   const claim = async (limit: number, settled: Settling[]): Promise<ClaimedJob[]> => {
     const now = clock.now();
     // A job being settled here is never claimed again by the same statement (its lease may
@@ -227,8 +272,9 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         completedByHandler = true;
         return new Promise<void>((resolve, reject) => {
           settling.push({ job, record, done: (e) => (e === undefined ? resolve() : reject(e)) });
-          // At the end of this turn, with the other outcomes of the turn and the slots they freed.
-          refill();
+          // At the end of this turn, with the other outcomes of the turn (and the slots they freed).
+          if (withClaim) refill();
+          else settleApart();
         });
       },
     };
@@ -351,9 +397,9 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       // Outcomes waiting to be written go with the claim; a stopping worker still writes them
       // (its running jobs wait for them) but claims nothing.
       const free = stopped ? 0 : freeSlots();
-      if (free <= 0 && settling.length === 0) break;
-      const settled = settling;
-      settling = [];
+      if (free <= 0 && settlingForClaim() === 0) break;
+      const settled = withClaim ? settling : [];
+      if (withClaim) settling = [];
       let jobs: ClaimedJob[];
       try {
         jobs = await claim(Math.max(0, free), settled);
@@ -363,8 +409,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       }
       for (const s of settled) s.done();
       for (const job of jobs) launch(job);
-      if ((free > 0 && jobs.length === free) || settling.length > 0) again = true;
-    } while (again && (!stopped || settling.length > 0));
+      if ((free > 0 && jobs.length === free) || settlingForClaim() > 0) again = true;
+    } while (again && (!stopped || settlingForClaim() > 0));
     await prune();
     if (running.size === 0) {
       const waiters = idleWaiters;
@@ -374,7 +420,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   };
 
   function wake() {
-    if (stopped && settling.length === 0) return;
+    if (stopped && settlingForClaim() === 0) return;
     if (polling) {
       again = true;
       return;
