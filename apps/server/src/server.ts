@@ -246,6 +246,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
           leaseMs: config.jobs.leaseMs,
           backoff: config.jobs.backoff,
           listen: database.listen,
+          settleWithClaim: config.jobs.settleWithClaim,
         })
       : undefined;
 

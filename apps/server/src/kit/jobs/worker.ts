@@ -5,7 +5,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { type JobContext, type JobDefinition, PermanentJobError } from "./definition.js";
-import { type Backoff, backoffDelay, JOBS_CHANNEL } from "./queue.js";
+import { type Backoff, backoffDelay, completeJobsSql, JOBS_CHANNEL } from "./queue.js";
 
 export interface WorkerOptions {
   db: Kysely<KassaDatabase>;
@@ -27,6 +27,14 @@ export interface WorkerOptions {
   retentionMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  /**
+   * Where the outcomes given to `ctx.settleWith` are written: `true` (the default), at the head
+   * of the next claiming statement (one statement a turn); `false`, in a statement of their own
+   * at the end of the turn, beside the claim and one at a time (outcomes that come in while one
+   * runs wait for the next). Both commit each outcome with its job's completion. Which is faster
+   * depends on the engine: see docs/decisions.md (`JOB_SETTLE_WITH_CLAIM`).
+   */
+  settleWithClaim?: boolean;
 }
 
 export interface JobWorker {
@@ -102,13 +110,81 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
           sql` `,
         )} end`;
 
-  const claim = async (limit: number): Promise<ClaimedJob[]> => {
+  /** An outcome given to `ctx.settleWith`, waiting for the worker's next statement. */
+  interface Settling {
+    job: ClaimedJob;
+    record: unknown;
+    done: (error?: unknown) => void;
+  }
+  let settling: Settling[] = [];
+
+  /**
+   * The writes of `settled` (each kind's `settleBatch`) and their jobs' completion, as CTEs to
+   * head the claiming statement: all of them commit with the claim, or none does.
+   */
+  const settleSql = (settled: Settling[]) => {
+    const byKind = new Map<string, Settling[]>();
+    for (const s of settled) byKind.set(s.job.name, [...(byKind.get(s.job.name) ?? []), s]);
+    const parts = [...byKind].map(([name, items], i) => {
+      const definition = definitions.get(name);
+      if (!definition?.settleBatch) throw new Error(`job ${name} settles without a settleBatch`);
+      return definition.settleBatch(
+        items.map((s) => s.record),
+        (cte) => sql.id(`settle${i}_${cte}`),
+      );
+    });
+    const claims = settled.map((s) => ({ id: s.job.id, workerId: id, attempts: s.job.attempts }));
+    return sql`settled_jobs as (${completeJobsSql(claims, clock.now())}), ${sql.join(parts, sql`, `)},`;
+  };
+
+  const withClaim = opts.settleWithClaim ?? true;
+  /** Outcomes the next claim writes (none when they are written apart). */
+  const settlingForClaim = () => (withClaim ? settling.length : 0);
+
+  // Outcomes written apart from the claim (`settleWithClaim: false`): one statement at a time,
+  // started at the end of the turn, the outcomes of the turn and of the statement before in it.
+  let settleRunning = false;
+  let settleSoon = false;
+  const flushSettles = () => {
+    if (settleRunning || settling.length === 0) return;
+    const settled = settling;
+    settling = [];
+    settleRunning = true;
+    sql`with ${settleSql(settled)} settled as (select 1) select 1 from settled`
+      .execute(db)
+      .then(
+        () => {
+          for (const s of settled) s.done();
+        },
+        (error: unknown) => {
+          for (const s of settled) s.done(error);
+        },
+      )
+      .finally(() => {
+        settleRunning = false;
+        flushSettles();
+      });
+  };
+  const settleApart = () => {
+    if (settleSoon) return;
+    settleSoon = true;
+    setImmediate(() => {
+      settleSoon = false;
+      flushSettles();
+    });
+  };
+
+  const claim = async (limit: number, settled: Settling[]): Promise<ClaimedJob[]> => {
     const now = clock.now();
+    // A job being settled here is never claimed again by the same statement (its lease may
+    // have lapsed): one statement must not update a row twice.
+    const settledIds = settled.map((s) => s.job.id);
     const result = await sql<ClaimedJob>`
-      with due as (
+      with ${settled.length > 0 ? settleSql(settled) : sql``} due as (
         select id from kassa_job
-        where (status = 'pending' and (run_at is null or run_at <= ${now}))
-           or (status = 'running' and locked_until < ${now})
+        where ((status = 'pending' and (run_at is null or run_at <= ${now}))
+           or (status = 'running' and locked_until < ${now}))
+          ${settled.length > 0 ? sql`and id <> all(${settledIds}::uuid[])` : sql``}
         order by created_at
         limit ${limit}
         for update skip locked
@@ -192,6 +268,15 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       },
       preloaded: definition?.claimRead ? { value: job.preloaded ?? null } : undefined,
       release,
+      settleWith: (record) => {
+        completedByHandler = true;
+        return new Promise<void>((resolve, reject) => {
+          settling.push({ job, record, done: (e) => (e === undefined ? resolve() : reject(e)) });
+          // At the end of this turn, with the other outcomes of the turn (and the slots they freed).
+          if (withClaim) refill();
+          else settleApart();
+        });
+      },
     };
     try {
       await runHandler(job, definition, maxAttempts, ctx, () => completedByHandler);
@@ -309,12 +394,23 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const poll = async () => {
     do {
       again = false;
-      const free = freeSlots();
-      if (free <= 0 || stopped) break;
-      const jobs = await claim(free);
+      // Outcomes waiting to be written go with the claim; a stopping worker still writes them
+      // (its running jobs wait for them) but claims nothing.
+      const free = stopped ? 0 : freeSlots();
+      if (free <= 0 && settlingForClaim() === 0) break;
+      const settled = withClaim ? settling : [];
+      if (withClaim) settling = [];
+      let jobs: ClaimedJob[];
+      try {
+        jobs = await claim(Math.max(0, free), settled);
+      } catch (error) {
+        for (const s of settled) s.done(error);
+        throw error;
+      }
+      for (const s of settled) s.done();
       for (const job of jobs) launch(job);
-      if (jobs.length === free) again = true;
-    } while (again && !stopped);
+      if ((free > 0 && jobs.length === free) || settlingForClaim() > 0) again = true;
+    } while (again && (!stopped || settlingForClaim() > 0));
     await prune();
     if (running.size === 0) {
       const waiters = idleWaiters;
@@ -324,7 +420,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   };
 
   function wake() {
-    if (stopped) return;
+    if (stopped && settlingForClaim() === 0) return;
     if (polling) {
       again = true;
       return;

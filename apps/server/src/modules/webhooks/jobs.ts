@@ -1,9 +1,7 @@
 import { performance } from "node:perf_hooks";
-import type { Kysely } from "kysely";
 import { z } from "zod";
-import type { KassaDatabase } from "../../db/schema.js";
 import { createHttpPoster, type HttpPoster } from "../../kit/http-post.js";
-import { completeJobsSql, defineJob, type JobClaim, type JobContext } from "../../kit/jobs/index.js";
+import { defineJob, type JobContext } from "../../kit/jobs/index.js";
 import { signWebhook } from "../../kit/webhook-signing.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -35,7 +33,6 @@ async function attemptDelivery(
   ctx: JobContext,
   deps: WebhookJobDeps,
   poster: HttpPoster,
-  settler: SuccessSettler,
 ): Promise<void> {
   const { db, clock } = ctx;
   // Read in the claim's statement (the definition's `claimRead`), else now.
@@ -71,24 +68,22 @@ async function attemptDelivery(
     // The POST is done: another delivery may start while this one's outcome is written (the
     // job stays claimed until then, so a crash before the commit means the send is posted again).
     ctx.release();
-    // Settled with the other successes of the moment: attempt, send and job in one statement.
-    await settler.settle(
-      {
-        organization_id: send.organization_id,
-        send_id: sendId,
-        endpoint_id: send.endpoint_id,
-        event_id: send.event_id,
-        attempt,
-        http_code: status,
-        request_headers: headers,
-        response_body: body,
-        duration_ms: Math.round(performance.now() - started),
-        created_at: startedAt,
-        finished_at: clock.now(),
-      },
-      ctx.claim(),
-      db,
-    );
+    // Settled with the other successes of this turn, in the worker's statement that claims the
+    // next deliveries: attempt, send, job and the next claim in one round trip.
+    const record: repo.SuccessfulAttempt = {
+      organization_id: send.organization_id,
+      send_id: sendId,
+      endpoint_id: send.endpoint_id,
+      event_id: send.event_id,
+      attempt,
+      http_code: status,
+      request_headers: headers,
+      response_body: body,
+      duration_ms: Math.round(performance.now() - started),
+      created_at: startedAt,
+      finished_at: clock.now(),
+    };
+    await ctx.settleWith(record);
     return;
   }
   await repo.logAttempt(
@@ -111,85 +106,6 @@ async function attemptDelivery(
   );
   // Rescheduled by the worker, with its backoff.
   throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);
-}
-
-/**
- * Successful deliveries settled together: each waits for the statement that logs it, marks
- * its send succeeded and completes its job (one commit for all of them). The successes of one
- * turn of the event loop, and those that arrive while a statement runs, gather for one
- * statement, so a quiet worker settles each almost at once and a busy one a batch per round
- * trip (group commit). A failed statement fails
- * every delivery in it, which the worker then retries as any failed attempt.
- */
-interface SuccessSettler {
-  settle(attempt: repo.SuccessfulAttempt, claim: JobClaim, db: Kysely<KassaDatabase>): Promise<void>;
-}
-
-function createSuccessSettler(): SuccessSettler {
-  type Waiting = {
-    attempt: repo.SuccessfulAttempt;
-    claim: JobClaim;
-    db: Kysely<KassaDatabase>;
-    done: (error?: unknown) => void;
-  };
-  let queue: Waiting[] = [];
-  let running = false;
-  let scheduled = false;
-  const flush = async () => {
-    running = true;
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
-      // One statement per database (a process serves one; tests may run several).
-      const byDb = new Map<Kysely<KassaDatabase>, Waiting[]>();
-      for (const w of batch) byDb.set(w.db, [...(byDb.get(w.db) ?? []), w]);
-      await Promise.all(
-        [...byDb].map(async ([db, items]) => {
-          try {
-            const now = items.reduce(
-              (t, w) => (w.attempt.finished_at > t ? w.attempt.finished_at : t),
-              new Date(0),
-            );
-            await repo.logSuccesses(
-              db,
-              items.map((w) => w.attempt),
-              completeJobsSql(
-                items.map((w) => w.claim),
-                now,
-              ),
-            );
-            for (const w of items) w.done();
-          } catch (error) {
-            for (const w of items) w.done(error);
-          }
-        }),
-      );
-    }
-    running = false;
-  };
-  return {
-    settle(attempt, claim, db) {
-      return new Promise<void>((resolve, reject) => {
-        queue.push({
-          attempt,
-          claim,
-          db,
-          done: (error) => (error === undefined ? resolve() : reject(error)),
-        });
-        // At the end of this turn of the event loop, so that every answer handled in it joins
-        // the batch. On PGlite a statement begins and ends within one turn (synchronous
-        // WebAssembly between microtasks): settling at once, each answer found the settler
-        // idle and settled alone.
-        if (!running && !scheduled) {
-          scheduled = true;
-          setImmediate(() => {
-            scheduled = false;
-            void flush();
-          });
-        }
-      });
-    },
-  };
 }
 
 /** After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for. */
@@ -226,14 +142,15 @@ export function webhookJobs(deps: WebhookJobDeps) {
   // Kept-alive connections to the receivers, a bounded number per origin; idle ones never hold
   // the process open.
   const poster = createHttpPoster({ timeoutMs: deps.timeoutMs, excerptChars: RESPONSE_EXCERPT });
-  const settler = createSuccessSettler();
   return [
     defineJob({
       name: DELIVER_JOB,
       payload: sendPayload,
       maxAttempts: MAX_DELIVERY_ATTEMPTS,
-      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster, settler),
+      handler: ({ sendId }, ctx) => attemptDelivery(sendId, ctx, deps, poster),
       claimRead: repo.sendOfJob,
+      // The records are the `repo.SuccessfulAttempt`s this handler gives to `ctx.settleWith`.
+      settleBatch: (records, name) => repo.successesSql(records as repo.SuccessfulAttempt[], name),
       onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
     }),
   ];

@@ -274,28 +274,34 @@ export interface SuccessfulAttempt {
 }
 
 /**
- * Several successful attempts settled in one statement: their log rows, their sends marked
- * succeeded, and `jobs` (the job queue's `completeJobsSql` for their jobs) completed, in one
- * commit. The sends are found by primary key (`any(ids)`: the planner guesses 100 rows for
- * `jsonb_to_recordset` and would scan the whole table).
+ * Several successful attempts settled together, as CTEs for the job worker's statement (a
+ * definition's `settleBatch`): their log rows, and their sends marked succeeded; the worker
+ * completes their jobs in the same statement, so attempt, log and job commit at once. The sends
+ * are found by primary key (`any(ids)`: the planner guesses 100 rows for `jsonb_to_recordset`
+ * and would scan the whole table).
  */
-export async function logSuccesses(db: Db, attempts: SuccessfulAttempt[], jobs: RawBuilder<unknown>) {
+export function successesSql(
+  attempts: SuccessfulAttempt[],
+  name: (cte: string) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
   const rows = JSON.stringify(attempts);
-  await sql`with job as (${jobs}),
-    x as (
+  const x = name("x");
+  return sql`${x} as (
       select * from jsonb_to_recordset(${rows}::jsonb) as x(organization_id text, send_id text,
         endpoint_id text, event_id text, attempt integer, http_code integer, request_headers jsonb,
         response_body text, duration_ms integer, created_at timestamptz, finished_at timestamptz)
     ),
-    attempt as (
+    ${name("attempt")} as (
       insert into kassa_webhook_delivery (organization_id, send_id, endpoint_id, event_id, attempt,
         succeeded, http_code, request_headers, response_body, error, duration_ms, created_at)
       select organization_id, send_id, endpoint_id, event_id, attempt, true, http_code,
-        request_headers, response_body, null, duration_ms, created_at from x
-    )
-    update kassa_webhook_send s
-    set status = 'succeeded', last_http_code = x.http_code, finished_at = x.finished_at
-    from x where s.id = any(${attempts.map((a) => a.send_id)}::text[]) and s.id = x.send_id`.execute(db);
+        request_headers, response_body, null, duration_ms, created_at from ${x}
+    ),
+    ${name("send")} as (
+      update kassa_webhook_send s
+      set status = 'succeeded', last_http_code = x.http_code, finished_at = x.finished_at
+      from ${x} x where s.id = any(${attempts.map((a) => a.send_id)}::text[]) and s.id = x.send_id
+    )`;
 }
 
 /** Sets a send's outcome; with `job`, the same statement completes the send's job. */
