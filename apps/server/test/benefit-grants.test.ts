@@ -532,6 +532,32 @@ describe("the buyer's confirmation mail", () => {
     expect(await mailsTo(email)).toHaveLength(1);
   });
 
+  it("a product without benefits: its mail is sent, and no grant sync is queued for it", async () => {
+    const s = await shop("Plain");
+    const bought = await buy(s, await product(s, []));
+    const email = await emailOf(bought.customerId);
+    const [mail] = await eventually(
+      () => mailsTo(email),
+      (rows) => expect(rows).toHaveLength(1),
+    );
+    expect(mail!.subject).toBe("Your receipt from Plain: Pack");
+    expect(mail!.text_body).toContain("You paid $20.00");
+    // The order entitles the customer to nothing: the sync would have had nothing to do.
+    const syncs = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1",
+      bought.customerId,
+    );
+    expect(syncs[0]!.n).toBe(0);
+    expect(await grantsOf(s, bought.customerId)).toEqual([]);
+    // A product with a benefit, bought by the same shop, is still synced and granted.
+    const note = await benefit(s, { type: "custom", description: "Note", properties: { note: "hi" } });
+    const withNote = await buy(s, await product(s, [note]));
+    await eventually(
+      () => grantsOf(s, withNote.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+  });
+
   it("a subscription's first order says when it renews", async () => {
     const s = await shop("Renewing");
     const bought = await buy(s, await product(s, [], true));

@@ -23,6 +23,11 @@ export interface TxMemo<T extends { id: string }> {
   held(db: Db): Iterable<Promise<T | undefined>>;
   /** Forgets what the transaction `db` remembers (it wrote such a row). */
   forget(db: Db): void;
+  /**
+   * Remembers rows the transaction `db` has just written and read back (an insert's or an
+   * update's `returning *`): its later readers need not read them again.
+   */
+  remember(db: Db, organizationId: string, rows: T[]): void;
 }
 
 export function txMemo<T extends { id: string }>(): TxMemo<T> {
@@ -57,6 +62,15 @@ export function txMemo<T extends { id: string }>(): TxMemo<T> {
     },
     forget(db) {
       memos.delete(db);
+    },
+    remember(db, organizationId, rows) {
+      if (!db.isTransaction) return;
+      let cache = memos.get(db);
+      if (!cache) {
+        cache = new Map();
+        memos.set(db, cache);
+      }
+      for (const row of rows) cache.set(`${organizationId}:${row.id}`, Promise.resolve(row));
     },
   };
 }

@@ -4,7 +4,22 @@ import type { JobStatus, KassaDatabase } from "../../db/schema.js";
 /** The channel a committed enqueue notifies, so that workers wake at once. */
 export const JOBS_CHANNEL = "kassa_jobs";
 
-const notifyWorkers = (trx: Kysely<KassaDatabase>) => sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
+/**
+ * Transactions that have notified already. PostgreSQL delivers one notification of a channel
+ * and payload per transaction at its commit however often it was sent, so a transaction that
+ * enqueues several jobs (a purchase's fulfilment: its webhook sends, its mail, its grant sync)
+ * sends it once. (No job is enqueued inside a savepoint that may roll back, which would take
+ * the notification with it.)
+ */
+const notified = new WeakSet<object>();
+
+const notifyWorkers = async (trx: Kysely<KassaDatabase>) => {
+  if (trx.isTransaction) {
+    if (notified.has(trx)) return;
+    notified.add(trx);
+  }
+  await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
+};
 
 export interface NewJob {
   name: string;

@@ -33,6 +33,18 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
     // A paid renewal cycles the subscription's grants (meter credits).
     if (data.billing_reason === "subscription_cycle" && subscriptionId && orderId)
       return one(text(data.customer_id), { cycle: { subscriptionId, orderId } });
+    // A one-time purchase of a product without benefits entitles its customer to nothing new
+    // (entitlements are the benefits of paid orders' and live subscriptions' products): no sync,
+    // which spares a purchase a job and its transaction. Whatever else moves a customer's
+    // entitlements (a subscription's events, a refund, an edit of the product) syncs on its own.
+    const productId = text(data.product_id);
+    if (
+      data.billing_reason === "purchase" &&
+      !subscriptionId &&
+      productId &&
+      !(await repo.productHasBenefits(trx, organizationId, productId))
+    )
+      return [];
     return one(text(data.customer_id));
   }
   if (type === "refund.created" || type === "refund.updated")

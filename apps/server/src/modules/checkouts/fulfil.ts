@@ -3,9 +3,7 @@ import { createCustomerSession } from "../customer-sessions/index.js";
 import {
   type CustomerRow,
   findCustomer,
-  findCustomerByEmail,
-  findCustomerByExternalId,
-  findOrCreateCustomerForCheckout,
+  findOrCreateCheckoutCustomer,
   setProcessorCustomer,
   validateTaxId,
 } from "../customers/index.js";
@@ -61,13 +59,8 @@ export async function fulfil(
       ? await findCustomer(trx, org, row.customer_id)
       : undefined;
     if (!customer) {
-      const existing =
-        (row.external_customer_id
-          ? await findCustomerByExternalId(trx, org, row.external_customer_id)
-          : undefined) ??
-        (row.customer_email ? await findCustomerByEmail(trx, org, row.customer_email) : undefined);
-      newCustomer = existing === undefined;
-      customer = await findOrCreateCustomerForCheckout(trx, ctx, {
+      // A new customer is written with the processor's customer; a found one gets it below.
+      const found = await findOrCreateCheckoutCustomer(trx, ctx, {
         email: row.customer_email ?? "",
         name: row.customer_billing_name ?? row.customer_name,
         externalId: row.external_customer_id,
@@ -77,9 +70,12 @@ export async function fulfil(
             ? (validateTaxId(row.customer_tax_id, row.customer_billing_address.country) ?? null)
             : null,
         metadata: row.customer_metadata,
+        processorCustomerId: outcome.processorCustomerId,
       });
+      customer = found.customer;
+      newCustomer = found.created;
     }
-    if (outcome.processorCustomerId)
+    if (outcome.processorCustomerId && customer.processor_customer_id === null)
       await setProcessorCustomer(trx, customer.id, outcome.processorCustomerId);
     const purchase = await recordPurchase(trx, ctx, {
       organizationId: org,

@@ -190,35 +190,39 @@ export async function createCheckout({
     // The products offered: `products`, or the deprecated single `product_id` / `product_price_id`.
     let ids = input.products ?? (input.product_id ? [input.product_id] : []);
     const idsField = input.products ? "products" : "product_id";
-    // Every id the request names must be the organization's: one check for all of them.
+    // Every id the request names must be the organization's: one check for all of them. When it
+    // names products only (the usual create), reading the products below is that check.
     const locOf = (i: number) => (idsField === "products" ? ["body", "products", i] : ["body", "product_id"]);
-    const issues = await referenceIssues(trx, org, [
-      ...[...new Set(ids)].map((id, i) => ({
-        kind: "product" as const,
-        id,
-        loc: locOf(i),
-        msg: "Product does not exist.",
-      })),
-      {
-        kind: "price",
-        id: input.product_price_id || null,
-        loc: ["body", "product_price_id"],
-        msg: "Price does not exist.",
-      },
-      // An empty string is no discount (or customer), as below.
-      {
-        kind: "discount",
-        id: input.discount_id || null,
-        loc: ["body", "discount_id"],
-        msg: "Discount does not exist.",
-      },
-      {
-        kind: "customer",
-        id: input.customer_id || null,
-        loc: ["body", "customer_id"],
-        msg: "Customer does not exist.",
-      },
-    ]);
+    const productsOnly = !input.product_price_id && !input.discount_id && !input.customer_id;
+    const issues: ValidationIssue[] = productsOnly
+      ? []
+      : await referenceIssues(trx, org, [
+          ...[...new Set(ids)].map((id, i) => ({
+            kind: "product" as const,
+            id,
+            loc: locOf(i),
+            msg: "Product does not exist.",
+          })),
+          {
+            kind: "price",
+            id: input.product_price_id || null,
+            loc: ["body", "product_price_id"],
+            msg: "Price does not exist.",
+          },
+          // An empty string is no discount (or customer), as below.
+          {
+            kind: "discount",
+            id: input.discount_id || null,
+            loc: ["body", "discount_id"],
+            msg: "Discount does not exist.",
+          },
+          {
+            kind: "customer",
+            id: input.customer_id || null,
+            loc: ["body", "customer_id"],
+            msg: "Customer does not exist.",
+          },
+        ]);
     if (issues.length > 0) throw new RequestValidationError(issues);
     if (ids.length === 0 && input.product_price_id) {
       const owner = await productOfPrice(trx, org, input.product_price_id);
@@ -228,11 +232,15 @@ export async function createCheckout({
     ids = [...new Set(ids)];
     const products = await loadProducts(trx, org, ids);
     ids.forEach((id, i) => {
+      if (!products.has(id))
+        issues.push({ type: "value_error", loc: locOf(i), msg: "Product does not exist.", input: id });
+    });
+    if (issues.length > 0) throw new RequestValidationError(issues);
+    ids.forEach((id, i) => {
       const loc = locOf(i);
       const p = products.get(id);
-      if (!p) issues.push({ type: "value_error", loc, msg: "Product does not exist.", input: id });
-      else if (p.is_archived)
-        issues.push({ type: "value_error", loc, msg: "Product is archived.", input: id });
+      if (!p) return;
+      if (p.is_archived) issues.push({ type: "value_error", loc, msg: "Product is archived.", input: id });
       else if (p.visibility === "draft")
         issues.push({ type: "value_error", loc, msg: "Product is a draft.", input: id });
     });

@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/errors.js";
 import type { AddressValue, CustomerTable, KassaDatabase } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit } from "../../kit/context.js";
+import { rememberCustomer } from "./memo.js";
 import * as repo from "./repository.js";
 import { customerState } from "./state.js";
 import { type CustomerRow, customerWire } from "./wire.js";
@@ -32,9 +33,10 @@ export async function recordCustomerEvent(
   ctx: Ctx,
   type: "customer.created" | "customer.updated" | "customer.deleted",
   row: CustomerRow,
+  opts: { justCreated?: boolean } = {},
 ): Promise<void> {
   await emit(ctx, trx, type, customerWire(row));
-  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row));
+  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row, opts));
 }
 
 /**
@@ -121,9 +123,23 @@ export async function findOrCreateCustomerForCheckout(
   ctx: Ctx,
   input: CheckoutCustomerInput,
 ): Promise<CustomerRow> {
+  return (await findOrCreateCheckoutCustomer(trx, ctx, input)).customer;
+}
+
+/**
+ * As `findOrCreateCustomerForCheckout`, and says whether this call created the customer (a
+ * checkout's buyer is then given a portal session). `processorCustomerId`: the processor's
+ * customer the checkout paid as, written with a new customer's row (an existing one gets it
+ * through `setProcessorCustomer`, only if it has none).
+ */
+export async function findOrCreateCheckoutCustomer(
+  trx: Trx,
+  ctx: Ctx,
+  input: CheckoutCustomerInput & { processorCustomerId?: string | null },
+): Promise<{ customer: CustomerRow; created: boolean }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await findExisting(trx, ctx.organizationId, input);
-    if (existing) return fillCustomer(trx, ctx, existing, input);
+    if (existing) return { customer: await fillCustomer(trx, ctx, existing, input), created: false };
     const created = await repo.insertCustomerIfFree(trx, {
       id: randomUUID(),
       organization_id: ctx.organizationId,
@@ -134,15 +150,17 @@ export async function findOrCreateCustomerForCheckout(
       tax_id: JSON.stringify(input.taxId),
       locale: null,
       avatar_url: null,
-      processor_customer_id: null,
+      processor_customer_id: input.processorCustomerId ?? null,
       metadata: JSON.stringify(input.metadata),
       created_at: ctx.clock.now(),
       modified_at: null,
       deleted_at: null,
     });
     if (created) {
-      await recordCustomerEvent(trx, ctx, "customer.created", created);
-      return created;
+      // The transaction's later readers (its events' `customer.state_changed`) see this row.
+      rememberCustomer(trx, created);
+      await recordCustomerEvent(trx, ctx, "customer.created", created, { justCreated: true });
+      return { customer: created, created: true };
     }
     // Another transaction took the e-mail or the external id first: read its customer.
   }

@@ -3,6 +3,7 @@ export {
   type CheckoutCustomerInput,
   emitCustomerStateChanged,
   findCustomer,
+  findOrCreateCheckoutCustomer,
   findOrCreateCustomerForCheckout,
 } from "./core.js";
 export { CustomerNotFound } from "./errors.js";

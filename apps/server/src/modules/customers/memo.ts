@@ -18,6 +18,11 @@ export function forgetCustomers(db: Db): void {
   customers.forget(db);
 }
 
+/** The customer row the transaction `db` has just written and read back, remembered for it. */
+export function rememberCustomer(db: Db, row: CustomerRow): void {
+  customers.remember(db, row.organization_id, [row]);
+}
+
 /**
  * Customers by id, deleted ones included (as `findCustomersById`), remembered for the
  * transaction `db` if it is one; `load` reads the missing ones in one batch.

@@ -125,7 +125,7 @@ export async function createCustomer({ ctx, input }: { ctx: Ctx; input: Customer
           throw new CustomerExternalIdTaken(externalId);
         throw new CustomerEmailTaken(input.email);
       }
-      await recordCustomerEvent(trx, ctx, "customer.created", row);
+      await recordCustomerEvent(trx, ctx, "customer.created", row, { justCreated: true });
       return customerWire(row);
     }),
   );

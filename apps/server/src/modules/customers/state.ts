@@ -41,14 +41,17 @@ function subscriptionState(
  * (`granted_benefits`, written by the benefit-grants module) and its meters with their running
  * totals (`active_meters`, customer-meters).
  */
-export async function customerState(db: Db, row: CustomerRow) {
-  const [subscriptions, grants, meters] = row.deleted_at
-    ? [[], [], []]
-    : await Promise.all([
-        repo.activeSubscriptions(db, row.organization_id, row.id),
-        repo.grantedBenefits(db, row.organization_id, row.id),
-        activeMeters(db, row.organization_id, row.id),
-      ]);
+export async function customerState(db: Db, row: CustomerRow, opts: { justCreated?: boolean } = {}) {
+  // A deleted customer is entitled to nothing; a customer inserted by the caller's transaction
+  // a moment ago has nothing yet (no other transaction can have written a row naming its new id).
+  const [subscriptions, grants, meters] =
+    row.deleted_at || opts.justCreated
+      ? [[], [], []]
+      : await Promise.all([
+          repo.activeSubscriptions(db, row.organization_id, row.id),
+          repo.grantedBenefits(db, row.organization_id, row.id),
+          activeMeters(db, row.organization_id, row.id),
+        ]);
   return {
     ...customerWire(row),
     active_subscriptions: await Promise.all(

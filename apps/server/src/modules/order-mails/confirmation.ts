@@ -84,10 +84,14 @@ async function sendConfirmation(
   const benefits = order.product_id
     ? ((await benefitsByProduct(db, organizationId, [order.product_id])).get(order.product_id) ?? [])
     : [];
-  const grants = await grantsOfCause(db, organizationId, customer.id, {
-    orderId: order.subscription_id ? null : order.id,
-    subscriptionId: order.subscription_id,
-  });
+  // A product without benefits has no grants to wait for or to name.
+  const grants =
+    benefits.length === 0
+      ? []
+      : await grantsOfCause(db, organizationId, customer.id, {
+          orderId: order.subscription_id ? null : order.id,
+          subscriptionId: order.subscription_id,
+        });
   const settled = (b: BenefitWire) =>
     grants.some((g) => g.benefit_id === b.id && (g.granted_at !== null || g.error !== null));
   if (!benefits.every(settled) && payload.wait < GRANT_WAITS) return "waiting";
