@@ -1,5 +1,6 @@
 import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
+import { markHot } from "../../db/hot-statements.js";
 import type { MeterTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -51,14 +52,17 @@ export function findMeter(db: Db, organizationId: string, id: string) {
 }
 
 /** Several meters of the organization at once (for prices that embed their meter). */
-export function findMeters(db: Db, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+export async function findMeters(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  const query = db
     .selectFrom("kassa_meter")
     .selectAll()
     .where("organization_id", "=", organizationId)
     .where("id", "in", ids)
-    .execute();
+    .compile();
+  // One meter (a customer meter's get, a meter's page): prepared once per connection.
+  if (ids.length === 1) markHot(query.sql);
+  return (await db.executeQuery(query)).rows;
 }
 
 export function updateMeter(db: Db, organizationId: string, id: string, patch: Updateable<MeterTable>) {
