@@ -132,6 +132,13 @@ describe("running totals", () => {
     expect(got.customer.id).toBe(c);
     const page = await polar.customerMeters.list({ customerId: c, limit: 100 });
     expect(page.result.items).toHaveLength(6);
+    // The get (one statement, the customer's and meter's rows as JSON) answers what the list
+    // (the rows as read) does, times and all.
+    const one = await call(server, token, "GET", `/v1/customer-meters/${cm.id}`);
+    const listed = await call(server, token, "GET", `/v1/customer-meters/?customer_id=${c}&limit=100`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(listed.body.items.find((i: { id: string }) => i.id === cm.id));
+    expect(one.body.customer.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const state = await polar.customers.getState({ id: c });
     expect(state.activeMeters.map((m) => m.meterId).sort()).toEqual(Object.values(meters).sort());
   });

@@ -61,16 +61,32 @@ async function toWire(
   ]);
   const customer = new Map(customers.map((c) => [c.id, c]));
   const meter = new Map(meters.map((m) => [m.id, m]));
-  return rows.map((n) => ({
+  return rows.map((n) =>
+    customerMeterWire(
+      n,
+      customer.get(n.customer_id) as CustomerRow,
+      meter.get(n.meter_id) as MeterRow,
+      customerWire,
+    ),
+  );
+}
+
+function customerMeterWire(
+  n: repo.CustomerMeterNumbers,
+  customer: CustomerRow,
+  meter: MeterRow,
+  customerWire: CustomerToWire,
+): CustomerMeterWire {
+  return {
     id: n.id,
     created_at: iso(n.created_at),
     modified_at: iso(n.modified_at),
     customer_id: n.customer_id,
     meter_id: n.meter_id,
     ...numbers(n),
-    customer: customerWire(customer.get(n.customer_id) as CustomerRow),
-    meter: meterToWire(meter.get(n.meter_id) as MeterRow),
-  }));
+    customer: customerWire(customer),
+    meter: meterToWire(meter),
+  };
 }
 
 export async function listCustomerMeters({
@@ -113,21 +129,21 @@ export async function getCustomerMeter({
   input: { id: string };
   customerWire: CustomerToWire;
 }) {
-  const found = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
+  const found = isUuid(input.id)
+    ? await repo.findNumbersWithParts(ctx.db, ctx.organizationId, input.id)
+    : undefined;
   if (!found) throw new CustomerMeterNotFound();
-  // One read when the customer has no orphan events to claim (the usual case); else the claim
-  // first, and the numbers read again.
-  let row: repo.CustomerMeterNumbers = found;
+  // One read (the numbers, the customer and the meter) when the customer has no orphan events
+  // to claim, the usual case; else the claim first, and the numbers read again.
   if (found.orphans) {
     await inTransaction(ctx, (trx) =>
       repo.claimOrphanEvents(trx, ctx.organizationId, ctx.clock.now(), [found.customer_id]),
     );
-    row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+    const row = (await repo.findNumbers(ctx.db, ctx.organizationId, input.id)) ?? found;
+    const [wire] = await toWire(ctx.db, ctx.organizationId, [row], customerWire);
+    return wire as CustomerMeterWire;
   }
-  const { orphans: _, ...numbers } = row as repo.CustomerMeterNumbers & { orphans?: boolean };
-  row = numbers;
-  const [wire] = await toWire(ctx.db, ctx.organizationId, [row], customerWire);
-  return wire as CustomerMeterWire;
+  return customerMeterWire(found, found.customer, found.meter, customerWire);
 }
 
 /** The customer state's `active_meters`: one indexed read of the customer's rows. */
