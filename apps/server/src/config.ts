@@ -486,7 +486,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       // auto: with the claim on PGlite (one thread: one statement instead of two), apart on
       // PostgreSQL (the claim stays short, the outcomes' write runs beside it): docs/decisions.md.
       settleWithClaim:
-        env.JOB_SETTLE_WITH_CLAIM === "auto" ? !env.DATABASE_URL : env.JOB_SETTLE_WITH_CLAIM === "on",
+        // `auto` is `off` on both engines: in quiet runs the claiming statement made deliveries
+        // slower on PGlite and no faster on PostgreSQL (docs/benchmarks.md).
+        env.JOB_SETTLE_WITH_CLAIM === "on",
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },
