@@ -6,6 +6,7 @@ import type { TestUser } from "../../server/test/support/users.js";
 import {
   addMember,
   call,
+  confirmWithCard,
   createMerchant,
   createToken,
   expectCall,
@@ -43,31 +44,16 @@ describe("dashboard commerce pages", () => {
   /** Pays a checkout of `productId` with a sandbox card that succeeds, as the hosted page does. */
   const buy = async (productId: string) => {
     const checkout = await v1("POST", "/v1/checkouts/", { products: [productId] });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    });
-    expect(card.status, JSON.stringify(card.body)).toBe(201);
-    const confirmed = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        customer_email: BUYER.email,
-        customer_name: BUYER.name,
-        customer_billing_address: {
-          country: "DE",
-          line1: "Invalidenstraße 116",
-          postal_code: "10115",
-          city: "Berlin",
-        },
-        confirmation_token_id: card.body.id,
+    await confirmWithCard(server, checkout.client_secret, {
+      customer_email: BUYER.email,
+      customer_name: BUYER.name,
+      customer_billing_address: {
+        country: "DE",
+        line1: "Invalidenstraße 116",
+        postal_code: "10115",
+        city: "Berlin",
       },
-    );
-    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    });
     const orders = await v1("GET", `/v1/orders/?product_id=${productId}`);
     expect(orders.items).toHaveLength(1);
     return orders.items[0] as Json;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import {
-  call,
+  confirmWithCard,
   createMerchant,
   createToken,
   expectCall,
@@ -37,32 +37,17 @@ describe("the merchant's home and analytics pages", () => {
   /** Pays a checkout of `productId` with a sandbox card that succeeds, as the hosted page does. */
   const buy = async (productId: string) => {
     const checkout = await v1("POST", "/v1/checkouts/", { products: [productId] });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    });
-    expect(card.status, JSON.stringify(card.body)).toBe(201);
-    const confirmed = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        customer_email: BUYER.email,
-        customer_name: BUYER.name,
-        customer_billing_address: {
-          country: "US",
-          line1: "1 Main St",
-          postal_code: "10001",
-          city: "New York",
-          state: "NY",
-        },
-        confirmation_token_id: card.body.id,
+    await confirmWithCard(server, checkout.client_secret, {
+      customer_email: BUYER.email,
+      customer_name: BUYER.name,
+      customer_billing_address: {
+        country: "US",
+        line1: "1 Main St",
+        postal_code: "10001",
+        city: "New York",
+        state: "NY",
       },
-    );
-    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    });
   };
   const card = (name: string) => page.getByRole("group", { name, exact: true });
 

@@ -5,7 +5,7 @@ import type { Json } from "../../server/test/support/client.js";
 import { type FakePlatforms, startFakePlatforms } from "../../server/test/support/fake-platforms.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import {
-  call,
+  confirmWithCard,
   createMerchant,
   createToken,
   expectCall,
@@ -120,26 +120,12 @@ describe("portal benefits: uploads, downloads and GitHub", () => {
       products: [product.id],
       customer_email: "ada@example.com",
     });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
+    const done = await confirmWithCard(server, checkout.client_secret, {
+      customer_name: "Ada",
+      customer_billing_address: { country: "FR" },
     });
-    const done = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        confirmation_token_id: card.body.id,
-        customer_name: "Ada",
-        customer_billing_address: { country: "FR" },
-      },
-    );
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
     customerId = (await v1("GET", `/v1/checkouts/${checkout.id}`)).customer_id;
-    portalLink = `${server.url}/portal/${merchant.slug}/benefits?customer_session_token=${done.body.customer_session_token}`;
+    portalLink = `${server.url}/portal/${merchant.slug}/benefits?customer_session_token=${done.customer_session_token}`;
 
     const downloads = page.locator('[data-testid="benefit"][data-benefit-type="downloadables"]');
     // The grant is made by a job: reload until the link is there.

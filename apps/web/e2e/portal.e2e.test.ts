@@ -4,6 +4,7 @@ import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import {
   call,
+  confirmWithCard,
   createMerchant,
   createToken,
   expectCall,
@@ -55,24 +56,10 @@ describe("customer portal", () => {
       prices: [{ amount_type: "fixed", price_amount: 1200 }],
     });
     const checkout = await v1("POST", "/v1/checkouts/", { products: [product.id], customer_email: email });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
+    await confirmWithCard(server, checkout.client_secret, {
+      customer_name: "Grace",
+      customer_billing_address: { country: "DE" },
     });
-    const done = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        confirmation_token_id: card.body.id,
-        customer_name: "Grace",
-        customer_billing_address: { country: "DE" },
-      },
-    );
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
     const confirmed = await v1("GET", `/v1/checkouts/${checkout.id}`);
     subscriptionId = confirmed.subscription_id as string;
     const orders = await v1("GET", "/v1/orders/?limit=10");
@@ -191,25 +178,11 @@ describe("customer portal", () => {
     await v1("POST", `/v1/products/${product.id}/benefits`, { benefits: [key.id, note.id] }, 200);
     const buyer = "ada@example.com";
     const checkout = await v1("POST", "/v1/checkouts/", { products: [product.id], customer_email: buyer });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
+    const done = await confirmWithCard(server, checkout.client_secret, {
+      customer_name: "Ada",
+      customer_billing_address: { country: "DE" },
     });
-    const done = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        confirmation_token_id: card.body.id,
-        customer_name: "Ada",
-        customer_billing_address: { country: "DE" },
-      },
-    );
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    const sessionToken = done.body.customer_session_token as string;
+    const sessionToken = done.customer_session_token as string;
     expect(sessionToken).toBeTruthy();
 
     const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
@@ -286,23 +259,9 @@ describe("customer portal", () => {
     });
     await v1("POST", `/v1/products/${pack.id}/benefits`, { benefits: [credits.id] }, 200);
     const checkout = await v1("POST", "/v1/checkouts/", { products: [pack.id], customer_email: email });
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
+    await confirmWithCard(server, checkout.client_secret, {
+      customer_billing_address: { country: "DE" },
     });
-    const done = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        confirmation_token_id: card.body.id,
-        customer_billing_address: { country: "DE" },
-      },
-    );
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
     const customerId = (await v1("GET", `/v1/checkouts/${checkout.id}`)).customer_id as string;
     await v1(
       "POST",

@@ -4,10 +4,12 @@ import type { Json } from "../../server/test/support/client.js";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import {
   call,
+  confirmWithCard,
   createMerchant,
   createToken,
   expectCall,
   type Merchant,
+  sandboxCardToken,
 } from "../../server/test/support/v1.js";
 import { field, launchBrowser, screenshots } from "./browser.js";
 
@@ -31,37 +33,20 @@ describe("subscriptions in the dashboard", () => {
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
   const v1 = (method: string, path: string, body?: unknown, status?: number) =>
     expectCall(server, token, method, path, body, status);
-  const cardToken = async (number: string) => {
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: number,
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    });
-    expect(card.status, JSON.stringify(card.body)).toBe(201);
-    return card.body.id as string;
-  };
+  const cardToken = (number: string) => sandboxCardToken(server, number);
   /** Subscribes a new buyer through a checkout, as the hosted page does; answers the ids and the portal token. */
   const subscribe = async (name: string) => {
     const email = `${name.toLowerCase().replace(/\W/g, "")}-${Date.now().toString(36)}@example.com`;
     const checkout = await v1("POST", "/v1/checkouts/", { products: [productId] });
-    const confirmed = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-      {
-        customer_email: email,
-        customer_name: name,
-        customer_billing_address: { country: "FR" },
-        confirmation_token_id: await cardToken("4242424242424242"),
-      },
-    );
-    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    const confirmed = await confirmWithCard(server, checkout.client_secret, {
+      customer_email: email,
+      customer_name: name,
+      customer_billing_address: { country: "FR" },
+    });
     const done = await v1("GET", `/v1/checkouts/${checkout.id}`);
     return {
       subscriptionId: done.subscription_id as string,
-      portalToken: confirmed.body.customer_session_token as string,
+      portalToken: confirmed.customer_session_token as string,
       email,
       name,
     };

@@ -100,6 +100,42 @@ export async function expectCall(
   return res.body as Json;
 }
 
+/** The sandbox's test card that always succeeds. */
+export const GOOD_CARD = "4242424242424242";
+
+/** A sandbox confirmation token for the test card `number` (expects 201); answers its id. */
+export async function sandboxCardToken(server: Pick<TestServer, "url">, number = GOOD_CARD): Promise<string> {
+  const card = await expectCall(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: number,
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  return card.id as string;
+}
+
+/**
+ * Confirms the checkout whose client secret is `clientSecret` as the hosted page does: the
+ * buyer's `fields` (billing address, name, e-mail) and a sandbox token of the card `number`
+ * (expects 200); answers the confirm's body (with its `customer_session_token`).
+ */
+export async function confirmWithCard(
+  server: Pick<TestServer, "url">,
+  clientSecret: string,
+  fields: Json,
+  number = GOOD_CARD,
+): Promise<Json> {
+  const confirmation_token_id = await sandboxCardToken(server, number);
+  return expectCall(
+    server,
+    undefined,
+    "POST",
+    `/v1/checkouts/client/${clientSecret}/confirm`,
+    { ...fields, confirmation_token_id },
+    200,
+  );
+}
+
 /**
  * A checkout of `productId` for `email`, paid with the sandbox's good test card from France
  * (expects 201 and 200); answers the checkout as created.
@@ -114,20 +150,9 @@ export async function payByCard(
     products: [productId],
     customer_email: email,
   });
-  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
+  await confirmWithCard(server, checkout.client_secret as string, {
+    customer_billing_address: { country: "FR" },
   });
-  await expectCall(
-    server,
-    undefined,
-    "POST",
-    `/v1/checkouts/client/${checkout.client_secret}/confirm`,
-    { confirmation_token_id: card.body.id, customer_billing_address: { country: "FR" } },
-    200,
-  );
   return checkout;
 }
 
