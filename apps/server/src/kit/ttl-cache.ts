@@ -12,14 +12,25 @@ export interface TtlCache<V> {
   readonly size: number;
 }
 
-export function createTtlCache<V>(opts: { ttlMs: number; maxEntries: number }): TtlCache<V> {
+export function createTtlCache<V>(opts: {
+  ttlMs: number;
+  maxEntries: number;
+  /** Called for every entry that leaves the cache (expired, pushed out, deleted or replaced). */
+  onDrop?: (key: string, value: V) => void;
+}): TtlCache<V> {
   const entries = new Map<string, { value: V; expiresAt: number }>();
+  const drop = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    opts.onDrop?.(key, entry.value);
+  };
   return {
     get(key, now) {
       const entry = entries.get(key);
       if (!entry) return undefined;
       if (entry.expiresAt <= now) {
-        entries.delete(key);
+        drop(key);
         return undefined;
       }
       // Moved to the end: the map's order is the order of last use.
@@ -28,18 +39,18 @@ export function createTtlCache<V>(opts: { ttlMs: number; maxEntries: number }): 
       return entry.value;
     },
     set(key, value, now) {
-      entries.delete(key);
+      drop(key);
       if (entries.size >= opts.maxEntries) {
         const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
+        if (oldest !== undefined) drop(oldest);
       }
       entries.set(key, { value, expiresAt: now + opts.ttlMs });
     },
     delete(key) {
-      entries.delete(key);
+      drop(key);
     },
     deleteWhere(match) {
-      for (const [key, entry] of entries) if (match(entry.value)) entries.delete(key);
+      for (const [key, entry] of entries) if (match(entry.value)) drop(key);
     },
     get size() {
       return entries.size;

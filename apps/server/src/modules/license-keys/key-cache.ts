@@ -1,3 +1,4 @@
+import { createTtlCache } from "../../kit/ttl-cache.js";
 import type { CustomerRow } from "../customers/index.js";
 import type { LicenseKeyRow } from "./repository.js";
 
@@ -18,13 +19,17 @@ const MAX_ENTRIES = 10_000;
 export interface CachedKey {
   row: LicenseKeyRow;
   customer: CustomerRow;
-  expiresAt: number;
 }
 
-/** Least recently used first (a Map keeps insertion order; a hit moves the entry to the end). */
-const entries = new Map<string, CachedKey>();
-/** The same entries by key id, for the writes that name a key by id. */
+/** The same entries' names by key id, for the writes that name a key by id. */
 const byId = new Map<string, string>();
+const entries = createTtlCache<CachedKey>({
+  ttlMs: KEY_CACHE_TTL_MS,
+  maxEntries: MAX_ENTRIES,
+  onDrop: (name, entry) => {
+    if (byId.get(entry.row.id) === name) byId.delete(entry.row.id);
+  },
+});
 /**
  * Keys written lately: not cached again until the time given. A write in a transaction forgets
  * the key before it commits, and a validation reading meanwhile still sees the old row: it must
@@ -34,24 +39,8 @@ const quarantine = new Map<string, number>();
 
 const cacheKey = (organizationId: string, key: string) => `${organizationId}\n${key}`;
 
-function drop(name: string) {
-  const entry = entries.get(name);
-  if (!entry) return;
-  entries.delete(name);
-  byId.delete(entry.row.id);
-}
-
 export function cachedKey(organizationId: string, key: string, now: number): CachedKey | undefined {
-  const name = cacheKey(organizationId, key);
-  const entry = entries.get(name);
-  if (!entry) return undefined;
-  if (entry.expiresAt <= now) {
-    drop(name);
-    return undefined;
-  }
-  entries.delete(name);
-  entries.set(name, entry);
-  return entry;
+  return entries.get(cacheKey(organizationId, key), now);
 }
 
 /** Caches the key (a copy of its row); answers the entry, or nothing when the key was just written. */
@@ -62,13 +51,8 @@ export function cacheKeyRow(row: LicenseKeyRow, customer: CustomerRow, now: numb
     quarantine.delete(row.id);
   }
   const name = cacheKey(row.organization_id, row.key);
-  drop(name);
-  if (entries.size >= MAX_ENTRIES) {
-    const oldest = entries.keys().next().value;
-    if (oldest !== undefined) drop(oldest);
-  }
-  const entry = { row: { ...row }, customer, expiresAt: now + KEY_CACHE_TTL_MS };
-  entries.set(name, entry);
+  const entry = { row: { ...row }, customer };
+  entries.set(name, entry, now);
   byId.set(row.id, name);
   return entry;
 }
@@ -79,7 +63,7 @@ export function cacheKeyRow(row: LicenseKeyRow, customer: CustomerRow, now: numb
  */
 export function forgetLicenseKey(id: string, now = Date.now()): void {
   const name = byId.get(id);
-  if (name !== undefined) drop(name);
+  if (name !== undefined) entries.delete(name);
   if (quarantine.size >= MAX_ENTRIES)
     for (const [other, until] of quarantine) if (until <= now) quarantine.delete(other);
   quarantine.set(id, now + KEY_CACHE_TTL_MS);
@@ -87,13 +71,14 @@ export function forgetLicenseKey(id: string, now = Date.now()): void {
 
 /** The organization was deleted in this process: its keys went with it. */
 export function forgetOrganizationLicenseKeys(organizationId: string): void {
-  for (const [name, entry] of entries) if (entry.row.organization_id === organizationId) drop(name);
+  entries.deleteWhere((entry) => entry.row.organization_id === organizationId);
 }
 
 /** This process wrote `count` validations of the key (validation-counts.ts): its entry has them now. */
 export function addWritten(id: string, count: number, at: Date): void {
   const name = byId.get(id);
-  const entry = name === undefined ? undefined : entries.get(name);
+  // Any time will do for the lookup: an expired entry's counts no longer matter.
+  const entry = name === undefined ? undefined : entries.get(name, 0);
   if (!entry) return;
   entry.row.validations += count;
   const later = (stored: Date | null) => (stored && stored > at ? stored : at);

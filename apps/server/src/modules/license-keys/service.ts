@@ -268,7 +268,6 @@ async function validateAndCount(
     cached = cacheKeyRow(key, customerFromJson(customer), Date.now()) ?? {
       row: key,
       customer: customerFromJson(customer),
-      expiresAt: 0,
     };
   }
   const { row, customer } = cached;
