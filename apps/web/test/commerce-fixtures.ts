@@ -416,3 +416,32 @@ export function dashboardAnswers(role: "owner" | "admin" | "member") {
     "/v1/customers/": page([customer]),
   };
 }
+
+/** What a customer's page reads besides `dashboardAnswers`: the customer, its state, and empty lists. */
+export function customerPageAnswers(role: "owner" | "admin" | "member") {
+  return {
+    ...dashboardAnswers(role),
+    "/v1/customers/cus-1": customer,
+    "/v1/customers/cus-1/state": customerState,
+    "/v1/customer-meters/": page([]),
+    "/v1/orders/": page([]),
+    "/v1/subscriptions/": page([]),
+    "/v1/refunds/": page([]),
+    "/v1/events/": page([]),
+  };
+}
+
+/** A customer session for `cus-1` as `POST /v1/customer-sessions/` answers it, opening `portalUrl`. */
+export function customerSessionFor(portalUrl: string) {
+  return {
+    created_at: "2026-11-25T10:00:00Z",
+    modified_at: null,
+    id: "cs-1",
+    token: "polar_cst_abc",
+    expires_at: "2026-11-25T11:00:00Z",
+    return_url: null,
+    customer_portal_url: portalUrl,
+    customer_id: "cus-1",
+    customer,
+  };
+}

@@ -5,6 +5,8 @@ import {
   checkout,
   checkoutLink,
   customer,
+  customerPageAnswers,
+  customerSessionFor,
   customerState,
   dashboardAnswers,
   order,
@@ -108,25 +110,8 @@ describe("customers", () => {
   it("an owner makes a portal link for the customer: asked for only on the click, shown to copy and to open", async () => {
     const portalUrl = "http://localhost:3000/portal/acme?customer_session_token=polar_cst_abc";
     const { requests } = stubServer({
-      ...dashboardAnswers("owner"),
-      "/v1/customers/cus-1": customer,
-      "/v1/customers/cus-1/state": customerState,
-      "/v1/customer-meters/": page([]),
-      "/v1/orders/": page([]),
-      "/v1/subscriptions/": page([]),
-      "/v1/refunds/": page([]),
-      "/v1/events/": page([]),
-      "POST /v1/customer-sessions/": {
-        created_at: "2026-11-25T10:00:00Z",
-        modified_at: null,
-        id: "cs-1",
-        token: "polar_cst_abc",
-        expires_at: "2026-11-25T11:00:00Z",
-        return_url: null,
-        customer_portal_url: portalUrl,
-        customer_id: "cus-1",
-        customer,
-      },
+      ...customerPageAnswers("owner"),
+      "POST /v1/customer-sessions/": customerSessionFor(portalUrl),
     });
     const { user } = renderApp("/dashboard/acme/customers/cus-1", { session });
     await screen.findByRole("heading", { name: "Ada Buyer" }, slow);
@@ -146,25 +131,8 @@ describe("customers", () => {
   it("an owner sends the customer their portal link by e-mail from the dialog: one request, and where it went", async () => {
     const portalUrl = "http://localhost:3000/portal/acme?customer_session_token=polar_cst_abc";
     const { requests } = stubServer({
-      ...dashboardAnswers("owner"),
-      "/v1/customers/cus-1": customer,
-      "/v1/customers/cus-1/state": customerState,
-      "/v1/customer-meters/": page([]),
-      "/v1/orders/": page([]),
-      "/v1/subscriptions/": page([]),
-      "/v1/refunds/": page([]),
-      "/v1/events/": page([]),
-      "POST /v1/customer-sessions/": {
-        created_at: "2026-11-25T10:00:00Z",
-        modified_at: null,
-        id: "cs-1",
-        token: "polar_cst_abc",
-        expires_at: "2026-11-25T11:00:00Z",
-        return_url: null,
-        customer_portal_url: portalUrl,
-        customer_id: "cus-1",
-        customer,
-      },
+      ...customerPageAnswers("owner"),
+      "POST /v1/customer-sessions/": customerSessionFor(portalUrl),
       "POST /v1/customer-sessions/email": () =>
         answerWith(202, {
           id: "cs-2",
@@ -196,14 +164,7 @@ describe("customers", () => {
 
   it("a refused send shows the server's words and leaves the button to try again", async () => {
     stubServer({
-      ...dashboardAnswers("admin"),
-      "/v1/customers/cus-1": customer,
-      "/v1/customers/cus-1/state": customerState,
-      "/v1/customer-meters/": page([]),
-      "/v1/orders/": page([]),
-      "/v1/subscriptions/": page([]),
-      "/v1/refunds/": page([]),
-      "/v1/events/": page([]),
+      ...customerPageAnswers("admin"),
       "POST /v1/customer-sessions/": () =>
         answerWith(500, { error: "InternalServerError", detail: "Later." }),
       "POST /v1/customer-sessions/email": () =>
