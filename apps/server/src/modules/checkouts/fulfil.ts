@@ -100,6 +100,7 @@ export async function fulfil(
         metadata: row.metadata,
         customFieldData: row.custom_field_data,
         trialEnd: row.trial_end,
+        customerJustCreated: newCustomer,
       });
       const saved = await repo.updateCheckout(trx, row.id, {
         status: "succeeded",
