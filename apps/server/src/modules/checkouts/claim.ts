@@ -30,7 +30,7 @@ export async function claim(
   input: CheckoutConfirmInput,
 ): Promise<Claim> {
   return inTransaction(ctx, async (trx) => {
-    const row = await repo.findBySecret(trx, clientSecret, { forUpdate: true });
+    const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
     if (!row) throw new CheckoutNotFound();
     if (!isClaimable(row)) throw new NotOpenCheckout(row.id, row.status);
     const { next, product, discount, figures, customIssues } = await applyUpdate(

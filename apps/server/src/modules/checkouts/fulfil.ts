@@ -51,7 +51,10 @@ export async function fulfil(
   return inTransaction(
     ctx,
     async (trx) => {
-      const row = await repo.findCheckout(trx, c.row.organization_id, c.row.id, { forUpdate: true });
+      const row = await repo.lockWithCatalogVersion(trx, {
+        organizationId: c.row.organization_id,
+        id: c.row.id,
+      });
       if (!row || !isCurrentAttempt(row, c)) throw new NotOpenCheckout(c.row.id, row?.status ?? "unknown");
       const org = row.organization_id;
       // Polar gives a portal session only to a customer this checkout named or created, never to
