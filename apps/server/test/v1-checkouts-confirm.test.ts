@@ -400,6 +400,44 @@ describe("confirm (sandbox)", () => {
     expect(await chargesOf(third.id)).toEqual([]);
   });
 
+  it("another organization's endpoints and products: a purchase's batched events reach only its own organization's endpoint", async () => {
+    const other = await createMerchant(server, "Other");
+    const otherToken = await createToken(other, ["webhooks:write", "products:write"]);
+    const theirs = await call(server, otherToken, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/other`,
+      format: "raw",
+      events: ["order.paid", "order.created", "checkout.updated", "customer.created"],
+    });
+    expect(theirs.status).toBe(201);
+    const ours = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/ours`,
+      format: "raw",
+      events: ["order.paid"],
+    });
+    expect(ours.status).toBe(201);
+    // The same name in both catalogs: the purchase shows its own organization's product.
+    const theirProduct = await call(server, otherToken, "POST", "/v1/products/", {
+      name: "E-book",
+      prices: [{ amount_type: "fixed", price_amount: 1, price_currency: "usd" }],
+    });
+    expect(theirProduct.status).toBe(201);
+    const c = await checkout({ products: [oneTime.id] });
+    const paid = await confirm(c.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_email: "cross-org@example.com",
+      customer_billing_address: FR,
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.product).toMatchObject({ id: oneTime.id });
+    const sends = await server.sql<{ endpoint_id: string; type: string }>(
+      `select s.endpoint_id, e.type from kassa_webhook_send s join kassa_webhook_event e on e.id = s.event_id
+       where s.endpoint_id in ($1, $2) order by e.seq`,
+      theirs.body.id,
+      ours.body.id,
+    );
+    expect(sends).toEqual([{ endpoint_id: ours.body.id, type: "order.paid" }]);
+  });
+
   it("a customer matched only by e-mail gets no session token (someone else could type that address)", async () => {
     const first = await checkout({ products: [free.id], customer_email: "known@example.com" });
     expect((await confirm(first.client_secret, {})).body.customer_session_token).toMatch(/^polar_cst_/);
