@@ -351,6 +351,93 @@ describe("confirm (sandbox)", () => {
     expect(res.body.error).toBe("ExpiredCheckoutError");
   });
 
+  it("a product edited between create and confirm: the confirm's answer and the order show the edit, also after a purchase of it", async () => {
+    const item = await product({
+      name: "Poster",
+      prices: [{ amount_type: "fixed", price_amount: 500, price_currency: "usd" }],
+    });
+    // A first purchase: the process now holds the product as the confirm read it.
+    const first = await checkout({ products: [item.id] });
+    const paid = await confirm(first.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_email: "poster-1@example.com",
+      customer_billing_address: FR,
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.product).toMatchObject({ name: "Poster" });
+
+    const second = await checkout({ products: [item.id] });
+    const renamed = await call(server, token, "PATCH", `/v1/products/${item.id}`, { name: "Large poster" });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const confirmed = await confirm(second.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_email: "poster-2@example.com",
+      customer_billing_address: FR,
+    });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.body.product).toMatchObject({ name: "Large poster" });
+    const [order] = await ordersOf(second.id);
+    const items = await server.sql<{ label: string; amount: number }>(
+      "select label, amount from kassa_order_item where order_id = $1",
+      order!.id,
+    );
+    expect(items).toEqual([{ label: "Large poster", amount: 500 }]);
+
+    // Its price replaced (the old one archived) after create: the claim sees it at once (422,
+    // nothing charged).
+    const third = await checkout({ products: [item.id] });
+    const repriced = await call(server, token, "PATCH", `/v1/products/${item.id}`, {
+      prices: [{ amount_type: "fixed", price_amount: 700, price_currency: "usd" }],
+    });
+    expect(repriced.status, JSON.stringify(repriced.body)).toBe(200);
+    const refused = await confirm(third.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_email: "poster-3@example.com",
+      customer_billing_address: FR,
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain("Price is archived.");
+    expect(await chargesOf(third.id)).toEqual([]);
+  });
+
+  it("another organization's endpoints and products: a purchase's batched events reach only its own organization's endpoint", async () => {
+    const other = await createMerchant(server, "Other");
+    const otherToken = await createToken(other, ["webhooks:write", "products:write"]);
+    const theirs = await call(server, otherToken, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/other`,
+      format: "raw",
+      events: ["order.paid", "order.created", "checkout.updated", "customer.created"],
+    });
+    expect(theirs.status).toBe(201);
+    const ours = await call(server, token, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/ours`,
+      format: "raw",
+      events: ["order.paid"],
+    });
+    expect(ours.status).toBe(201);
+    // The same name in both catalogs: the purchase shows its own organization's product.
+    const theirProduct = await call(server, otherToken, "POST", "/v1/products/", {
+      name: "E-book",
+      prices: [{ amount_type: "fixed", price_amount: 1, price_currency: "usd" }],
+    });
+    expect(theirProduct.status).toBe(201);
+    const c = await checkout({ products: [oneTime.id] });
+    const paid = await confirm(c.client_secret, {
+      confirmation_token_id: await cardToken(),
+      customer_email: "cross-org@example.com",
+      customer_billing_address: FR,
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.product).toMatchObject({ id: oneTime.id });
+    const sends = await server.sql<{ endpoint_id: string; type: string }>(
+      `select s.endpoint_id, e.type from kassa_webhook_send s join kassa_webhook_event e on e.id = s.event_id
+       where s.endpoint_id in ($1, $2) order by e.seq`,
+      theirs.body.id,
+      ours.body.id,
+    );
+    expect(sends).toEqual([{ endpoint_id: ours.body.id, type: "order.paid" }]);
+  });
+
   it("a customer matched only by e-mail gets no session token (someone else could type that address)", async () => {
     const first = await checkout({ products: [free.id], customer_email: "known@example.com" });
     expect((await confirm(first.client_secret, {})).body.customer_session_token).toMatch(/^polar_cst_/);

@@ -53,6 +53,25 @@ export function enqueueSql(name: string, payloads: RawBuilder<unknown>): RawBuil
     select ${name}, p.payload, null from (${payloads}) p returning id`;
 }
 
+/**
+ * Jobs of any names as a data-modifying CTE body (as `enqueueSql`), returning their ids: the
+ * held jobs a batched transaction writes with its events (`takeHeldJobs`).
+ */
+export function enqueueJobsSql(jobs: NewJob[]): RawBuilder<unknown> {
+  const rows = JSON.stringify(
+    jobs.map((j) => ({ name: j.name, payload: j.payload ?? null, run_at: j.runAt ?? null })),
+  );
+  return sql`insert into kassa_job (name, payload, run_at)
+    select j.name, coalesce(j.payload, 'null'::jsonb), j.run_at
+    from jsonb_to_recordset(${rows}::jsonb) as j(name text, payload jsonb, run_at timestamptz)
+    returning id`;
+}
+
+/** The expression that wakes the workers (`kassa_jobs`), for a statement that inserts jobs itself. */
+export function notifyJobsSql(): RawBuilder<unknown> {
+  return sql`pg_notify(${JOBS_CHANNEL}, '')`;
+}
+
 /** A running job as its worker holds it: what a statement completing it must match. */
 export interface JobClaim {
   id: string;
@@ -82,6 +101,49 @@ export function completeJobsSql(claims: JobClaim[], now: Date): RawBuilder<unkno
 
 export async function notifyJobWorkers(db: Kysely<KassaDatabase>): Promise<void> {
   await notifyWorkers(db);
+}
+
+/**
+ * For a statement of the caller's that inserts jobs and notifies `kassa_jobs` itself (as
+ * `select pg_notify(...)` when it inserted any): whether the transaction `trx` must still
+ * notify. `markNotified(trx)` records that the statement did.
+ */
+export function mustNotify(trx: Kysely<KassaDatabase>): boolean {
+  return !(trx.isTransaction && notified.has(trx));
+}
+
+/** The caller's own statement notified `kassa_jobs` in the transaction `trx` (see `mustNotify`). */
+export function markNotified(trx: Kysely<KassaDatabase>): void {
+  if (trx.isTransaction) notified.add(trx);
+}
+
+/** Jobs held back until the transaction's batched events are written (see `enqueueWithEvents`). */
+const heldJobs = new WeakMap<object, NewJob[]>();
+
+/**
+ * Starts holding back the jobs `enqueueWithEvents` queues in the transaction `trx`: the
+ * statement that writes its batched events writes them too (`takeHeldJobs`).
+ */
+export function holdJobs(trx: Kysely<KassaDatabase>): void {
+  heldJobs.set(trx, []);
+}
+
+/** The jobs held back in `trx` (and no longer held: the caller writes them). */
+export function takeHeldJobs(trx: Kysely<KassaDatabase>): NewJob[] {
+  const jobs = heldJobs.get(trx) ?? [];
+  heldJobs.delete(trx);
+  return jobs;
+}
+
+/**
+ * A job caused by an event the caller records in the same transaction (an event sink's): in a
+ * transaction whose events are batched (`inTransaction`'s `batchEvents`) it is written with
+ * them, in their one statement at the end of the transaction; otherwise at once (`enqueue`).
+ */
+export async function enqueueWithEvents(trx: Kysely<KassaDatabase>, job: NewJob): Promise<void> {
+  const held = heldJobs.get(trx);
+  if (held) held.push(job);
+  else await enqueue(trx, job);
 }
 
 /** Several jobs in one statement (a bulk replay, one event fanned out to many endpoints). */

@@ -100,6 +100,7 @@ export function benefitGrantsSink(inner: EventSink): EventSink {
       const syncs = await syncsFor(trx, event.organizationId, event.type, data);
       if (syncs.length > 0) await enqueueOnce(trx, syncs);
     },
+    ...(inner.flush ? { flush: inner.flush.bind(inner) } : {}),
   };
 }
 

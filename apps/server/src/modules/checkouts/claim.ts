@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { findDiscount, holdRedemption } from "../discounts/index.js";
@@ -7,9 +9,10 @@ import type { PaymentProcessor } from "../payments/index.js";
 import { hasBillableSubscription } from "../subscriptions/index.js";
 import { AlreadyActiveSubscription, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
+import type { CheckoutRow } from "./repository.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
-import { applyUpdate, type CheckoutDeps, rowPatch } from "./service.js";
+import { applyUpdate, type BuyerBase, buyerContext, type CheckoutDeps, rowPatch } from "./service.js";
 import { type Claim, claimedColumns, isClaimable, isRedeemable } from "./state.js";
 import { checkoutWire } from "./wire.js";
 
@@ -30,77 +33,110 @@ export async function claim(
   input: CheckoutConfirmInput,
 ): Promise<Claim> {
   return inTransaction(ctx, async (trx) => {
-    const row = await repo.findBySecret(trx, clientSecret, { forUpdate: true });
+    const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
     if (!row) throw new CheckoutNotFound();
     if (!isClaimable(row)) throw new NotOpenCheckout(row.id, row.status);
-    const { next, product, discount, figures, customIssues } = await applyUpdate(
-      trx,
-      ctx,
-      deps,
-      row,
-      input,
-      "confirm",
-    );
-    const issues: ValidationIssue[] = [...customIssues];
-    if (!product?.prices.some((p) => p.id === next.product_price_id))
-      issues.push({
-        type: "value_error",
-        loc: ["body", "product_price_id"],
-        msg: "Price is archived.",
-        input: next.product_price_id,
-      });
-    issues.push(...missingConfirmFields(next, figures));
-    if (figures.isPaymentFormRequired && !input.confirmation_token_id)
-      issues.push({
-        type: "missing",
-        loc: ["body", "confirmation_token_id"],
-        msg: "Confirmation token is required.",
-        input: null,
-      });
-    if (issues.length > 0) throw new RequestValidationError(issues);
-    if (product?.is_recurring) {
-      const organization = await findOrganization(trx, row.organization_id);
-      if (
-        !organization?.allow_multiple_subscriptions &&
-        (await hasBillableSubscription(trx, row.organization_id, {
-          customerId: next.customer_id,
-          email: next.customer_email,
-        }))
-      )
-        throw new AlreadyActiveSubscription();
-    }
-
-    const now = ctx.clock.now();
-    if (discount) {
-      const locked = await findDiscount(trx, row.organization_id, discount.id, { forUpdate: true });
-      if (!locked || !isRedeemable(locked, now))
-        throw new RequestValidationError([
-          {
-            type: "value_error",
-            loc: ["body", "discount_id"],
-            msg: "Discount is no longer redeemable.",
-            input: discount.id,
-          },
-        ]);
-      await holdRedemption(trx, {
-        id: randomUUID(),
-        organization_id: row.organization_id,
-        discount_id: discount.id,
-        checkout_id: row.id,
-        created_at: now,
-      });
-    }
-    const saved = await repo.updateCheckout(trx, row.id, {
-      ...rowPatch(next, now),
-      ...claimedColumns(row),
-    });
-    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
-    return {
-      row: saved,
-      recurring: product?.is_recurring ?? false,
-      // A trial charges nothing now: the card is saved for the first period after it.
-      paymentRequired: saved.total_amount > 0 && saved.trial_end === null,
-      setupRequired: figures.isPaymentSetupRequired,
-    };
+    return claimLocked(trx, ctx, deps, row, input);
   });
+}
+
+/**
+ * The confirm's first step when the checkout is open and not yet due to expire, which is every
+ * confirm but a retry or a late one: the claim in the transaction that first reads the checkout
+ * by its client secret (no read before it). Undefined, having changed nothing, for any other
+ * checkout (unknown, expired or due to, confirmed, paid): the caller then opens it as before
+ * (`openBySecret`), which answers those.
+ */
+export async function claimIfOpen(
+  base: BuyerBase,
+  deps: ConfirmDeps,
+  clientSecret: string,
+  input: CheckoutConfirmInput,
+): Promise<{ ctx: Ctx; claim: Claim } | undefined> {
+  return base.db.transaction().execute(async (trx) => {
+    const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
+    if (row?.status !== "open") return undefined;
+    const ctx = buyerContext(base, row);
+    if (row.expires_at <= ctx.clock.now()) return undefined;
+    return { ctx, claim: await claimLocked(trx, ctx, deps, row, input) };
+  });
+}
+
+/** The claim of a claimable checkout whose row `trx` holds locked. */
+async function claimLocked(
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  deps: ConfirmDeps,
+  row: CheckoutRow,
+  input: CheckoutConfirmInput,
+): Promise<Claim> {
+  const { next, product, discount, figures, customIssues } = await applyUpdate(
+    trx,
+    ctx,
+    deps,
+    row,
+    input,
+    "confirm",
+  );
+  const issues: ValidationIssue[] = [...customIssues];
+  if (!product?.prices.some((p) => p.id === next.product_price_id))
+    issues.push({
+      type: "value_error",
+      loc: ["body", "product_price_id"],
+      msg: "Price is archived.",
+      input: next.product_price_id,
+    });
+  issues.push(...missingConfirmFields(next, figures));
+  if (figures.isPaymentFormRequired && !input.confirmation_token_id)
+    issues.push({
+      type: "missing",
+      loc: ["body", "confirmation_token_id"],
+      msg: "Confirmation token is required.",
+      input: null,
+    });
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  if (product?.is_recurring) {
+    const organization = await findOrganization(trx, row.organization_id);
+    if (
+      !organization?.allow_multiple_subscriptions &&
+      (await hasBillableSubscription(trx, row.organization_id, {
+        customerId: next.customer_id,
+        email: next.customer_email,
+      }))
+    )
+      throw new AlreadyActiveSubscription();
+  }
+
+  const now = ctx.clock.now();
+  if (discount) {
+    const locked = await findDiscount(trx, row.organization_id, discount.id, { forUpdate: true });
+    if (!locked || !isRedeemable(locked, now))
+      throw new RequestValidationError([
+        {
+          type: "value_error",
+          loc: ["body", "discount_id"],
+          msg: "Discount is no longer redeemable.",
+          input: discount.id,
+        },
+      ]);
+    await holdRedemption(trx, {
+      id: randomUUID(),
+      organization_id: row.organization_id,
+      discount_id: discount.id,
+      checkout_id: row.id,
+      created_at: now,
+    });
+  }
+  const saved = await repo.updateCheckout(trx, row.id, {
+    ...rowPatch(next, now),
+    ...claimedColumns(row),
+  });
+  await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+  return {
+    row: saved,
+    recurring: product?.is_recurring ?? false,
+    // A trial charges nothing now: the card is saved for the first period after it.
+    paymentRequired: saved.total_amount > 0 && saved.trial_end === null,
+    setupRequired: figures.isPaymentSetupRequired,
+  };
 }

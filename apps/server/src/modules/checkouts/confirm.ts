@@ -1,5 +1,6 @@
+import type { Ctx } from "../../kit/context.js";
 import { crashPoint } from "../../kit/crash.js";
-import { type ConfirmDeps, claim } from "./claim.js";
+import { type ConfirmDeps, claim, claimIfOpen } from "./claim.js";
 import { PaymentError } from "./errors.js";
 import { fulfil, reopen } from "./fulfil.js";
 import { pay } from "./pay.js";
@@ -7,7 +8,7 @@ import { settleFromProcessor } from "./reconcile.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
 import { type BuyerBase, openBySecret } from "./service.js";
-import { claimOf, type Outcome, recordedOutcome } from "./state.js";
+import { type Claim, claimOf, type Outcome, recordedOutcome } from "./state.js";
 import { checkoutPublicWire } from "./wire.js";
 
 export type { ConfirmDeps } from "./claim.js";
@@ -31,18 +32,28 @@ export async function confirmCheckout({
   clientSecret: string;
   input: CheckoutConfirmInput;
 }) {
-  const { ctx, row } = await openBySecret(base, deps, clientSecret);
-  // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
-  const recorded = recordedOutcome(row);
-  if (recorded) {
-    const { saved, token, answer } = await fulfil(ctx, deps, claimOf(row), recorded, { answer: true });
-    return {
-      ...(answer ?? (await checkoutPublicWire(ctx.db, deps.env, saved))),
-      status: "confirmed" as const,
-      customer_session_token: token,
-    };
+  // The usual confirm (an open checkout): claimed in the transaction that first reads it.
+  const claimed = await claimIfOpen(base, deps, clientSecret, input);
+  let ctx: Ctx;
+  let c: Claim;
+  if (claimed) ({ ctx, claim: c } = claimed);
+  else {
+    const opened = await openBySecret(base, deps, clientSecret);
+    ctx = opened.ctx;
+    // Paid, but the order was not recorded (the process stopped, the database failed): finish it.
+    const recorded = recordedOutcome(opened.row);
+    if (recorded) {
+      const { saved, token, answer } = await fulfil(ctx, deps, claimOf(opened.row), recorded, {
+        answer: true,
+      });
+      return {
+        ...(answer ?? (await checkoutPublicWire(ctx.db, deps.env, saved))),
+        status: "confirmed" as const,
+        customer_session_token: token,
+      };
+    }
+    c = await claim(ctx, deps, clientSecret, input);
   }
-  const c = await claim(ctx, deps, clientSecret, input);
   crashPoint("checkout.claimed");
   let outcome: Outcome;
   try {

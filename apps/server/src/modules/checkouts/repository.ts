@@ -1,8 +1,9 @@
-import type { Insertable, Selectable, Updateable } from "kysely";
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
 import { containsText, metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js";
 import type { CheckoutTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
+import { catalogVersionSql, useCatalogVersion } from "../products/index.js";
 
 export type CheckoutRow = Selectable<CheckoutTable>;
 export type CheckoutSortField = "created_at" | "expires_at" | "status";
@@ -19,6 +20,31 @@ export function findCheckout(db: Db, organizationId: string, id: string, opts: {
     .where("id", "=", id);
   if (opts.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
+}
+
+/**
+ * The checkout under its row lock, by id (`findCheckout`) or by client secret (`findBySecret`),
+ * with its organization's catalog version read in the same statement: the transaction then
+ * reads the checkout's product without statements of its own when this process has it at that
+ * version (products' `useCatalogVersion`).
+ */
+export async function lockWithCatalogVersion(
+  db: Db,
+  by: { organizationId: string; id: string } | { clientSecret: string },
+): Promise<CheckoutRow | undefined> {
+  let query = db
+    .selectFrom("kassa_checkout")
+    .selectAll()
+    .select(catalogVersionSql(sql.ref("kassa_checkout.organization_id")).as("catalog_version"));
+  query =
+    "clientSecret" in by
+      ? query.where("client_secret", "=", by.clientSecret)
+      : query.where("organization_id", "=", by.organizationId).where("id", "=", by.id);
+  const found = await query.forUpdate().executeTakeFirst();
+  if (!found) return undefined;
+  const { catalog_version, ...row } = found;
+  useCatalogVersion(db, row.organization_id, catalog_version);
+  return row;
 }
 
 /** The checkout a client secret opens (the secret is the buyer's credential; any organization). */

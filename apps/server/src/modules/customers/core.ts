@@ -17,11 +17,20 @@ export function findCustomer(db: Db, organizationId: string, id: string): Promis
   return repo.findCustomer(db, organizationId, id);
 }
 
-/** Records `customer.state_changed` with the customer's state (Polar's `CustomerState`). */
-export async function emitCustomerStateChanged(trx: Trx, ctx: Ctx, customerId: string): Promise<void> {
+/**
+ * Records `customer.state_changed` with the customer's state (Polar's `CustomerState`).
+ * `justCreated`: the caller's transaction created the customer and has written nothing it is
+ * entitled to since (no subscription, grant or meter): its state is read from nothing.
+ */
+export async function emitCustomerStateChanged(
+  trx: Trx,
+  ctx: Ctx,
+  customerId: string,
+  opts: { justCreated?: boolean } = {},
+): Promise<void> {
   const [row] = await repo.findCustomersByIdOnce(trx, ctx.organizationId, [customerId]);
   if (!row) return;
-  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row));
+  await emit(ctx, trx, "customer.state_changed", await customerState(trx, row, opts));
 }
 
 /**

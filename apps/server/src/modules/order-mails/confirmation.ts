@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clocks } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
-import { defineJob, enqueue } from "../../kit/jobs/index.js";
+import { defineJob, enqueue, enqueueWithEvents } from "../../kit/jobs/index.js";
 import { formatMoney } from "../../kit/money.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -179,10 +179,11 @@ export function orderMailsSink(inner: EventSink): EventSink {
       const data = (event.data ?? {}) as Record<string, unknown>;
       const reason = data.billing_reason;
       if ((reason === "purchase" || reason === "subscription_create") && typeof data.id === "string")
-        await enqueue(trx, {
+        await enqueueWithEvents(trx, {
           name: CONFIRMATION_JOB,
           payload: Payload.parse({ organizationId: event.organizationId, orderId: data.id }),
         });
     },
+    ...(inner.flush ? { flush: inner.flush.bind(inner) } : {}),
   };
 }

@@ -11,6 +11,7 @@ import {
   type RecurringInterval,
   subscriptionWire,
 } from "../subscriptions/index.js";
+import type { OrderItemRow } from "./repository.js";
 import * as repo from "./repository.js";
 import { orderWire } from "./wire.js";
 
@@ -38,6 +39,8 @@ export interface PurchaseInput {
   customFieldData: Record<string, string | number | boolean | null>;
   /** A trial until then (recurring products): the subscription is `trialing`, nothing is paid now. */
   trialEnd?: Date | null;
+  /** The caller's transaction created the customer (its state before this purchase is empty). */
+  customerJustCreated?: boolean;
 }
 
 /** Polar's label of a trial order's one line: "Trial period for Pro (Jan 5, 2027 - Jan 19, 2027)". */
@@ -145,37 +148,11 @@ export async function recordPurchase(
         discountId: input.discountId,
         processor: input.processor,
       };
-  const { number, slug } = await repo.nextInvoiceNumberAndSlug(trx, organizationId);
-  const order = await repo.insertOrder(trx, {
-    id: randomUUID(),
-    organization_id: organizationId,
-    customer_id: input.customerId,
-    product_id: product.id,
-    discount_id: amounts.discountId,
-    subscription_id: subscription?.id ?? null,
-    checkout_id: input.checkoutId,
-    status: "paid",
-    billing_reason: subscription ? "subscription_create" : "purchase",
-    subtotal_amount: amounts.subtotal,
-    discount_amount: amounts.discount,
-    net_amount: amounts.net,
-    tax_amount: amounts.tax,
-    total_amount: amounts.total,
-    currency: input.currency,
-    billing_name: input.billingName,
-    billing_address: JSON.stringify(input.billingAddress),
-    invoice_number: formatInvoiceNumber(slug, number),
-    processor: amounts.processor,
-    charge_id: trialEnd ? null : input.chargeId,
-    metadata,
-    custom_field_data: customFieldData,
-    created_at: now,
-    modified_at: null,
-  });
-  await repo.insertItems(trx, [
+  const orderId = randomUUID();
+  const items: [OrderItemRow] = [
     {
       id: randomUUID(),
-      order_id: order.id,
+      order_id: orderId,
       // Polar labels a fixed, custom or free price's line with the product's name; a trial's
       // line names the trial and no price.
       label: trialEnd ? trialItemLabel(product.name, now, trialEnd) : product.name,
@@ -187,7 +164,37 @@ export async function recordPurchase(
       created_at: now,
       modified_at: null,
     },
-  ]);
+  ];
+  // The invoice number, the order and its item: one statement.
+  const order = await repo.insertNumberedOrder(
+    trx,
+    {
+      id: orderId,
+      organization_id: organizationId,
+      customer_id: input.customerId,
+      product_id: product.id,
+      discount_id: amounts.discountId,
+      subscription_id: subscription?.id ?? null,
+      checkout_id: input.checkoutId,
+      status: "paid",
+      billing_reason: subscription ? "subscription_create" : "purchase",
+      subtotal_amount: amounts.subtotal,
+      discount_amount: amounts.discount,
+      net_amount: amounts.net,
+      tax_amount: amounts.tax,
+      total_amount: amounts.total,
+      currency: input.currency,
+      billing_name: input.billingName,
+      billing_address: JSON.stringify(input.billingAddress),
+      processor: amounts.processor,
+      charge_id: trialEnd ? null : input.chargeId,
+      metadata,
+      custom_field_data: customFieldData,
+      created_at: now,
+      modified_at: null,
+    },
+    items,
+  );
 
   if (subscription) {
     const [wire] = await subscriptionWire(trx, organizationId, [subscription]);
@@ -197,12 +204,19 @@ export async function recordPurchase(
     await emit("subscription.active", wire);
     await emit("subscription.updated", wire);
   }
-  const [wire] = await orderWire(trx, organizationId, [order]);
+  const [wire] = await orderWire(trx, organizationId, [order], {
+    items,
+    ...(subscription ? { subscriptions: [subscription] } : {}),
+  });
   await emit("order.created", wire);
   // A new subscription's first order: created, updated (paid), paid, as Polar sends them.
   if (subscription) await emit("order.updated", wire);
   await emit("order.paid", wire);
   // The customer's state now holds the new subscription (and, later, the product's benefits).
-  await emitCustomerStateChanged(trx, { ...ctx, organizationId }, input.customerId);
+  // A customer created by this transaction, buying no subscription, still holds nothing: the
+  // grants come with the grant sync after the commit, no meter was touched.
+  await emitCustomerStateChanged(trx, { ...ctx, organizationId }, input.customerId, {
+    justCreated: input.customerJustCreated === true && !subscription,
+  });
   return { orderId: order.id, subscriptionId: subscription?.id ?? null };
 }

@@ -74,6 +74,45 @@ export async function nextInvoiceNumberAndSlug(
 }
 
 /**
+ * A purchase's order with its items, numbered with the organization's next invoice number
+ * (`SLUG-0042`, as `formatInvoiceNumber`; the counter as in `nextInvoiceNumberAndSlug`), in one
+ * statement. Answers the order's row; the items are the rows given.
+ */
+export function insertNumberedOrder(
+  db: Db,
+  row: Omit<Insertable<OrderTable>, "invoice_number">,
+  items: [Insertable<OrderItemTable>, ...Insertable<OrderItemTable>[]],
+) {
+  // Data-modifying CTEs run once each whatever reads them; the items' key to the order is
+  // checked at the statement's end, when the order is there.
+  const numbered = db.with("counter", (qc) =>
+    qc
+      .insertInto("kassa_invoice_counter")
+      .values({ organization_id: row.organization_id, last_number: 1 })
+      .onConflict((oc) =>
+        oc.column("organization_id").doUpdateSet({ last_number: sql`kassa_invoice_counter.last_number + 1` }),
+      )
+      .returning([
+        "last_number",
+        sql<string>`(select slug from organization where id = kassa_invoice_counter.organization_id)`.as(
+          "slug",
+        ),
+      ]),
+  );
+  return numbered
+    .with("items", (qc) => qc.insertInto("kassa_order_item").values(items))
+    .insertInto("kassa_order")
+    .values({
+      ...row,
+      // formatInvoiceNumber in SQL: the slug upper-cased (slugs are ASCII), at least 4 digits.
+      invoice_number: sql<string>`(select upper(slug) || '-' || case when last_number < 1000
+        then lpad(last_number::text, 4, '0') else last_number::text end from counter)`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
  * A pending order with what charging it off-session needs, in one read: its subscription's
  * saved payment method and its (not deleted) customer's id at the processor.
  */

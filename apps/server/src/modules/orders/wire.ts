@@ -35,15 +35,19 @@ export async function orderWire(
   db: Db,
   organizationId: string,
   rows: repo.OrderRow[],
-  /** Subscriptions the caller holds as they now are (not read again). */
-  known: { subscriptions?: SubscriptionRow[] } = {},
+  /**
+   * Subscriptions the caller holds as they now are (not read again); `items`: every item of
+   * `rows`, which the caller has just written.
+   */
+  known: { subscriptions?: SubscriptionRow[]; items?: repo.OrderItemRow[] } = {},
 ) {
   const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
   const [items, customers, products, discounts, subscriptions] = await Promise.all([
-    repo.itemsOf(
-      db,
-      rows.map((r) => r.id),
-    ),
+    known.items ??
+      repo.itemsOf(
+        db,
+        rows.map((r) => r.id),
+      ),
     findCustomersByIdOnce(db, organizationId, distinct(rows.map((r) => r.customer_id))),
     findProductsOnce(db, organizationId, distinct(rows.map((r) => r.product_id))),
     discountsById(

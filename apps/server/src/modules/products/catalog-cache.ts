@@ -1,4 +1,4 @@
-import { CompiledQuery } from "kysely";
+import { CompiledQuery, type RawBuilder, sql } from "kysely";
 import { markHot } from "../../db/hot-statements.js";
 import type { Ctx, Db } from "../../kit/context.js";
 
@@ -33,6 +33,22 @@ export function configureCatalogCache(megabytes: number): void {
 
 const VERSION_SQL = "select version::text as version from kassa_catalog_version where organization_id = $1";
 markHot(VERSION_SQL);
+
+/** Whether product answers are kept across requests at all (`CATALOG_CACHE_MB` > 0). */
+export function catalogCacheOn(): boolean {
+  return maxBytes > 0;
+}
+
+/**
+ * The catalog version of the organization `organizationId` (an SQL expression, a column of the
+ * caller's row) as a column of another module's statement: a transaction that reads it there
+ * hands it to `useCatalogVersion` (memo.ts) and reads its products from what this process built
+ * at that version, without a statement of their own.
+ */
+export function catalogVersionSql(organizationId: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`coalesce((select version::text from kassa_catalog_version
+    where organization_id = ${organizationId}), '0')`;
+}
 
 async function catalogVersion(db: Db, organizationId: string): Promise<string> {
   const result = await db.executeQuery<{ version: string }>(CompiledQuery.raw(VERSION_SQL, [organizationId]));

@@ -1,5 +1,5 @@
-export { configureCatalogCache } from "./catalog-cache.js";
-export { findProductsOnce, pricesToWireOnce, productWiresOnce } from "./memo.js";
+export { catalogVersionSql, configureCatalogCache } from "./catalog-cache.js";
+export { findProductsOnce, pricesToWireOnce, productWiresOnce, useCatalogVersion } from "./memo.js";
 export {
   activePrices,
   findPrices,

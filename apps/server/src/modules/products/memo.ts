@@ -1,5 +1,6 @@
 import type { Db } from "../../kit/context.js";
 import { txMemo } from "../../kit/tx-memo.js";
+import { catalogCacheOn } from "./catalog-cache.js";
 import { findProducts, type ProductRow } from "./repository.js";
 import type { PriceWire, ProductWire } from "./schemas.js";
 import { pricesToWire, productsToWire } from "./wire.js";
@@ -16,15 +17,80 @@ import { pricesToWire, productsToWire } from "./wire.js";
 const rows = txMemo<ProductRow>();
 const wires = txMemo<ProductWire>();
 
+/**
+ * Across transactions: a product's row and answer as this process last read them, with the
+ * organization's catalog version read before them (catalog-cache.ts: every change to what a
+ * product's answer is made of bumps it, in the writing transaction). A transaction that has
+ * read the version in a statement of its own (`useCatalogVersion`: a purchase's claim and
+ * fulfilment, with the checkout's row) takes what was read at that version instead of reading
+ * it again; a change committed before that statement has bumped the version, so it is seen.
+ * Bounded by count, oldest first out; off with the catalog cache (`CATALOG_CACHE_MB=0`).
+ */
+interface Shared {
+  version: string;
+  row?: ProductRow;
+  wire?: ProductWire;
+}
+const shared = new Map<string, Shared>();
+const SHARED_MAX = 2000;
+/** The catalog versions transactions read: transaction -> organization -> version. */
+const versions = new WeakMap<object, Map<string, string>>();
+
+/**
+ * The catalog version of `organizationId` that the transaction `db` read (see `catalogVersionSql`),
+ * before it reads any of that organization's products through this module's readers.
+ */
+export function useCatalogVersion(db: Db, organizationId: string, version: string): void {
+  if (!db.isTransaction || !catalogCacheOn()) return;
+  const known = versions.get(db) ?? new Map<string, string>();
+  versions.set(db, known);
+  known.set(organizationId, version);
+}
+
+async function throughShared<K extends "row" | "wire">(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  kind: K,
+  load: (missing: string[]) => Promise<NonNullable<Shared[K]>[]>,
+): Promise<NonNullable<Shared[K]>[]> {
+  const version = versions.get(db)?.get(organizationId);
+  if (version === undefined || !catalogCacheOn()) return load(ids);
+  const found: NonNullable<Shared[K]>[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const entry = shared.get(`${organizationId}\n${id}`);
+    const value = entry?.version === version ? entry[kind] : undefined;
+    if (value) found.push(value as NonNullable<Shared[K]>);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return found;
+  const loaded = await load(missing);
+  for (const value of loaded) {
+    const key = `${organizationId}\n${value.id}`;
+    const entry = shared.get(key);
+    const fresh: Shared = entry?.version === version ? entry : { version };
+    fresh[kind] = value as Shared[K];
+    shared.delete(key);
+    shared.set(key, fresh);
+    if (shared.size > SHARED_MAX) shared.delete(shared.keys().next().value as string);
+  }
+  return [...found, ...loaded];
+}
+
 /** `findProducts`, remembered for the transaction `db` (if it is one). */
 export function findProductsOnce(db: Db, organizationId: string, ids: string[]): Promise<ProductRow[]> {
-  return rows.read(db, organizationId, ids, (missing) => findProducts(db, organizationId, missing));
+  return rows.read(db, organizationId, ids, (missing) =>
+    throughShared(db, organizationId, missing, "row", (m) => findProducts(db, organizationId, m)),
+  );
 }
 
 /** Products by id as Polar answers them (`productsToWire`), remembered for the transaction `db`. */
 export function productWiresOnce(db: Db, organizationId: string, ids: string[]): Promise<ProductWire[]> {
-  return wires.read(db, organizationId, ids, async (missing) =>
-    productsToWire(db, organizationId, await findProductsOnce(db, organizationId, missing)),
+  return wires.read(db, organizationId, ids, (missing) =>
+    throughShared(db, organizationId, missing, "wire", async (m) =>
+      productsToWire(db, organizationId, await findProductsOnce(db, organizationId, m)),
+    ),
   );
 }
 

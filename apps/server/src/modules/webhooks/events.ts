@@ -2,8 +2,16 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@kassa/contracts";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock, Clocks } from "../../kit/clock.js";
-import type { EventSink } from "../../kit/context.js";
-import { enqueueMany } from "../../kit/jobs/index.js";
+import { batchesEvents, type EventSink } from "../../kit/context.js";
+import {
+  enqueueJobsSql,
+  enqueueMany,
+  enqueueSql,
+  markNotified,
+  mustNotify,
+  notifyJobsSql,
+  takeHeldJobs,
+} from "../../kit/jobs/index.js";
 import { DELIVER_JOB } from "./jobs.js";
 import * as repo from "./repository.js";
 
@@ -53,6 +61,34 @@ export async function queueSends(
 
 const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
 
+type HeldEvent = { organization_id: string; type: string; payload: string; created_at: Date };
+
+/** The events a batched transaction has recorded so far, written by the sink's `flush`. */
+const held = new WeakMap<object, HeldEvent[]>();
+
+/**
+ * Writes a batched transaction's events (in the order recorded), their sends and delivery
+ * jobs, the jobs held with them, and the workers' notification, in one statement.
+ */
+async function flushEvents(trx: Kysely<KassaDatabase>): Promise<void> {
+  const events = held.get(trx) ?? [];
+  held.delete(trx);
+  const jobs = takeHeldJobs(trx);
+  if (events.length === 0) {
+    if (jobs.length > 0) await enqueueMany(trx, jobs);
+    return;
+  }
+  const notify = mustNotify(trx);
+  const written = await repo.insertEventsWithSends(
+    trx,
+    events,
+    (payloads) => enqueueSql(DELIVER_JOB, payloads),
+    jobs.length > 0 ? enqueueJobsSql(jobs) : null,
+    notify ? notifyJobsSql() : null,
+  );
+  if (notify && written > 0) markNotified(trx);
+}
+
 /**
  * The platform's event port (`ctx.events`), backed by the webhook outbox, timed by `clock`, or
  * by each organization's own clock (the sandbox's test clocks) with `Clocks`.
@@ -63,11 +99,24 @@ export function webhookEventSink(clock: Clock | Clocks): EventSink {
     async enqueue(trx, event) {
       // A typo in an event name would silently reach no endpoint: fail the write instead.
       if (!KNOWN.has(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
+      if (batchesEvents(trx)) {
+        const at = event.at ?? clockOf(event.organizationId).now();
+        const events = held.get(trx) ?? [];
+        held.set(trx, events);
+        events.push({
+          organization_id: event.organizationId,
+          type: event.type,
+          payload: JSON.stringify({ type: event.type, timestamp: at.toISOString(), data: event.data }),
+          created_at: at,
+        });
+        return;
+      }
       await recordEvent(trx, {
         ...event,
         type: event.type as WebhookEventType,
         at: event.at ?? clockOf(event.organizationId).now(),
       });
     },
+    flush: flushEvents,
   };
 }

@@ -141,6 +141,49 @@ export async function insertEventWithSends(
   return { eventId: first.event_id, sendIds: first.send_ids };
 }
 
+/**
+ * Several events at once, in the order given (their `seq`), each with its sends to the enabled
+ * endpoints subscribed to its type and a `deliverJob` job per send, and `jobs` (other jobs
+ * caused by these events; each a data-modifying CTE body returning the jobs' ids); with
+ * `notify`, the expression waking the job workers, run when any job was written. One statement:
+ * a batched transaction's events (`inTransaction`'s `batchEvents`). Returns how many jobs it wrote.
+ */
+export async function insertEventsWithSends(
+  db: Db,
+  events: { organization_id: string; type: string; payload: string; created_at: Date }[],
+  deliverJobs: (sends: RawBuilder<unknown>) => RawBuilder<unknown>,
+  jobs: RawBuilder<unknown> | null,
+  notify: RawBuilder<unknown> | null,
+): Promise<number> {
+  const rows = JSON.stringify(events.map((e, i) => ({ ...e, i })));
+  const result = await sql<{ jobs: number }>`
+    with ev as (
+      insert into kassa_webhook_event (organization_id, type, payload, created_at)
+      select e.organization_id, e.type, e.payload, e.created_at
+      from jsonb_to_recordset(${rows}::jsonb)
+        as e(i integer, organization_id text, type text, payload text, created_at timestamptz)
+      order by e.i
+      returning id, organization_id, type, created_at
+    ), sends as (
+      insert into kassa_webhook_send (event_id, endpoint_id, organization_id, created_at)
+      select ev.id, en.id, ev.organization_id, ev.created_at
+      from ev join kassa_webhook_endpoint en on en.organization_id = ev.organization_id
+        and en.enabled and en.events @> jsonb_build_array(ev.type)
+      returning id
+    ), deliveries as (
+      ${deliverJobs(sql`select jsonb_build_object('sendId', sends.id) as payload from sends`)}
+    ), others as (
+      ${jobs ?? sql`select null::uuid as id where false`}
+    ), written as (
+      select id from deliveries union all select id from others
+    )
+    select (select count(*) from written)::int as jobs
+      ${notify ? sql`, (select ${notify} where exists (select 1 from written)) as notified` : sql``}`.execute(
+    db,
+  );
+  return result.rows[0]?.jobs ?? 0;
+}
+
 /** Enabled endpoints of the organization subscribed to `type`. */
 export async function subscribedEndpointIds(db: Db, organizationId: string, type: string): Promise<string[]> {
   const rows = await db
