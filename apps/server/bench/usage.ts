@@ -5,11 +5,13 @@
  *    8 callers (events per second, both sides);
  *  - single-event ingest, 32 in flight, against single-row inserts from 32 callers;
  *  - `GET /v1/customer-meters/{id}` of a customer with 1 M events in the meter, 32 in flight,
- *    against the bare primary-key route; and its p99 with 10 K events beside that with 1 M;
+ *    against the bare primary-key route; and its p99 with 10 K events beside that with 1 M (the
+ *    bare route and the two reads take turns in rounds; BENCH_USAGE_DEBUG prints each round's p99);
  *  - the time from an ingest's answer to its event showing in the balance (one at a time: ingest,
  *    then read the balance until it counts the event; 0 when the first read does);
  *  - `POST /v1/customer-meters/check` (no record), 32 in flight, against the bare route.
- * Baseline and subject alternate in rounds. The insert baselines run from the bench process on
+ * Baseline and subject alternate in rounds. BENCH_USAGE_LINES (e.g. `batched,single`) runs some
+ * lines only, for short A/B runs. The insert baselines run from the bench process on
  * PostgreSQL, and in the server's process on PGlite (whose database only that process can open).
  */
 import path from "node:path";
@@ -153,31 +155,60 @@ export async function benchUsage(opts: {
 
     // Warm-up (unmeasured): every path once or a few times.
     await runLoad({ seconds: 1, concurrency: 8, op: ingest(100) });
-    await runLoad({ seconds: 1, concurrency: 8, op: read(ready.big.customerMeterId, ready.big.events) });
+    // 32 in flight, as measured: every pooled connection prepares the read before it counts.
+    await runLoad({ seconds: 1, concurrency: 32, op: read(ready.big.customerMeterId, ready.big.events) });
     await runLoad({ seconds: 1, concurrency: 8, op: check });
 
+    // BENCH_USAGE_LINES (batched,single,read,check; all when unset): the lines to run, for short
+    // A/B runs of one line; a line left out reports zeros.
+    const lines = process.env.BENCH_USAGE_LINES?.split(",");
+    const runs = (line: string) => !lines || lines.includes(line);
+    const skip = (line: string) => (runs(line) ? opts.rounds : 0);
     const batchedRaw = await paired({
-      rounds: opts.rounds,
+      rounds: skip("batched"),
       baseline: () => insertRound(100, 8),
       subject: load(8, ingest(100)),
     });
     const single = await paired({
-      rounds: opts.rounds,
+      rounds: skip("single"),
       baseline: () => insertRound(1, 32),
       subject: load(32, ingest(1)),
     });
-    const readPair = await paired({
-      rounds: opts.rounds,
-      baseline: load(32, bare),
-      subject: load(32, read(ready.big.customerMeterId, ready.big.events)),
-    });
-    const readSmall = await runLoad({
-      seconds: per * 2,
-      concurrency: 32,
-      op: read(ready.small.customerMeterId, ready.small.events),
-    });
+    // The bare route, the big customer's read and the small one's alternate in rounds, so the
+    // two reads' p99 are taken over the same stretch of the machine (a read of the small one
+    // measured after the big one's rounds met a quieter database: autovacuum and analyze of the
+    // ingested partitions run in the first seconds after the ingest lines).
+    const readBare: LoadResult[] = [];
+    const readBig: LoadResult[] = [];
+    const readSmallRounds: LoadResult[] = [];
+    for (let i = 0; i < skip("read"); i++) {
+      readBare.push(await load(32, bare)());
+      // The two reads take turns going first after the bare route.
+      const big = load(32, read(ready.big.customerMeterId, ready.big.events));
+      const small = load(32, read(ready.small.customerMeterId, ready.small.events));
+      if (i % 2 === 0) {
+        readBig.push(await big());
+        readSmallRounds.push(await small());
+      } else {
+        readSmallRounds.push(await small());
+        readBig.push(await big());
+      }
+    }
+    if (process.env.BENCH_USAGE_DEBUG)
+      console.error(
+        "read p99 per round (bare, big, small):",
+        JSON.stringify(
+          readBare.map((r, i) => [r.p99, readBig[i]?.p99, readSmallRounds[i]?.p99].map((v) => v?.toFixed(1))),
+        ),
+      );
+    const readPair: UsagePair = (() => {
+      const baseline = pooled(readBare);
+      const subject = pooled(readBig);
+      return { baseline, subject, ratio: subject.throughput / baseline.throughput };
+    })();
+    const readSmall = pooled(readSmallRounds);
     const checkPair = await paired({
-      rounds: opts.rounds,
+      rounds: skip("check"),
       baseline: load(32, bare),
       subject: load(32, check),
     });
@@ -191,7 +222,7 @@ export async function benchUsage(opts: {
           .body,
       ) as { consumed_units: number }
     ).consumed_units;
-    const samples = Number(process.env.BENCH_USAGE_LAG_SAMPLES ?? 300);
+    const samples = runs("lag") ? Number(process.env.BENCH_USAGE_LAG_SAMPLES ?? 300) : 0;
     for (let i = 0; i < samples; i++) {
       seq += 1;
       const r = await client.request(`${base}/v1/events/ingest`, {

@@ -190,6 +190,7 @@ describe("deleting an organization", () => {
       "discounts:write",
       "custom_fields:write",
       "organizations:write",
+      "events:write",
     ]);
     const meter = await call(server, token, "POST", "/v1/meters/", {
       name: "Calls",
@@ -228,11 +229,28 @@ describe("deleting an organization", () => {
       email: "x@doomed.test",
     });
 
+    // Events (and their dedup keys) go with it too: a trigger of migration 0911 does what their
+    // foreign key's cascade did.
+    const ingested = await call(server, token, "POST", "/v1/events/ingest", {
+      events: [
+        { name: "api_call", external_customer_id: "someone", external_id: "doomed-1" },
+        { name: "api_call", external_customer_id: "someone" },
+      ],
+    });
+    expect(ingested.body).toEqual({ inserted: 2, duplicates: 0 });
+    const survivor = await createMerchant(server, "Survivor");
+    const survivorToken = await createToken(survivor, ["events:write", "events:read"]);
+    await call(server, survivorToken, "POST", "/v1/events/ingest", {
+      events: [{ name: "api_call", external_customer_id: "someone", external_id: "doomed-1" }],
+    });
+
     const res = await doomed.owner.client.post("/api/auth/organization/delete", {
       organizationId: doomed.organizationId,
     });
     expect(res.status).toBe(200);
     for (const table of [
+      "kassa_event",
+      "kassa_event_key",
       "kassa_meter",
       "kassa_product",
       "kassa_product_price",
@@ -249,5 +267,8 @@ describe("deleting an organization", () => {
       expect(rows[0]?.n, table).toBe(0);
     }
     expect((await call(server, token, "GET", "/v1/products/")).status).toBe(401);
+    // Another organization's events stay.
+    const kept = await call(server, survivorToken, "GET", "/v1/events/");
+    expect(kept.body.items.map((e: { external_id: string }) => e.external_id)).toEqual(["doomed-1"]);
   });
 });
