@@ -70,12 +70,22 @@ async function throughShared<K extends "row" | "wire">(
     const key = `${organizationId}\n${value.id}`;
     const entry = shared.get(key);
     const fresh: Shared = entry?.version === version ? entry : { version };
-    fresh[kind] = value as Shared[K];
+    // Shared by every later request of this process: frozen, so a reader that changed it would
+    // fail at once instead of changing what the others are answered.
+    fresh[kind] = deepFreeze(value) as Shared[K];
     shared.delete(key);
     shared.set(key, fresh);
     if (shared.size > SHARED_MAX) shared.delete(shared.keys().next().value as string);
   }
   return [...found, ...loaded];
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** `findProducts`, remembered for the transaction `db` (if it is one). */
