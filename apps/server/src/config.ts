@@ -99,7 +99,6 @@ const envSchema = z.object({
   JOB_POLL_INTERVAL_MS: positiveInt.default(1000),
   JOB_LEASE_MS: positiveInt.default(60_000),
   JOB_SETTLE_WITH_CLAIM: z.enum(["auto", "on", "off"]).default("auto"),
-  JOB_CLAIM_BATCH: z.union([z.literal("auto"), positiveInt]).default("auto"),
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
   CHECKOUT_RECONCILE_AFTER_MS: positiveInt.default(300_000),
@@ -215,8 +214,6 @@ export interface KassaConfig {
     leaseMs: number;
     /** Outcomes written in the claiming statement (`JOB_SETTLE_WITH_CLAIM`). */
     settleWithClaim: boolean;
-    /** Fewest free slots a claim waits for (at most 2 ms) while jobs hold others (`JOB_CLAIM_BATCH`). */
-    claimBatch: number;
     backoff: { baseMs: number; maxMs: number };
   };
   /**
@@ -492,14 +489,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         // `auto` is `off` on both engines: in quiet runs the claiming statement made deliveries
         // slower on PGlite and no faster on PostgreSQL (docs/benchmarks.md).
         env.JOB_SETTLE_WITH_CLAIM === "on",
-      // auto: half the concurrency on PGlite (a claim costs the process's own thread about the
-      // same for one row or ten), 1 on PostgreSQL: docs/decisions.md.
-      claimBatch:
-        env.JOB_CLAIM_BATCH === "auto"
-          ? env.DATABASE_URL
-            ? 1
-            : Math.ceil(env.JOB_CONCURRENCY / 2)
-          : env.JOB_CLAIM_BATCH,
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },

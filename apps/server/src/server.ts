@@ -247,7 +247,6 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
           backoff: config.jobs.backoff,
           listen: database.listen,
           settleWithClaim: config.jobs.settleWithClaim,
-          claimBatch: config.jobs.claimBatch,
         })
       : undefined;
 

@@ -494,46 +494,6 @@ describe("job queue", () => {
     await worker.stop();
   });
 
-  it("claims for freed slots in batches (claimBatch) and still runs every job once, completed", async () => {
-    const runs: number[] = [];
-    let inFlight = 0;
-    let most = 0;
-    const batched = defineJob({
-      name: "test.batched",
-      payload: z.object({ i: z.number() }),
-      maxAttempts: 1,
-      handler: async ({ i }) => {
-        inFlight += 1;
-        most = Math.max(most, inFlight);
-        runs.push(i);
-        // Unequal run times: slots free one by one, fewer than the batch at a time.
-        await new Promise((r) => setTimeout(r, 1 + (i % 4)));
-        inFlight -= 1;
-      },
-    });
-    const total = 40;
-    await database.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < total; i++) await enqueue(trx, { name: "test.batched", payload: { i } });
-    });
-    const worker = startJobWorker({
-      db: database.db,
-      clock,
-      logger,
-      definitions: [batched],
-      concurrency: 4,
-      claimBatch: 3,
-      ...fast,
-    });
-    workers.push(worker);
-    await until(async () => runs.length >= total, 30_000);
-    await worker.idle();
-    expect([...runs].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i));
-    expect(most).toBeLessThanOrEqual(4);
-    const rows = await listJobs(database.db, { name: "test.batched", limit: 100 });
-    expect(rows.map((r) => `${r.status} ${r.attempts}`)).toEqual(Array(total).fill("completed 1"));
-    await worker.stop();
-  });
-
   it("never runs one job in two workers at once", async () => {
     const second = TEST_DB === "postgres" ? await open() : database;
     if (second !== database) others.push(second);

@@ -35,15 +35,6 @@ export interface WorkerOptions {
    * depends on the engine: see docs/decisions.md (`JOB_SETTLE_WITH_CLAIM`).
    */
   settleWithClaim?: boolean;
-  /**
-   * Fewest free slots a claim waits for while other jobs still hold slots (default 1: claim for
-   * every slot as it frees). A claim's cost barely depends on its size (on PGlite, where it runs
-   * on the process's own thread, about 2-3 ms for one row or ten), so gathering the slots that
-   * free within `claimLingerMs` into one claim saves statements. A claim never waits when no
-   * job holds a slot, nor longer than `claimLingerMs` (default 2 ms).
-   */
-  claimBatch?: number;
-  claimLingerMs?: number;
 }
 
 export interface JobWorker {
@@ -90,22 +81,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let idleWaiters: (() => void)[] = [];
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
-
-  // Claims wait for `claimBatch` free slots while jobs hold others, at most `claimLingerMs`.
-  const claimBatch = Math.max(1, Math.min(opts.claimBatch ?? 1, opts.concurrency));
-  const claimLingerMs = opts.claimLingerMs ?? 2;
-  let lingerTimer: NodeJS.Timeout | undefined;
-  let lingered = false;
-  /** True when a claim for `free` slots should wait for more (and the wait is armed). */
-  const lingering = (free: number) => {
-    if (lingered || stopped || free >= claimBatch || busy === 0) return false;
-    lingerTimer ??= setTimeout(() => {
-      lingerTimer = undefined;
-      lingered = true;
-      wake();
-    }, claimLingerMs);
-    return true;
-  };
 
   // A retry due before the next poll wakes the worker itself, so backoff delays hold to the
   // millisecond in this process (another process picks it up at its next poll).
@@ -439,10 +414,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       // (its running jobs wait for them) but claims nothing.
       const free = stopped ? 0 : freeSlots();
       if (free <= 0 && settlingForClaim() === 0) break;
-      if (free > 0 && settlingForClaim() === 0 && lingering(free)) break;
-      lingered = false;
-      clearTimeout(lingerTimer);
-      lingerTimer = undefined;
       const settled = withClaim ? settling : [];
       if (withClaim) settling = [];
       let jobs: ClaimedJob[];
@@ -522,7 +493,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       stopped = true;
       clearInterval(pollTimer);
       clearTimeout(retryTimer);
-      clearTimeout(lingerTimer);
       await listening;
       await unlisten?.();
       await polling;
