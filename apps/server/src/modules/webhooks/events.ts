@@ -10,6 +10,7 @@ import {
   markNotified,
   mustNotify,
   notifyJobsSql,
+  notifyJobWorkers,
   takeHeldJobs,
 } from "../../kit/jobs/index.js";
 import { DELIVER_JOB } from "./jobs.js";
@@ -52,11 +53,11 @@ export async function queueSends(
   pairs: { event_id: string; endpoint_id: string }[],
   now: Date,
 ): Promise<number> {
-  const sendIds = await repo.upsertPendingSends(trx, organizationId, pairs, now);
-  return enqueueMany(
-    trx,
-    sendIds.map((sendId) => ({ name: DELIVER_JOB, payload: { sendId } })),
+  const queued = await repo.upsertPendingSendsWithJobs(trx, organizationId, pairs, now, (sends) =>
+    enqueueSql(DELIVER_JOB, sql`select jsonb_build_object('sendId', s.id) as payload from (${sends}) s`),
   );
+  if (queued > 0) await notifyJobWorkers(trx);
+  return queued;
 }
 
 const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
