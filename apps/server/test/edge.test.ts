@@ -111,6 +111,17 @@ describe(`text, shapes and depth on /v1 (${TEST_DB})`, () => {
     ["a NUL in a field", { name: "a\u0000b", prices: [] }, ["body", "name"]],
     ["a lone surrogate in metadata", { name: "n", metadata: { k: "\ud800" } }, ["body", "metadata", "k"]],
     ["a NUL in a metadata key", { name: "n", metadata: { "k\u0000": "v" } }, ["body", "metadata", "k\u0000"]],
+    ["a NUL beside an emoji", { name: "\u{1F600} a\u0000b", prices: [] }, ["body", "name"]],
+    [
+      "objects nested 40 deep",
+      { name: "n", metadata: JSON.parse(`${'{"k":'.repeat(40)}1${"}".repeat(40)}`) },
+      ["body"],
+    ],
+    [
+      "arrays nested 40 deep",
+      { name: "n", prices: JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) },
+      ["body"],
+    ],
     ["null", null, ["body"]],
     ["a number", 42, ["body"]],
     ["an array", [{ name: "n" }], ["body"]],

@@ -148,8 +148,28 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
       "Input should be a valid dictionary or object",
       parsed,
     );
-  checkJsonValue(parsed, ["body"]);
+  // Text the rule refuses can only come from an escape (`\u0000`, `\ud800`: JSON forbids a raw
+  // NUL in a string) or a surrogate in the text itself; without any, only the depth is left to
+  // check, which needs no path per value (a batch of events has thousands). Anything found, or
+  // anything possible, takes the full check, which names the first problem.
+  if (MAYBE_UNSTORABLE.test(text) || deeperThan(parsed, MAX_JSON_DEPTH)) checkJsonValue(parsed, ["body"]);
   return parsed as Record<string, unknown>;
+}
+
+/** An escape of NUL or of a surrogate, or a surrogate: text that may hold what PostgreSQL refuses. */
+const MAYBE_UNSTORABLE = /\\u(?:0000|[dD][89a-fA-F])|[\uD800-\uDFFF]/;
+
+/** Whether a parsed JSON value nests objects or arrays `limit` levels below itself, or deeper. */
+function deeperThan(value: object, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth >= limit) return true;
+    if (Array.isArray(node)) for (const inner of node) stack.push([inner, depth + 1]);
+    else for (const key in node) stack.push([(node as Record<string, unknown>)[key], depth + 1]);
+  }
+  return false;
 }
 
 /**

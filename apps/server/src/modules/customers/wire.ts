@@ -12,9 +12,23 @@ export type CustomerRow = Selectable<CustomerTable>;
  * unless online, and show initials otherwise.
  */
 export function defaultAvatarUrl(email: string): string {
-  const hash = createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
-  return `https://www.gravatar.com/avatar/${hash}?d=blank`;
+  let url = avatarUrls.get(email);
+  if (url === undefined) {
+    const hash = createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+    url = `https://www.gravatar.com/avatar/${hash}?d=blank`;
+    // A customer read answers the same customers again and again (a hash a read in a profile).
+    if (avatarUrls.size >= AVATAR_URLS) {
+      const oldest = avatarUrls.keys().next().value;
+      if (oldest !== undefined) avatarUrls.delete(oldest);
+    }
+    avatarUrls.set(email, url);
+  }
+  return url;
 }
+
+/** The addresses `defaultAvatarUrl` answered last, with their URL; the oldest goes first. */
+const avatarUrls = new Map<string, string>();
+const AVATAR_URLS = 1_000;
 
 /**
  * A customer in Polar's `Customer` (individual) shape, as `/v1/customers/` answers it and as
