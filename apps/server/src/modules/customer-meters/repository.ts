@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type RawBuilder, type Selectable, sql } from "kysely";
-import { markHot } from "../../db/hot-statements.js";
+import { hotQuery, markHot } from "../../db/hot-statements.js";
 import type { CustomerTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
@@ -115,6 +115,15 @@ export type CustomerMeterWithParts = CustomerMeterNumbers & {
   meter: MeterRow;
 };
 
+const numbersWithParts = hotQuery(
+  (organizationId: string, id: string) => sql<
+    CustomerMeterNumbers & { orphans: boolean; customer: JsonRow; meter: JsonRow }
+  >`select ${NUMBERS}, ${HAS_ORPHANS} as orphans, to_jsonb(c) as customer, to_jsonb(m) as meter
+    from kassa_customer_meter cm join kassa_customer c on c.id = cm.customer_id
+      join kassa_meter m on m.organization_id = cm.organization_id and m.id = cm.meter_id
+    where cm.organization_id = ${organizationId} and cm.id = ${id}`,
+);
+
 /**
  * `findNumbers` with the customer's and the meter's rows, in one statement (a customer meter's
  * get: the check's read is one statement too). Fixed text, prepared once per connection on
@@ -125,12 +134,7 @@ export async function findNumbersWithParts(
   organizationId: string,
   id: string,
 ): Promise<CustomerMeterWithParts | undefined> {
-  const query = sql<CustomerMeterNumbers & { orphans: boolean; customer: JsonRow; meter: JsonRow }>`select
-      ${NUMBERS}, ${HAS_ORPHANS} as orphans, to_jsonb(c) as customer, to_jsonb(m) as meter
-    from kassa_customer_meter cm join kassa_customer c on c.id = cm.customer_id
-      join kassa_meter m on m.organization_id = cm.organization_id and m.id = cm.meter_id
-    where cm.organization_id = ${organizationId} and cm.id = ${id}`.compile(db);
-  markHot(query.sql);
+  const query = numbersWithParts(db, organizationId, id);
   const row = (await db.executeQuery(query)).rows[0];
   if (!row) return undefined;
   return {
@@ -376,6 +380,21 @@ export interface CheckRead {
  * it has orphan events to claim, the meter, and the customer's numbers on it. Undefined when
  * no such customer. Fixed text per column: prepared once per connection on PostgreSQL.
  */
+const checkReadBy = (column: "id" | "external_id") =>
+  hotQuery(
+    (organizationId: string, value: string, meterId: string | null) => sql<CheckRead>`select
+        c.id as customer_id, ${HAS_ORPHANS} as orphans, m.id as meter_id,
+        m.aggregation->>'func' as func, m.hard_cap_units::float8 as meter_cap, cm.consumed::float8 as consumed,
+        cm.credited::float8 as credited, cm.hard_cap_units::float8 as customer_cap
+      from kassa_customer c
+      left join kassa_meter m on m.organization_id = ${organizationId} and m.id = ${meterId}
+      left join kassa_customer_meter cm on cm.organization_id = ${organizationId} and cm.customer_id = c.id
+        and cm.meter_id = m.id
+      where c.organization_id = ${organizationId} and ${sql.ref(`c.${column}`)} = ${value}
+        and c.deleted_at is null`,
+  );
+const checkReads = { id: checkReadBy("id"), external_id: checkReadBy("external_id") };
+
 export async function checkRead(
   db: Db,
   organizationId: string,
@@ -383,16 +402,7 @@ export async function checkRead(
   value: string,
   meterId: string | null,
 ) {
-  const query = sql<CheckRead>`select c.id as customer_id, ${HAS_ORPHANS} as orphans, m.id as meter_id,
-      m.aggregation->>'func' as func, m.hard_cap_units::float8 as meter_cap, cm.consumed::float8 as consumed,
-      cm.credited::float8 as credited, cm.hard_cap_units::float8 as customer_cap
-    from kassa_customer c
-    left join kassa_meter m on m.organization_id = ${organizationId} and m.id = ${meterId}
-    left join kassa_customer_meter cm on cm.organization_id = ${organizationId} and cm.customer_id = c.id
-      and cm.meter_id = m.id
-    where c.organization_id = ${organizationId} and ${sql.ref(`c.${column}`)} = ${value}
-      and c.deleted_at is null`.compile(db);
-  markHot(query.sql);
+  const query = checkReads[column](db, organizationId, value, meterId);
   return (await db.executeQuery(query)).rows[0];
 }
 
