@@ -83,6 +83,8 @@ export function listResource<T extends z.ZodType>(item: T, name: string) {
  */
 export function metadataFilter(url: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
+  // No such parameter can be in a URL without the word or an escape (most lists): no parse.
+  if (!url.includes("metadata") && !url.includes("%")) return out;
   for (const [name, value] of new URL(url).searchParams) {
     const m = /^metadata\[([^\]]+)\]$/.exec(name);
     if (!m?.[1]) continue;
