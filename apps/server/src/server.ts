@@ -261,6 +261,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       db: database.db,
       secret,
       prepare: (text) => database.prepare(text),
+      writeCount: database.writeCount,
     });
     const fileStorage = config.files.s3
       ? await loadS3Storage({ ...config.files.s3, stagingDir: path.resolve(config.files.dir) })

@@ -119,8 +119,14 @@ export function createMembershipReader(opts: {
   db: Kysely<any>;
   secret: string;
   prepare?: (sqlText: string) => void;
+  /**
+   * The database's count of writes, when one process makes them all (PGlite: `Database.writeCount`):
+   * a session resolved at the current count is answered without reading its epoch and the
+   * catalog version again, since nothing can have changed them.
+   */
+  writeCount?: (() => number) | undefined;
 }) {
-  const { auth, db, secret } = opts;
+  const { auth, db, secret, writeCount } = opts;
   opts.prepare?.(SESSION_MEMBERSHIP);
   opts.prepare?.(SESSION_EPOCH);
   let resolved: Awaited<KassaAuth["$context"]> | undefined;
@@ -139,13 +145,20 @@ export function createMembershipReader(opts: {
     const wall = Date.now();
     let session = recent.get(cacheKey, wall);
     let catalogVersion: string | null = null;
-    if (session) {
+    // The count before any read: a write after it changes the count, and the next request reads.
+    const count = writeCount?.();
+    if (session && count !== undefined && session.writeCount === count)
+      catalogVersion = session.catalogVersion;
+    else if (session) {
       const result = await db.executeQuery<{ epoch: string | null; catalog_version: string | null }>(
         CompiledQuery.raw(SESSION_EPOCH, [session.userId, session.catalogOrganizationId]),
       );
       const row = result.rows[0];
-      if (row && (row.epoch ?? "0") === session.epoch) catalogVersion = row.catalog_version;
-      else {
+      if (row && (row.epoch ?? "0") === session.epoch) {
+        catalogVersion = row.catalog_version;
+        session.catalogVersion = catalogVersion;
+        session.writeCount = count;
+      } else {
         recent.delete(cacheKey);
         session = undefined;
       }
@@ -168,6 +181,8 @@ export function createMembershipReader(opts: {
         expiresAt: new Date(row.expires_at).getTime(),
         epoch: row.epoch ?? "0",
         catalogOrganizationId: organizationId ?? row.active_organization_id,
+        catalogVersion: row.catalog_version,
+        writeCount: count,
       };
       catalogVersion = row.catalog_version;
       recent.set(cacheKey, session, wall);
@@ -200,6 +215,9 @@ interface ResolvedSession {
   epoch: string;
   /** The organization whose catalog version the request reads: the one named, else the active one. */
   catalogOrganizationId: string | null;
+  /** That organization's catalog version as last read, and the database's count of writes before that read (PGlite). */
+  catalogVersion: string | null;
+  writeCount: number | undefined;
 }
 
 /** A cached session's check: the user's session epoch and the organization's catalog version, two primary-key reads. */

@@ -28,6 +28,12 @@ export interface Database {
    * nothing: Kassa's driver prepares every statement there already.
    */
   prepare(sqlText: string): void;
+  /**
+   * On PGlite only (one process writes it): how many statements that may write have run so far
+   * (`PGliteDialect.writes`). While it stands still, nothing in the database changed. Absent on
+   * PostgreSQL, where other processes write.
+   */
+  writeCount?: () => number;
   close(): Promise<void>;
 }
 
@@ -127,10 +133,12 @@ export async function openDatabase(
   mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir);
   // A data directory on disk: PGlite's Node file system writes through, nothing to sync.
-  const db = new Kysely<KassaDatabase>({ dialect: new PGliteDialect(client, { syncToFs: false }) });
+  const dialect = new PGliteDialect(client, { syncToFs: false });
+  const db = new Kysely<KassaDatabase>({ dialect });
   return {
     db,
     kind: "pglite",
+    writeCount: () => dialect.writes.count,
     description: `pglite:${dir}`,
     listen: async (channel, onNotify) => {
       const unsubscribe = await client.listen(channel, onNotify);

@@ -57,7 +57,19 @@ export interface PGliteDialectOptions {
  * `query()` and `listen()`. One dialect per PGlite instance: prepared statement names are the
  * driver's own.
  */
+/** A statement that begins with `select`: it changes no row (Kassa's selects call no function that writes a table). */
+const PLAIN_SELECT = /^\s*select\s/i;
+
 export class PGliteDialect implements Dialect {
+  /**
+   * How many statements that may write this dialect has run: every statement but a plain
+   * `select` (transaction control, DDL and `with` statements count too). PGlite is opened by
+   * one process and every statement of this process goes through here (`listen` aside), so
+   * while the count stands still nothing in the database has changed: a cache may keep what it
+   * read at a count for as long as the count is the same (auth/session-reader.ts).
+   */
+  readonly writes = { count: 0 };
+
   constructor(
     private readonly client: PGlite,
     private readonly options: PGliteDialectOptions = {},
@@ -68,7 +80,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.client, this.options.syncToFs ?? true);
+    return new PGliteDriver(this.client, this.options.syncToFs ?? true, this.writes);
   }
 
   createQueryCompiler() {
@@ -90,8 +102,9 @@ class PGliteDriver implements Driver {
   constructor(
     private readonly client: PGlite,
     syncToFs: boolean,
+    writes: { count: number },
   ) {
-    this.connection = new PGliteConnection(client, syncToFs);
+    this.connection = new PGliteConnection(client, syncToFs, writes);
   }
 
   async init() {}
@@ -135,9 +148,12 @@ class PGliteConnection implements DatabaseConnection {
   constructor(
     private readonly client: PGlite,
     private readonly syncToFs: boolean,
+    private readonly writes: { count: number },
   ) {}
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    // Counted before it runs: a reader that compares the count after it sees the change.
+    if (!PLAIN_SELECT.test(compiled.sql)) this.writes.count++;
     return this.client._runExclusiveQuery(() => this.run<R>(compiled.sql, compiled.parameters));
   }
 
