@@ -119,6 +119,29 @@ describe("POST /v1/events/ingest", () => {
     expect(stored[0]!.n).toBe(0);
   });
 
+  it("a key the schema drops, or a camelCase spelling, still ingests (the documented route's validator)", async () => {
+    const c = await customer();
+    const name = unique("dropped");
+    // `parent_id` is Polar's and not Kassa's: zod drops it. `customerId` is renamed at the edge.
+    const res = await ingest([
+      { name, customer_id: c.id, parent_id: null, metadata: { t: 1 } },
+      { name, customerId: c.id },
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ inserted: 2, duplicates: 0 });
+    const text = await fetch(`${server.url}/v1/events/ingest`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" },
+      body: JSON.stringify({ events: [{ name, customer_id: c.id }] }),
+    });
+    expect(text.status).toBe(415);
+    const stored = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_event where name = $1",
+      name,
+    );
+    expect(stored[0]!.n).toBe(2);
+  });
+
   it("another organization's customer is refused; its events are invisible", async () => {
     const theirs = await customer(otherToken);
     const res = await ingest([{ name: "x", customer_id: theirs.id }]);

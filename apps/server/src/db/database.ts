@@ -60,6 +60,14 @@ function preparingClient(names: Map<string, string>, preparing: boolean): typeof
   };
 }
 
+/** The engine under each database handle `openDatabase` made. */
+const engines = new WeakMap<object, Database["kind"]>();
+
+/** The engine of a handle `openDatabase` made (undefined for another, a transaction's say). */
+export function engineOf(db: object): Database["kind"] | undefined {
+  return engines.get(db);
+}
+
 export class EmbeddedDatabaseRefused extends Error {
   override name = "EmbeddedDatabaseRefused";
 }
@@ -88,6 +96,7 @@ export async function openDatabase(
     // discarded that connection and opens another when one is needed.
     pool.on("error", (error) => logger.warn("database connection lost", { error: error.message }));
     const db = new Kysely<KassaDatabase>({ dialect: new PostgresDialect({ pool }) });
+    engines.set(db, "postgres");
     await sql`select 1`.execute(db);
     const url = new URL(config.database.url);
     const listeners = new Set<pg.Client>();
@@ -135,6 +144,7 @@ export async function openDatabase(
   // A data directory on disk: PGlite's Node file system writes through, nothing to sync.
   const dialect = new PGliteDialect(client, { syncToFs: false });
   const db = new Kysely<KassaDatabase>({ dialect });
+  engines.set(db, "pglite");
   return {
     db,
     kind: "pglite",

@@ -126,6 +126,23 @@ export async function readBoundedBody(req: Request): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** The JSON value of a request's body, as `parseJsonBody` read it at the edge, by request. */
+const parsedBodies = new WeakMap<Request, unknown>();
+
+/** Keeps the body's parsed value for the request's route (see `parsedBodyOf`). */
+export function rememberParsedBody(req: Request, value: unknown) {
+  parsedBodies.set(req, value);
+}
+
+/**
+ * The body's value as the edge parsed it, for a route that checks it itself (a hot path's
+ * validator reads it instead of parsing the text again); undefined when the edge did not.
+ * It is shared: read it, never modify it.
+ */
+export function parsedBodyOf(req: Request): unknown {
+  return parsedBodies.get(req);
+}
+
 export const isJsonContentType = (req: Request) => /json/i.test(req.headers.get("content-type") ?? "");
 
 /**

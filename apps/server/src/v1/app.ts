@@ -21,6 +21,7 @@ import {
   isJsonContentType,
   parseJsonBody,
   readBoundedBody,
+  rememberParsedBody,
   reportUnexpected,
 } from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
@@ -213,6 +214,7 @@ async function normalizeRequest(req: Request): Promise<Request> {
       const snake = snakeCaseKeys(parsed);
       // Re-serialized only when a key was renamed (Polar's SDKs send snake_case already).
       if (snake !== parsed) text = JSON.stringify(snake);
+      rememberParsedBody(req, snake);
     }
   }
   // The query as it came (every write but a few): the request itself goes on, its body (read

@@ -44,13 +44,29 @@ export interface NewEvent {
   customer_id: string | null;
   external_customer_id: string | null;
   external_id: string | null;
-  /** The metadata as JSON text. */
-  metadata: string;
+  /** The metadata (checked: string, number and boolean values). */
+  metadata: Record<string, unknown>;
+  /** The index of the request that sent it in a grouped ingest (0 alone). */
+  req: number;
 }
 
 /**
- * The batch in one statement, its columns passed as arrays (one fixed SQL text whatever the
- * batch's size). Deduplication: an event with an external id goes in only if its key goes into
+ * Events as one statement parameter: a JSON array of their rows, which PostgreSQL reads in
+ * one pass (`json_to_recordset`), in the array's order. The driver's serialization of the same
+ * rows as nine array parameters (every element escaped, every date formatted in JavaScript)
+ * was an eighth of the ingest's CPU in a profile; `JSON.stringify` of the rows is native.
+ */
+const eventsJson = (rows: NewEvent[]) => JSON.stringify(rows);
+
+/** The rows of `eventsJson(...)` as the relation `input`, numbered from 1 (`ord`). */
+const inputRows = (json: string) => sql`select * from rows from (json_to_recordset(${json}::json) as (
+    id text, name text, timestamp timestamptz, customer_id text, external_customer_id text, external_id text,
+    metadata jsonb, req int)) with ordinality as i(id, name, timestamp, customer_id, external_customer_id,
+    external_id, metadata, req, ord)`;
+
+/**
+ * The batch in one statement, its rows passed as one JSON parameter (one fixed SQL text whatever
+ * the batch's size). Deduplication: an event with an external id goes in only if its key goes into
  * `kassa_event_key` (the first of the batch with that id; none if an earlier batch or a
  * concurrent request has it: ON CONFLICT on the key's primary key waits for the other
  * transaction and skips when it commits). The keys are inserted in external id order, so two
@@ -58,15 +74,8 @@ export interface NewEvent {
  */
 export async function insertEvents(db: Db, organizationId: string, ingestedAt: Date, rows: NewEvent[]) {
   if (rows.length === 0) return [];
-  const column = <K extends keyof NewEvent>(k: K) => rows.map((r) => r[k]);
   const inserted = await sql<{ id: string; customer_id: string | null; timestamp: Date }>`
-    with input as (
-      select * from unnest(${column("id")}::text[], ${column("name")}::text[],
-        ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
-        ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
-        ${column("metadata")}::jsonb[])
-        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, ord)
-    ),
+    with input as (${inputRows(eventsJson(rows))}),
     keys as (
       insert into kassa_event_key (organization_id, external_id, event_id, timestamp)
       select distinct on (i.external_id) ${organizationId}, i.external_id, i.id, i.timestamp
@@ -88,17 +97,12 @@ export async function insertEvents(db: Db, organizationId: string, ingestedAt: D
 const preparedIngests = new Set<string>();
 const PREPARED_INGESTS = 200;
 
-/** An event of a grouped ingest: which request of the group sent it, and when that was. */
-export interface GroupedEvent extends NewEvent {
-  /** The request's index in the group (0, 1, ...). */
-  req: number;
-  ingested_at: Date;
-}
-
 export interface OneStatementIngest {
   organizationId: string;
   /** The events of every request of the group, in the group's order (the first request's first). */
-  rows: GroupedEvent[];
+  rows: NewEvent[];
+  /** When each request of the group came (by `req`): its events' `ingested_at`. */
+  ingestedAt: Date[];
   /** When the running totals' rows are created or modified (the group's latest `now`). */
   now: Date;
   /** The meters' signature (meters' `meterSignatureSql`) when the totals' upserts were compiled. */
@@ -140,7 +144,6 @@ export interface OneStatementResult {
  */
 export async function ingestInOneStatement(db: Db, input: OneStatementIngest): Promise<OneStatementResult> {
   const { organizationId: org, rows } = input;
-  const column = <K extends keyof GroupedEvent>(k: K) => rows.map((r) => r[k]);
   const changed =
     input.totals.length > 0
       ? sql.join(
@@ -155,14 +158,7 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest): P
     counts: number[];
     jobs: number;
   }>`
-    with input as (
-      select * from unnest(${column("id")}::text[], ${column("name")}::text[],
-        ${column("timestamp")}::timestamptz[], ${column("customer_id")}::text[],
-        ${column("external_customer_id")}::text[], ${column("external_id")}::text[],
-        ${column("metadata")}::jsonb[], ${column("req")}::int[], ${column("ingested_at")}::timestamptz[])
-        with ordinality as i(id, name, timestamp, customer_id, external_customer_id, external_id, metadata, req,
-          ingested_at, ord)
-    ),
+    with input as (${inputRows(eventsJson(rows))}),
     live as (
       select c.id, ${HAS_ORPHANS} as orphans from kassa_customer c
       where c.organization_id = ${org} and c.deleted_at is null
@@ -183,7 +179,7 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest): P
     ),
     resolved as (
       select i.id, i.name, i.timestamp, coalesce(i.customer_id, x.id) as customer_id, i.external_customer_id,
-        i.external_id, i.metadata, i.req, i.ingested_at, i.ord
+        i.external_id, i.metadata, i.req, (${input.ingestedAt}::timestamptz[])[i.req + 1] as ingested_at, i.ord
       from input i left join ext x on i.customer_id is null and x.external_id = i.external_customer_id
       where (select meters_fresh from fresh) and i.req not in (select r.req from refused r)
     ),

@@ -11,4 +11,5 @@ export {
   type EventWire,
   Filter,
   type FilterValue,
+  plainEventsIngest,
 } from "@kassa/contracts/v1";

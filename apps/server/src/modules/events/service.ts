@@ -76,7 +76,8 @@ function newRows(
     customer_id: event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
-    metadata: JSON.stringify(event.metadata ?? {}),
+    metadata: event.metadata ?? {},
+    req: 0,
   }));
 }
 
