@@ -40,7 +40,8 @@ export async function customersByExternalId(db: Db, organizationId: string, exte
 export interface NewEvent {
   id: string;
   name: string;
-  timestamp: Date;
+  /** ISO 8601, UTC (`Date#toISOString`): a string, as `JSON.stringify` would write a date, without a `toJSON` per row. */
+  timestamp: string;
   customer_id: string | null;
   external_customer_id: string | null;
   external_id: string | null;

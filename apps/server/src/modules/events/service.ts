@@ -69,10 +69,11 @@ function newRows(
   now: Date,
   external?: Map<string, { id: string }>,
 ): repo.NewEvent[] {
+  const at = now.toISOString();
   return input.events.map((event) => ({
     id: randomUUID(),
     name: event.name,
-    timestamp: event.timestamp !== undefined ? new Date(event.timestamp) : now,
+    timestamp: event.timestamp !== undefined ? new Date(event.timestamp).toISOString() : at,
     customer_id: event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
     external_customer_id: event.external_customer_id ?? null,
     external_id: event.external_id ?? null,
