@@ -98,7 +98,6 @@ const envSchema = z.object({
   JOB_CONCURRENCY: positiveInt.default(10),
   JOB_POLL_INTERVAL_MS: positiveInt.default(1000),
   JOB_LEASE_MS: positiveInt.default(60_000),
-  JOB_SETTLE_WITH_CLAIM: z.enum(["auto", "on", "off"]).default("auto"),
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
   JOB_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
   CHECKOUT_RECONCILE_AFTER_MS: positiveInt.default(300_000),
@@ -212,8 +211,6 @@ export interface KassaConfig {
     concurrency: number;
     pollIntervalMs: number;
     leaseMs: number;
-    /** Outcomes written in the claiming statement (`JOB_SETTLE_WITH_CLAIM`). */
-    settleWithClaim: boolean;
     backoff: { baseMs: number; maxMs: number };
   };
   /**
@@ -483,12 +480,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       concurrency: env.JOB_CONCURRENCY,
       pollIntervalMs: env.JOB_POLL_INTERVAL_MS,
       leaseMs: env.JOB_LEASE_MS,
-      // auto: with the claim on PGlite (one thread: one statement instead of two), apart on
-      // PostgreSQL (the claim stays short, the outcomes' write runs beside it): docs/decisions.md.
-      settleWithClaim:
-        // `auto` is `off` on both engines: in quiet runs the claiming statement made deliveries
-        // slower on PGlite and no faster on PostgreSQL (docs/benchmarks.md).
-        env.JOB_SETTLE_WITH_CLAIM === "on",
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },
     },
     reconcile: { afterMs: env.CHECKOUT_RECONCILE_AFTER_MS, intervalMs: env.CHECKOUT_RECONCILE_INTERVAL_MS },

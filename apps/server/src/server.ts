@@ -246,7 +246,6 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
           leaseMs: config.jobs.leaseMs,
           backoff: config.jobs.backoff,
           listen: database.listen,
-          settleWithClaim: config.jobs.settleWithClaim,
         })
       : undefined;
 

@@ -407,62 +407,55 @@ describe("job queue", () => {
     await worker.stop();
   });
 
-  it.each([
-    ["in the worker's next claiming statement", true],
-    ["in a statement of its own", false],
-  ])(
-    "writes a handler's outcome with its job's completion %s: both commit, or neither and the job is retried",
-    async (_where, settleWithClaim) => {
-      const table = settleWithClaim ? "test_job_settled_in_claim" : "test_job_settled_apart";
-      const name = `test.settled-${settleWithClaim ? "in-claim" : "apart"}`;
-      // The write refuses the first attempt of "bad": that statement fails as a whole (with any
-      // other outcome settled in it), and its jobs are retried.
-      await sql`create table if not exists ${sql.table(table)} (word text not null check (word <> 'bad 1'))`.execute(
-        database.db,
-      );
-      const settled = defineJob({
-        name,
-        payload: z.object({ word: z.string() }),
-        maxAttempts: 3,
-        handler: async ({ word }, ctx) => {
-          ctx.release();
-          await ctx.settleWith({ word: `${word} ${ctx.job.attempt}` });
-        },
-        settleBatch: (records, cte) =>
-          sql`${cte("word")} as (insert into ${sql.table(table)} (word)
+  it("writes a handler's outcome with its job's completion in a statement of its own: both commit, or neither and the job is retried", async () => {
+    const table = "test_job_settled";
+    const name = "test.settled";
+    // The write refuses the first attempt of "bad": that statement fails as a whole (with any
+    // other outcome settled in it), and its jobs are retried.
+    await sql`create table if not exists ${sql.table(table)} (word text not null check (word <> 'bad 1'))`.execute(
+      database.db,
+    );
+    const settled = defineJob({
+      name,
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }, ctx) => {
+        ctx.release();
+        await ctx.settleWith({ word: `${word} ${ctx.job.attempt}` });
+      },
+      settleBatch: (records, cte) =>
+        sql`${cte("word")} as (insert into ${sql.table(table)} (word)
           select r ->> 'word' from jsonb_array_elements(${JSON.stringify(records)}::jsonb) r)`,
-      });
-      await database.db.transaction().execute(async (trx) => {
-        for (const word of ["good", "bad", "fine"]) await settled.enqueue(trx, { word });
-      });
-      const worker = startJobWorker({
-        db: database.db,
-        clock,
-        logger,
-        definitions: [settled],
-        concurrency: 4,
-        ...fast,
-        settleWithClaim,
-      });
-      workers.push(worker);
-      const jobs = await until(async () => {
-        const rows = await listJobs(database.db, { name });
-        return rows.length === 3 && rows.every((r) => r.status === "completed") && rows;
-      });
-      const words = (
-        await sql<{ word: string }>`select word from ${sql.table(table)}`.execute(database.db)
-      ).rows
-        .map((r) => r.word)
-        .sort();
-      // One row per job, written by the attempt that completed it.
-      expect(words).toEqual(jobs.map((j) => `${(j.payload as { word: string }).word} ${j.attempts}`).sort());
-      expect(jobs.find((j) => (j.payload as { word: string }).word === "bad")).toMatchObject({
-        attempts: 2,
-        last_error: null,
-      });
-      await worker.stop();
-    },
-  );
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const word of ["good", "bad", "fine"]) await settled.enqueue(trx, { word });
+    });
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [settled],
+      concurrency: 4,
+      ...fast,
+    });
+    workers.push(worker);
+    const jobs = await until(async () => {
+      const rows = await listJobs(database.db, { name });
+      return rows.length === 3 && rows.every((r) => r.status === "completed") && rows;
+    });
+    const words = (
+      await sql<{ word: string }>`select word from ${sql.table(table)}`.execute(database.db)
+    ).rows
+      .map((r) => r.word)
+      .sort();
+    // One row per job, written by the attempt that completed it.
+    expect(words).toEqual(jobs.map((j) => `${(j.payload as { word: string }).word} ${j.attempts}`).sort());
+    expect(jobs.find((j) => (j.payload as { word: string }).word === "bad")).toMatchObject({
+      attempts: 2,
+      last_error: null,
+    });
+    await worker.stop();
+  });
 
   it("wakes at the commit of an enqueue (NOTIFY), long before its next poll", async () => {
     const seen: number[] = [];

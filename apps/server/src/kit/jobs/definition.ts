@@ -36,10 +36,11 @@ export interface JobContext {
    */
   release(): void;
   /**
-   * Completes this job together with `record`, written by the definition's `settleBatch` in the
-   * worker's next statement: the one that claims the next jobs for the slots freed meanwhile, so
-   * that the outcomes of a turn, their jobs' completion and the next claim are one round trip
-   * and one commit. Resolves once that statement has committed; rejects if it failed (the
+   * Completes this job together with `record`, written by the definition's `settleBatch` in a
+   * statement of the worker's own at the end of the turn, beside its claim, with the other
+   * outcomes of the turn (one such statement at a time: outcomes that come in while one runs
+   * wait for the next), so that the outcomes of a turn and their jobs' completion are one round
+   * trip and one commit. Resolves once that statement has committed; rejects if it failed (the
    * handler's error then makes the worker retry the job as any failed attempt). The completion
    * only matches while this worker still holds the job, as `completion`'s.
    */
@@ -71,9 +72,9 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   claimRead?(payload: RawBuilder<unknown>): RawBuilder<unknown>;
   /**
    * The write of the outcomes given to `ctx.settleWith` in one worker turn, as data-modifying
-   * CTEs (`a as (...), b as (...)`, no leading `with`) to be placed at the top of the worker's
-   * claiming statement; `name` makes each CTE's name unique in that statement. Atomic with the
-   * jobs' completion: a failure fails the statement, and every job in it is retried.
+   * CTEs (`a as (...), b as (...)`, no leading `with`) to be placed in the worker's settling
+   * statement; `name` makes each CTE's name unique in that statement. Atomic with the jobs'
+   * completion: a failure fails the statement, and every job in it is retried.
    */
   settleBatch?(records: unknown[], name: (cte: string) => RawBuilder<unknown>): RawBuilder<unknown>;
   /** Called once when the job goes dead (after its last attempt or a permanent error). */

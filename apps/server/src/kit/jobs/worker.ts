@@ -27,14 +27,6 @@ export interface WorkerOptions {
   retentionMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
-  /**
-   * Where the outcomes given to `ctx.settleWith` are written: `true` (the default), at the head
-   * of the next claiming statement (one statement a turn); `false`, in a statement of their own
-   * at the end of the turn, beside the claim and one at a time (outcomes that come in while one
-   * runs wait for the next). Both commit each outcome with its job's completion. Which is faster
-   * depends on the engine: see docs/decisions.md (`JOB_SETTLE_WITH_CLAIM`).
-   */
-  settleWithClaim?: boolean;
 }
 
 export interface JobWorker {
@@ -110,7 +102,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
           sql` `,
         )} end`;
 
-  /** An outcome given to `ctx.settleWith`, waiting for the worker's next statement. */
+  /** An outcome given to `ctx.settleWith`, waiting for the worker's next settling statement. */
   interface Settling {
     job: ClaimedJob;
     record: unknown;
@@ -119,8 +111,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let settling: Settling[] = [];
 
   /**
-   * The writes of `settled` (each kind's `settleBatch`) and their jobs' completion, as CTEs to
-   * head the claiming statement: all of them commit with the claim, or none does.
+   * The writes of `settled` (each kind's `settleBatch`) and their jobs' completion, as the CTEs
+   * of one statement: all of them commit together, or none does.
    */
   const settleSql = (settled: Settling[]) => {
     const byKind = new Map<string, Settling[]>();
@@ -134,15 +126,13 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       );
     });
     const claims = settled.map((s) => ({ id: s.job.id, workerId: id, attempts: s.job.attempts }));
-    return sql`settled_jobs as (${completeJobsSql(claims, clock.now())}), ${sql.join(parts, sql`, `)},`;
+    return sql`settled_jobs as (${completeJobsSql(claims, clock.now())}), ${sql.join(parts, sql`, `)}`;
   };
 
-  const withClaim = opts.settleWithClaim ?? true;
-  /** Outcomes the next claim writes (none when they are written apart). */
-  const settlingForClaim = () => (withClaim ? settling.length : 0);
-
-  // Outcomes written apart from the claim (`settleWithClaim: false`): one statement at a time,
-  // started at the end of the turn, the outcomes of the turn and of the statement before in it.
+  // Outcomes are written in a statement of their own, beside the claim: one such statement at a
+  // time, started at the end of the turn, the outcomes of the turn and of the statement before
+  // in it. (Written at the head of the claim instead, they were no faster on PostgreSQL and
+  // slower on PGlite: docs/decisions.md, "A delivery's outcome settles in the worker's next claim".)
   let settleRunning = false;
   let settleSoon = false;
   const flushSettles = () => {
@@ -150,7 +140,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     const settled = settling;
     settling = [];
     settleRunning = true;
-    sql`with ${settleSql(settled)} settled as (select 1) select 1 from settled`
+    sql`with ${settleSql(settled)} select 1`
       .execute(db)
       .then(
         () => {
@@ -174,10 +164,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     });
   };
 
-  const claim = async (limit: number, settled: Settling[]): Promise<ClaimedJob[]> => {
+  const claim = async (limit: number): Promise<ClaimedJob[]> => {
     const now = clock.now();
-    // A job being settled here is never claimed again by the same statement (its lease may
-    // have lapsed): one statement must not update a row twice.
     // Due jobs are read in two arms, each an ordered scan of its partial index that stops at
     // `limit` rows (`kassa_job_pending_idx` by creation, `kassa_job_lease_idx` by lapse), and
     // the two merged by creation. One condition with `or` made PostgreSQL read every due job
@@ -185,9 +173,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     // sorted 2,000 rows per claim. A bitmap scan also never marks the index entries of jobs
     // already claimed or settled as dead, as an index scan does, so where nothing vacuums
     // (PGlite, a busy queue between autovacuums) every claim re-read all of them.
-    const settledIds = settled.map((s) => s.job.id);
     const result = await sql<ClaimedJob>`
-      with ${settled.length > 0 ? settleSql(settled) : sql``} due_pending as (
+      with due_pending as (
         select id, created_at from kassa_job
         where status = 'pending' and (run_at is null or run_at <= ${now})
         order by created_at
@@ -196,7 +183,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       ), due_lapsed as (
         select id, created_at from kassa_job
         where status = 'running' and locked_until < ${now}
-          ${settled.length > 0 ? sql`and id <> all(${settledIds}::uuid[])` : sql``}
         order by locked_until
         limit ${limit}
         for update skip locked
@@ -288,9 +274,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         completedByHandler = true;
         return new Promise<void>((resolve, reject) => {
           settling.push({ job, record, done: (e) => (e === undefined ? resolve() : reject(e)) });
-          // At the end of this turn, with the other outcomes of the turn (and the slots they freed).
-          if (withClaim) refill();
-          else settleApart();
+          // At the end of this turn, with the other outcomes of the turn.
+          settleApart();
         });
       },
     };
@@ -410,23 +395,12 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const poll = async () => {
     do {
       again = false;
-      // Outcomes waiting to be written go with the claim; a stopping worker still writes them
-      // (its running jobs wait for them) but claims nothing.
       const free = stopped ? 0 : freeSlots();
-      if (free <= 0 && settlingForClaim() === 0) break;
-      const settled = withClaim ? settling : [];
-      if (withClaim) settling = [];
-      let jobs: ClaimedJob[];
-      try {
-        jobs = await claim(Math.max(0, free), settled);
-      } catch (error) {
-        for (const s of settled) s.done(error);
-        throw error;
-      }
-      for (const s of settled) s.done();
+      if (free <= 0) break;
+      const jobs = await claim(free);
       for (const job of jobs) launch(job);
-      if ((free > 0 && jobs.length === free) || settlingForClaim() > 0) again = true;
-    } while (again && (!stopped || settlingForClaim() > 0));
+      if (jobs.length === free) again = true;
+    } while (again && !stopped);
     await prune();
     if (running.size === 0) {
       const waiters = idleWaiters;
@@ -436,7 +410,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   };
 
   function wake() {
-    if (stopped && settlingForClaim() === 0) return;
+    if (stopped) return;
     if (polling) {
       again = true;
       return;

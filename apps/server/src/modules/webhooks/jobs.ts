@@ -68,8 +68,8 @@ async function attemptDelivery(
     // The POST is done: another delivery may start while this one's outcome is written (the
     // job stays claimed until then, so a crash before the commit means the send is posted again).
     ctx.release();
-    // Settled with the other successes of this turn, in the worker's statement that claims the
-    // next deliveries: attempt, send, job and the next claim in one round trip.
+    // Settled with the other successes of this turn, in a statement of the worker's own beside
+    // its claim: attempt, send and job in one round trip and one commit.
     const record: repo.SuccessfulAttempt = {
       organization_id: send.organization_id,
       send_id: sendId,
