@@ -1,3 +1,4 @@
+// Runs on PGlite only: a function of the contracts put against their zod schema; no database in it.
 import { EventsIngest, plainEventsIngest } from "@kassa/contracts/v1";
 import { describe, expect, it } from "vitest";
 
