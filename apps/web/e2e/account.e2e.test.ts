@@ -28,7 +28,7 @@ describe("account, API keys and admin pages in a browser", () => {
 
   async function newPage(viewport = { width: 1024, height: 800 }) {
     const context = await browser.newContext({ viewport });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     contexts.push(context);
     return context.newPage();
   }
@@ -475,7 +475,7 @@ describe("account, API keys and admin pages in a browser", () => {
   it("works on a phone-sized screen in the dark theme", async () => {
     const user = await createUser(server, { name: "Grace Hopper" });
     const context = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: "dark" });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     contexts.push(context);
     const phone = await context.newPage();
     await signIn(phone, user.email, user.password);

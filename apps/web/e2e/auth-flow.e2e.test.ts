@@ -24,7 +24,7 @@ describe("sign-in pages in a browser", () => {
     server = await startTestServer({ env: { SMTP_URL: smtp.url } });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
   });
   afterAll(async () => {
@@ -75,7 +75,7 @@ describe("sign-in pages in a browser", () => {
 
   it("shows the server's refusal of a taken username at the username field, in words for people", async () => {
     const other = await browser.newContext();
-    other.setDefaultTimeout(10_000);
+    other.setDefaultTimeout(30_000);
     const p = await other.newPage();
     await p.goto(`${server.url}/sign-up`);
     await field(p, "Name").fill("Someone Else");
@@ -228,7 +228,7 @@ describe("sign-in pages in a browser", () => {
 
   it("works on a phone-sized screen in the dark theme", async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: "dark" });
-    phone.setDefaultTimeout(10_000);
+    phone.setDefaultTimeout(30_000);
     const p = await phone.newPage();
     await p.goto(`${server.url}/sign-in`);
     await p.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();

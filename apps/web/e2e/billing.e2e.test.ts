@@ -29,7 +29,7 @@ describe("billing dashboard", () => {
     merchant = await createMerchant(server, "Metered Co");
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
   });
   afterAll(async () => {

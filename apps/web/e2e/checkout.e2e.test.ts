@@ -79,7 +79,7 @@ describe("hosted checkout", () => {
     expect(discount.status, JSON.stringify(discount.body)).toBe(201);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(20_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
   });
   afterAll(async () => {

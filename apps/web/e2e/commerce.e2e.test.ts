@@ -40,7 +40,7 @@ describe("commerce dashboard", () => {
     }
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(20_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ describe("development mailbox in a browser", () => {
     server = await startTestServer();
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
   });
   afterAll(async () => {

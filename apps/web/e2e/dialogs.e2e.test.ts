@@ -22,7 +22,7 @@ describe("tall dialogs in an 800 px high window", () => {
     merchant = await createMerchant(server, "Tall Co");
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     await page.goto(`${server.url}/sign-in`);
     await field(page, "E-mail or username").fill(merchant.owner.email);

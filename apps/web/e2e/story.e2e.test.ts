@@ -30,7 +30,7 @@ describe("the whole story in a browser", () => {
   const pageErrors: string[] = [];
   const newContext = async () => {
     const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     context.on("page", (p) => p.on("pageerror", (e) => pageErrors.push(`${p.url()}: ${e.message}`)));
     return context;
   };
@@ -354,7 +354,7 @@ describe("the whole story in a browser", () => {
       colorScheme: "dark",
       storageState: await bob.storageState(),
     });
-    phone.setDefaultTimeout(15_000);
+    phone.setDefaultTimeout(30_000);
     const p = await phone.newPage();
     await p.goto(`${server.url}/dashboard/${slug}/settings/members`);
     await heading(p, "Members").waitFor();
