@@ -106,6 +106,8 @@ const envSchema = z.object({
   TEST_CLOCK_CONCURRENCY: positiveInt.optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   CUSTOMER_STATE_DEBOUNCE_MS: positiveInt.default(15_000),
+  /** Ingest statements of one organization in flight per process (modules/events/group.ts); 0: no grouping. */
+  INGEST_GROUP_IN_FLIGHT: z.coerce.number().int().min(0).max(64).optional(),
   /** Product reads kept per process while the catalog is unchanged (modules/products/catalog-cache.ts); 0: off. */
   CATALOG_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   STRIPE_SECRET_KEY: optionalString.refine(
@@ -233,7 +235,11 @@ export interface KassaConfig {
    * How long a customer's ingests must be quiet before its `customer.state_changed` goes
    * (Polar's debounce: 15 s; at the latest 180 min after the first).
    */
-  usage: { stateDebounceMs: number };
+  usage: {
+    stateDebounceMs: number;
+    /** Ingest statements of one organization in flight per process; absent: by engine; 0: no grouping. */
+    ingestGroupInFlight: number | undefined;
+  };
   /** Megabytes of product reads kept per process while the catalog is unchanged; 0: off. */
   catalogCacheMb: number;
   payments: {
@@ -488,7 +494,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       testClockConcurrency: env.TEST_CLOCK_CONCURRENCY ?? (env.DATABASE_URL ? 4 : 1),
     },
     webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
-    usage: { stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS },
+    usage: {
+      stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS,
+      ingestGroupInFlight: env.INGEST_GROUP_IN_FLIGHT,
+    },
     catalogCacheMb: env.CATALOG_CACHE_MB,
     payments: {
       ...(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET

@@ -132,7 +132,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   // Outcomes are written in a statement of their own, beside the claim: one such statement at a
   // time, started at the end of the turn, the outcomes of the turn and of the statement before
   // in it. (Written at the head of the claim instead, they were no faster on PostgreSQL and
-  // slower on PGlite: docs/decisions.md, "A delivery's outcome settles in the worker's next claim".)
+  // slower on PGlite: docs/decisions.md, "A delivery's outcome settles in a statement of the worker's own".)
   let settleRunning = false;
   let settleSoon = false;
   const flushSettles = () => {

@@ -26,7 +26,12 @@ import * as repo from "./repository.js";
  * statements of one organization a process runs at once; 0 turns grouping off (each ingest is
  * its own statement, sent at once).
  */
-const IN_FLIGHT_SET = process.env.INGEST_GROUP_IN_FLIGHT;
+let inFlightSet: number | undefined;
+
+/** `INGEST_GROUP_IN_FLIGHT` as config.ts checked it (absent: by engine). Called at start. */
+export function configureIngestGroups(inFlight: number | undefined): void {
+  inFlightSet = inFlight;
+}
 
 /**
  * Statements of one organization in flight: `INGEST_GROUP_IN_FLIGHT`, else 2 on PostgreSQL (a
@@ -35,7 +40,7 @@ const IN_FLIGHT_SET = process.env.INGEST_GROUP_IN_FLIGHT;
  * totals and do worse) and 1 on PGlite (one connection runs one statement at a time).
  */
 function inFlightFor(db: Db): number {
-  if (IN_FLIGHT_SET !== undefined) return Number(IN_FLIGHT_SET);
+  if (inFlightSet !== undefined) return inFlightSet;
   return engineOf(db) === "postgres" ? 2 : 1;
 }
 /** A group stops growing at this many events (requests are whole: at most 1,000 each). */
