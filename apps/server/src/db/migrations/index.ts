@@ -42,6 +42,7 @@ import { migration as m0900_session_epoch } from "./0900_session_epoch.js";
 import { migration as m0901_test_clock_advance } from "./0901_test_clock_advance.js";
 import { migration as m0909_webhook_event_seq } from "./0909_webhook_event_seq.js";
 import { migration as m0911_event_no_organization_fk } from "./0911_event_no_organization_fk.js";
+import { migration as m0912_webhook_delivery_no_send_fk } from "./0912_webhook_delivery_no_send_fk.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -83,4 +84,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0901_test_clock_advance": m0901_test_clock_advance,
   "0909_webhook_event_seq": m0909_webhook_event_seq,
   "0911_event_no_organization_fk": m0911_event_no_organization_fk,
+  "0912_webhook_delivery_no_send_fk": m0912_webhook_delivery_no_send_fk,
 };

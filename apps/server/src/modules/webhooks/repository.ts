@@ -270,8 +270,9 @@ function sendsQuery(db: Db) {
 }
 
 /**
- * Logs one attempt and sets the send's state from it, in one statement; with `job`, that
- * statement also completes the delivery's job, so attempt, log and job commit at once.
+ * Logs one attempt and sets the send's state from it, in one statement. The log row is
+ * inserted from the send's update: a send deleted meanwhile (its endpoint deleted) is logged
+ * nothing (the log has no foreign key to its send: migration 0912).
  */
 export async function logAttempt(
   db: Db,
@@ -290,18 +291,21 @@ export async function logAttempt(
     created_at: Date;
   },
   send: { status: WebhookSendStatus; finished_at: Date | null },
-  job?: JobCompletion,
 ) {
-  await withJob(db, job)
-    .with("attempt", (q) =>
-      q
-        .insertInto("kassa_webhook_delivery")
-        .values({ ...row, request_headers: JSON.stringify(row.request_headers) }),
+  await sql`with send as (
+      update kassa_webhook_send
+      set status = ${send.status}, last_http_code = ${row.http_code}::integer,
+        finished_at = ${send.finished_at}::timestamptz
+      where id = ${row.send_id}
+      returning id
     )
-    .updateTable("kassa_webhook_send")
-    .set({ status: send.status, last_http_code: row.http_code, finished_at: send.finished_at })
-    .where("id", "=", row.send_id)
-    .execute();
+    insert into kassa_webhook_delivery (organization_id, send_id, endpoint_id, event_id, attempt,
+      succeeded, http_code, request_headers, response_body, error, duration_ms, created_at)
+    select ${row.organization_id}::text, send.id, ${row.endpoint_id}::text, ${row.event_id}::text,
+      ${row.attempt}::integer, ${row.succeeded}::boolean, ${row.http_code}::integer,
+      ${JSON.stringify(row.request_headers)}::jsonb, ${row.response_body}::text,
+      ${row.error}::text, ${row.duration_ms}::integer, ${row.created_at}::timestamptz
+    from send`.execute(db);
 }
 
 /** A successful attempt, as `logAttempt` logs one. */
@@ -324,7 +328,8 @@ export interface SuccessfulAttempt {
  * definition's `settleBatch`): their log rows, and their sends marked succeeded; the worker
  * completes their jobs in the same statement, so attempt, log and job commit at once. The sends
  * are found by primary key (`any(ids)`: the planner guesses 100 rows for `jsonb_to_recordset`
- * and would scan the whole table).
+ * and would scan the whole table). A log row is inserted only for a send the update found (the
+ * log has no foreign key to its send: migration 0912).
  */
 export function successesSql(
   attempts: SuccessfulAttempt[],
@@ -337,16 +342,18 @@ export function successesSql(
         endpoint_id text, event_id text, attempt integer, http_code integer, request_headers jsonb,
         response_body text, duration_ms integer, created_at timestamptz, finished_at timestamptz)
     ),
-    ${name("attempt")} as (
-      insert into kassa_webhook_delivery (organization_id, send_id, endpoint_id, event_id, attempt,
-        succeeded, http_code, request_headers, response_body, error, duration_ms, created_at)
-      select organization_id, send_id, endpoint_id, event_id, attempt, true, http_code,
-        request_headers, response_body, null, duration_ms, created_at from ${x}
-    ),
     ${name("send")} as (
       update kassa_webhook_send s
       set status = 'succeeded', last_http_code = x.http_code, finished_at = x.finished_at
       from ${x} x where s.id = any(${attempts.map((a) => a.send_id)}::text[]) and s.id = x.send_id
+      returning s.id
+    ),
+    ${name("attempt")} as (
+      insert into kassa_webhook_delivery (organization_id, send_id, endpoint_id, event_id, attempt,
+        succeeded, http_code, request_headers, response_body, error, duration_ms, created_at)
+      select x.organization_id, x.send_id, x.endpoint_id, x.event_id, x.attempt, true, x.http_code,
+        x.request_headers, x.response_body, null, x.duration_ms, x.created_at
+      from ${x} x join ${name("send")} sent on sent.id = x.send_id
     )`;
 }
 
