@@ -67,7 +67,9 @@ describe("the delivery log", () => {
     const ok = await make("/ok");
     const kept = await make("/flaky");
     for (const name of ["Log cascade 1", "Log cascade 2"]) {
-      const res = await call(server, token, "PATCH", `/v1/organizations/${merchant.organizationId}`, { name });
+      const res = await call(server, token, "PATCH", `/v1/organizations/${merchant.organizationId}`, {
+        name,
+      });
       expect(res.status).toBe(200);
     }
     await until(async () => (await logged(ok)) === 2);
@@ -80,9 +82,7 @@ describe("the delivery log", () => {
 
     expect((await call(server, token, "DELETE", `/v1/webhooks/endpoints/${ok}`)).status).toBe(204);
     expect(await logged(ok)).toBe(0);
-    expect(
-      (await server.sql("select 1 from kassa_webhook_send where endpoint_id = $1", ok)).length,
-    ).toBe(0);
+    expect((await server.sql("select 1 from kassa_webhook_send where endpoint_id = $1", ok)).length).toBe(0);
     expect(await logged(kept)).toBe(4);
     const after = await call(server, token, "GET", `/v1/webhooks/deliveries?endpoint_id=${kept}`);
     expect((after.body as { items: unknown[] }).items).toHaveLength(4);
