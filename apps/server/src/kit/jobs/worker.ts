@@ -70,6 +70,15 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let again = false;
   let lastPrune = 0;
   let refillSoon = false;
+  /**
+   * The last claim found fewer due jobs than it asked for. Until something may have made more
+   * due (a notification of a commit that enqueued some, the poll timer, a retry's timer, `wake`),
+   * a freed slot claims nothing: on a queue that keeps up, each job cost a claim of its own and
+   * an empty one after it (a purchase: 3.3 claims for its 2 jobs).
+   */
+  let drained = false;
+  /** Woken since the last claim by something other than a freed slot. */
+  let woken = true;
   let idleWaiters: (() => void)[] = [];
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
@@ -351,13 +360,14 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   // Refill in batches: the slots freed in one turn (jobs finished by one settling statement,
   // or released as their answers came in) are claimed for together, and those freed while a
-  // claim runs by the next (`wake` folds them into the poll under way).
+  // claim runs by the next (`pollNow` folds them into the poll under way); after a claim that found too few, not until
+  // a wake (`drained`).
   const refill = () => {
     if (refillSoon) return;
     refillSoon = true;
     setImmediate(() => {
       refillSoon = false;
-      wake();
+      pollNow();
     });
   };
 
@@ -397,7 +407,11 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       again = false;
       const free = stopped ? 0 : freeSlots();
       if (free <= 0) break;
+      if (drained && !woken) break;
+      // A wake during the claim may be for a commit its snapshot did not see: it claims again.
+      woken = false;
       const jobs = await claim(free);
+      drained = jobs.length < free;
       for (const job of jobs) launch(job);
       if (jobs.length === free) again = true;
     } while (again && !stopped);
@@ -409,17 +423,26 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     }
   };
 
+  /** Something may have made jobs due: the next poll claims even if the last found too few. */
   function wake() {
+    woken = true;
+    pollNow();
+  }
+
+  function pollNow() {
     if (stopped) return;
     if (polling) {
       again = true;
       return;
     }
     polling = poll()
-      .catch((error: unknown) => logger.error("job worker poll failed", { error: errorText(error) }))
+      .catch((error: unknown) => {
+        woken = true;
+        logger.error("job worker poll failed", { error: errorText(error) });
+      })
       .finally(() => {
         polling = undefined;
-        if (again) wake();
+        if (again) pollNow();
       });
   }
 
