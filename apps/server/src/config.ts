@@ -96,6 +96,8 @@ const envSchema = z.object({
   WEB_DIR: optionalString,
   JOB_WORKER: bool.default(true),
   JOB_CONCURRENCY: positiveInt.default(10),
+  /** Due jobs a worker claims ahead of its free slots (kit/jobs/worker.ts); default JOB_CONCURRENCY. */
+  JOB_PREFETCH: z.coerce.number().int().min(0).max(1000).optional(),
   JOB_POLL_INTERVAL_MS: positiveInt.default(1000),
   JOB_LEASE_MS: positiveInt.default(60_000),
   JOB_BACKOFF_BASE_MS: positiveInt.default(10_000),
@@ -211,6 +213,8 @@ export interface KassaConfig {
   jobs: {
     worker: boolean;
     concurrency: number;
+    /** Due jobs claimed ahead of the free slots (0: none). */
+    prefetch: number;
     pollIntervalMs: number;
     leaseMs: number;
     backoff: { baseMs: number; maxMs: number };
@@ -484,6 +488,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     jobs: {
       worker: env.JOB_WORKER,
       concurrency: env.JOB_CONCURRENCY,
+      prefetch: env.JOB_PREFETCH ?? env.JOB_CONCURRENCY,
       pollIntervalMs: env.JOB_POLL_INTERVAL_MS,
       leaseMs: env.JOB_LEASE_MS,
       backoff: { baseMs: env.JOB_BACKOFF_BASE_MS, maxMs: env.JOB_BACKOFF_MAX_MS },

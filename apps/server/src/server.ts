@@ -243,6 +243,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
           logger,
           definitions,
           concurrency: config.jobs.concurrency,
+          prefetch: config.jobs.prefetch,
           pollIntervalMs: config.jobs.pollIntervalMs,
           leaseMs: config.jobs.leaseMs,
           backoff: config.jobs.backoff,

@@ -47,6 +47,7 @@ describe("bad configuration stops start-up with a message naming the variable", 
     ["DISCORD_API_URL not a URL", { DISCORD_API_URL: "discord" }, "DISCORD_API_URL"],
     ["WEB_CONCURRENCY=0", { WEB_CONCURRENCY: "0" }, "WEB_CONCURRENCY"],
     ["INGEST_GROUP_IN_FLIGHT=two", { INGEST_GROUP_IN_FLIGHT: "two" }, "INGEST_GROUP_IN_FLIGHT"],
+    ["JOB_PREFETCH=-1", { JOB_PREFETCH: "-1" }, "JOB_PREFETCH"],
   ];
   it.each(cases)("%s", async (_label, env, variable) => {
     const dataDir = tempDir("kassa-badenv-");

@@ -378,6 +378,8 @@ describe("job queue", () => {
       logger,
       definitions: [released],
       concurrency: 1,
+      // Nothing claimed ahead (the next test): the bound on held jobs is what this one shows.
+      prefetch: 0,
       ...fast,
     });
     workers.push(worker);
@@ -405,6 +407,97 @@ describe("job queue", () => {
     expect(first?.last_error).toBeNull();
     expect(started.filter((w) => w.startsWith("first"))).toEqual(["first 1", "first 2"]);
     await worker.stop();
+  });
+
+  it("claims due jobs ahead of its free slots, renews their leases, starts them in order, and gives back the unstarted ones when it stops", async () => {
+    // Concurrency 1, prefetch 2: the first claim takes the free slot's job and two more, which
+    // wait in the process (claimed, not started); the fourth stays in the queue.
+    const started: string[] = [];
+    let open: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const ahead = defineJob({
+      name: "test.ahead",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      handler: async ({ word }, ctx) => {
+        started.push(`${word} ${ctx.job.attempt}`);
+        if (word === "one") await blocked;
+      },
+    });
+    await database.db.transaction().execute(async (trx) => {
+      for (const word of ["one", "two", "three", "four"]) {
+        await ahead.enqueue(trx, { word });
+        await sql`select pg_sleep(0.002)`.execute(trx); // distinct created_at: claimed in this order
+      }
+    });
+    const status = async () =>
+      Object.fromEntries(
+        (
+          await database.db
+            .selectFrom("kassa_job")
+            .select(["payload", "status", "attempts", "locked_by"])
+            .where("name", "=", "test.ahead")
+            .execute()
+        ).map((r) => [
+          (r.payload as { word: string }).word,
+          `${r.status} ${r.attempts}${r.locked_by ? "" : " free"}`,
+        ]),
+      );
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      prefetch: 2,
+      ...fast,
+    });
+    await until(async () => started.length === 1);
+    await until(async () => (await status()).three === "running 1");
+    expect(await status()).toEqual({
+      one: "running 1",
+      two: "running 1",
+      three: "running 1",
+      four: "pending 0 free",
+    });
+    // Held past their first lease (1 s): renewed, so no other worker takes them meanwhile.
+    const other = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      prefetch: 0,
+      ...fast,
+    });
+    workers.push(other);
+    await until(async () => started.includes("four 1"));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(started).toEqual(["one 1", "four 1"]);
+    expect(await status()).toMatchObject({ two: "running 1", three: "running 1", four: "completed 1" });
+    await other.stop();
+    // Stopping (the first job still running past the grace): the held two go back to the
+    // queue as they were, free for any worker at once, not after a lease.
+    await worker.stop(100);
+    expect(await status()).toMatchObject({ two: "pending 0 free", three: "pending 0 free" });
+    expect(started).toEqual(["one 1", "four 1"]);
+    open();
+    const next = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [ahead],
+      concurrency: 1,
+      ...fast,
+    });
+    workers.push(next);
+    await until(async () => {
+      const s = await status();
+      return s.two === "completed 1" && s.three === "completed 1";
+    });
+    expect(started.slice(2)).toEqual(["two 1", "three 1"]);
   });
 
   it("writes a handler's outcome with its job's completion in a statement of its own: both commit, or neither and the job is retried", async () => {

@@ -15,6 +15,13 @@ export interface WorkerOptions {
   definitions: JobDefinition<any>[];
   /** Jobs run at once by this process. */
   concurrency: number;
+  /**
+   * Due jobs claimed ahead of a free slot and held in this process (leases renewed), so that a
+   * finished job's slot starts the next at once instead of waiting for a claim: a claim is made
+   * when the held ones fall to half of this, for the free slots and this many more. 0: claim
+   * only for free slots. Default: `concurrency`.
+   */
+  prefetch?: number;
   /** How often an idle worker looks for due jobs. */
   pollIntervalMs: number;
   /**
@@ -64,6 +71,11 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const running = new Map<string, Promise<void>>();
   /** Jobs holding a slot: running and not released by their handler (`ctx.release`). */
   let busy = 0;
+  /** Claimed ahead of a free slot (`prefetch`), oldest first; started as slots free. */
+  const held: ClaimedJob[] = [];
+  const prefetch = Math.max(0, opts.prefetch ?? opts.concurrency);
+  /** Held jobs at or under this many: claim again. */
+  const lowWater = Math.floor(prefetch / 2);
   const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
   let stopped = false;
   let polling: Promise<void> | undefined;
@@ -402,21 +414,34 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       .execute();
   };
 
+  /** Starts held jobs in the free slots. */
+  const startHeld = () => {
+    while (!stopped && held.length > 0 && freeSlots() > 0) launch(held.shift() as ClaimedJob);
+  };
+
   const poll = async () => {
     do {
       again = false;
-      const free = stopped ? 0 : freeSlots();
-      if (free <= 0) break;
+      startHeld();
+      if (stopped) break;
+      // A claim when a slot would stay idle (nothing is held once the free slots have started),
+      // or when the held jobs fall to the low-water mark: for the free slots and `prefetch`
+      // more, so that while the queue has work a finished job's slot takes a held one.
+      const free = Math.max(0, freeSlots());
+      if (free === 0 && held.length > lowWater) break;
+      const want = free + prefetch - held.length;
+      if (want <= 0) break;
       if (drained && !woken) break;
       // A wake during the claim may be for a commit its snapshot did not see: it claims again.
       woken = false;
-      const jobs = await claim(free);
-      drained = jobs.length < free;
-      for (const job of jobs) launch(job);
-      if (jobs.length === free) again = true;
+      const jobs = await claim(want);
+      drained = jobs.length < want;
+      held.push(...jobs);
+      startHeld();
+      if (jobs.length === want) again = true;
     } while (again && !stopped);
     await prune();
-    if (running.size === 0) {
+    if (running.size === 0 && held.length === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
       for (const w of waiters) w();
@@ -447,13 +472,35 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   }
 
   const heartbeat = async () => {
-    if (running.size === 0) return;
+    if (running.size === 0 && held.length === 0) return;
     await db
       .updateTable("kassa_job")
       .set({ locked_until: later(opts.leaseMs) })
       .where("locked_by", "=", id)
       .where("status", "=", "running")
-      .where("id", "in", [...running.keys()])
+      .where("id", "in", [...running.keys(), ...held.map((j) => j.id)])
+      .execute();
+  };
+
+  /** Held jobs never started go back to the queue as they were, for any worker at once. */
+  const returnHeld = async () => {
+    const jobs = held.splice(0);
+    if (jobs.length === 0) return;
+    await db
+      .updateTable("kassa_job")
+      .set((eb) => ({
+        status: "pending",
+        attempts: eb("attempts", "-", 1),
+        locked_by: null,
+        locked_until: null,
+      }))
+      .where("locked_by", "=", id)
+      .where("status", "=", "running")
+      .where(
+        "id",
+        "in",
+        jobs.map((j) => j.id),
+      )
       .execute();
   };
 
@@ -493,6 +540,11 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await listening;
       await unlisten?.();
       await polling;
+      await returnHeld().catch((error: unknown) =>
+        logger.warn("held jobs not returned; they are claimed again after their lease", {
+          error: errorText(error),
+        }),
+      );
       const all = Promise.allSettled([...running.values()]);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
