@@ -350,7 +350,6 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         return;
       }
       const delay = backoffDelay(job.attempts, opts.backoff);
-      wakeIn(delay);
       logger.debug(
         `job ${job.name} failed, attempt ${job.attempts} of ${maxAttempts}; retry in ${delay} ms`,
         {
@@ -367,6 +366,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
           last_error: message,
         })
         .execute();
+      // Once it is pending again: a claim before would not find it.
+      wakeIn(delay);
     }
   };
 
