@@ -24,6 +24,7 @@ import {
 import { createLogger } from "../src/kit/logger.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 
 const logger = createLogger("error");
 const clock: Clock = { now: () => new Date() };
@@ -50,16 +51,6 @@ afterAll(async () => {
   await database.close();
   await testDb.drop();
 });
-
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("job queue", () => {
   it("runs a job only if its transaction commits, once, with its payload", async () => {

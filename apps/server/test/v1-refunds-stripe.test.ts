@@ -7,6 +7,7 @@ import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";
 import { seedOrder } from "./support/seed-orders.js";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
 
 /**
@@ -98,16 +99,6 @@ async function stripeSays(refund: Json) {
     body,
   });
   expect(res.status).toBe(200);
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function refundRow(id: string) {

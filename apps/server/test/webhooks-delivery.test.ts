@@ -4,6 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
 /**
@@ -63,16 +64,6 @@ async function rename(s: Shop, name: string) {
 }
 
 const at = (path: string) => (h: ReceivedWebhook) => h.path === path;
-
-async function until<T>(check: () => Promise<T | false | undefined>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe("webhook delivery", () => {
   it("delivers a signed organization.updated that the SDK and standardwebhooks verify, only to subscribers", async () => {

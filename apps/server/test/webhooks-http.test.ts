@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
 
 /**
@@ -79,16 +80,6 @@ afterAll(async () => {
   await server?.stop();
   await peer?.close();
 });
-
-async function until<T>(check: () => Promise<T | false | undefined>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Delivery {
   attempt: number;

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
 
 /**
@@ -27,16 +28,6 @@ afterAll(async () => {
   await server?.stop();
   await receiver?.close();
 });
-
-async function until<T>(check: () => Promise<T | false | undefined>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const logged = async (endpointId: string) =>
   (
