@@ -18,8 +18,9 @@ export interface WorkerOptions {
   /**
    * Due jobs claimed ahead of a free slot and held in this process (leases renewed), so that a
    * finished job's slot starts the next at once instead of waiting for a claim: a claim is made
-   * when the held ones fall to half of this, for the free slots and this many more. 0: claim
-   * only for free slots. Default: `concurrency`.
+   * when the held ones fall to half of this, for the free slots and this many more. A job held
+   * for a whole heartbeat interval (its slots stayed busy) goes back to the queue for any
+   * worker. 0: claim only for free slots. Default: `concurrency`.
    */
   prefetch?: number;
   /** How often an idle worker looks for due jobs. */
@@ -73,6 +74,12 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   let busy = 0;
   /** Claimed ahead of a free slot (`prefetch`), oldest first; started as slots free. */
   const held: ClaimedJob[] = [];
+  /** When each held job was claimed (`Date.now()`), by id. */
+  const heldSince = new Map<string, number>();
+  /** Leases are renewed this often; a job held this long goes back to the queue. */
+  const heartbeatMs = Math.max(50, Math.floor(opts.leaseMs / 3));
+  /** After held jobs went back: no claims ahead until then (`Date.now()`), only for free slots. */
+  let noPrefetchUntil = 0;
   const prefetch = Math.max(0, opts.prefetch ?? opts.concurrency);
   /** Held jobs at or under this many: claim again. */
   const lowWater = Math.floor(prefetch / 2);
@@ -86,7 +93,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
    * The last claim found fewer due jobs than it asked for. Until something may have made more
    * due (a notification of a commit that enqueued some, the poll timer, a retry's timer, `wake`),
    * a freed slot claims nothing: on a queue that keeps up, each job cost a claim of its own and
-   * an empty one after it (a purchase: 3.3 claims for its 2 jobs).
+   * an empty one after it (a purchase: 3.6 claims for its 2 jobs).
    */
   let drained = false;
   /** Woken since the last claim by something other than a freed slot. */
@@ -193,7 +200,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     // (a bitmap scan of both indexes) and sort them all for each claim: a replay of 2,000 sends
     // sorted 2,000 rows per claim. A bitmap scan also never marks the index entries of jobs
     // already claimed or settled as dead, as an index scan does, so where nothing vacuums
-    // (PGlite, a busy queue between autovacuums) every claim re-read all of them.
+    // (PGlite, a busy queue between autovacuums) every claim re-read all of them. The rows come
+    // back oldest first (an update returns them in the table's order): held jobs start in it.
     const result = await sql<ClaimedJob>`
       with due_pending as (
         select id, created_at from kassa_job
@@ -216,9 +224,10 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         set status = 'running', attempts = j.attempts + 1, locked_by = ${id},
             locked_until = ${later(opts.leaseMs)}
         from due where j.id = due.id
-        returning j.id, j.name, j.payload, j.attempts
+        returning j.id, j.name, j.payload, j.attempts, j.created_at
       )
-      select c.id, c.name, c.payload, c.attempts, ${claimRead} as preloaded from c`.execute(db);
+      select c.id, c.name, c.payload, c.attempts, ${claimRead} as preloaded from c
+      order by c.created_at`.execute(db);
     return result.rows;
   };
 
@@ -373,8 +382,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   // Refill in batches: the slots freed in one turn (jobs finished by one settling statement,
   // or released as their answers came in) are claimed for together, and those freed while a
-  // claim runs by the next (`pollNow` folds them into the poll under way); after a claim that found too few, not until
-  // a wake (`drained`).
+  // claim runs by the next (`pollNow` folds them into the poll under way); after a claim that
+  // found too few, not until a wake (`drained`).
   const refill = () => {
     if (refillSoon) return;
     refillSoon = true;
@@ -417,7 +426,11 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   /** Starts held jobs in the free slots. */
   const startHeld = () => {
-    while (!stopped && held.length > 0 && freeSlots() > 0) launch(held.shift() as ClaimedJob);
+    while (!stopped && held.length > 0 && freeSlots() > 0) {
+      const job = held.shift() as ClaimedJob;
+      heldSince.delete(job.id);
+      launch(job);
+    }
   };
 
   const poll = async () => {
@@ -430,13 +443,16 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       // more, so that while the queue has work a finished job's slot takes a held one.
       const free = Math.max(0, freeSlots());
       if (free === 0 && held.length > lowWater) break;
-      const want = free + prefetch - held.length;
+      const ahead = Date.now() < noPrefetchUntil ? 0 : prefetch;
+      const want = free + ahead - held.length;
       if (want <= 0) break;
       if (drained && !woken) break;
       // A wake during the claim may be for a commit its snapshot did not see: it claims again.
       woken = false;
       const jobs = await claim(want);
       drained = jobs.length < want;
+      const at = Date.now();
+      for (const job of jobs) heldSince.set(job.id, at);
       held.push(...jobs);
       startHeld();
       if (jobs.length === want) again = true;
@@ -473,6 +489,19 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   }
 
   const heartbeat = async () => {
+    // Held for a whole interval: this worker's slots stay busy (long jobs), so another worker
+    // may run them sooner. Out of `held` now, so no slot starts them meanwhile.
+    const now = Date.now();
+    const stale = held.filter((j) => now - (heldSince.get(j.id) ?? now) >= heartbeatMs);
+    if (stale.length > 0) {
+      for (const job of stale) {
+        held.splice(held.indexOf(job), 1);
+        heldSince.delete(job.id);
+      }
+      // Not claimed straight back: for an interval, this worker claims for free slots only.
+      noPrefetchUntil = now + heartbeatMs;
+      await giveBack(stale);
+    }
     if (running.size === 0 && held.length === 0) return;
     await db
       .updateTable("kassa_job")
@@ -484,8 +513,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   };
 
   /** Held jobs never started go back to the queue as they were, for any worker at once. */
-  const returnHeld = async () => {
-    const jobs = held.splice(0);
+  const giveBack = async (jobs: ClaimedJob[]) => {
     if (jobs.length === 0) return;
     await db
       .updateTable("kassa_job")
@@ -512,7 +540,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       void heartbeat().catch((error: unknown) =>
         logger.error("job lease renewal failed", { error: errorText(error) }),
       ),
-    Math.max(50, Math.floor(opts.leaseMs / 3)),
+    heartbeatMs,
   );
   heartbeatTimer.unref();
   let unlisten: (() => Promise<void>) | undefined;
@@ -541,7 +569,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await listening;
       await unlisten?.();
       await polling;
-      await returnHeld().catch((error: unknown) =>
+      heldSince.clear();
+      await giveBack(held.splice(0)).catch((error: unknown) =>
         logger.warn("held jobs not returned; they are claimed again after their lease", {
           error: errorText(error),
         }),
