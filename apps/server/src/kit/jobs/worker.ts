@@ -72,10 +72,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   const running = new Map<string, Promise<void>>();
   /** Jobs holding a slot: running and not released by their handler (`ctx.release`). */
   let busy = 0;
-  /** Claimed ahead of a free slot (`prefetch`), oldest first; started as slots free. */
-  const held: ClaimedJob[] = [];
-  /** When each held job was claimed (`Date.now()`), by id. */
-  const heldSince = new Map<string, number>();
+  /** Claimed ahead of a free slot (`prefetch`), oldest first, with when (`Date.now()`). */
+  let held: { job: ClaimedJob; at: number }[] = [];
   /** Leases are renewed this often; a job held this long goes back to the queue. */
   const heartbeatMs = Math.max(50, Math.floor(opts.leaseMs / 3));
   /** After held jobs went back: no claims ahead until then (`Date.now()`), only for free slots. */
@@ -426,10 +424,10 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
 
   /** Starts held jobs in the free slots. */
   const startHeld = () => {
-    while (!stopped && held.length > 0 && freeSlots() > 0) {
-      const job = held.shift() as ClaimedJob;
-      heldSince.delete(job.id);
-      launch(job);
+    while (!stopped && freeSlots() > 0) {
+      const next = held.shift();
+      if (!next) return;
+      launch(next.job);
     }
   };
 
@@ -452,8 +450,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       const jobs = await claim(want);
       drained = jobs.length < want;
       const at = Date.now();
-      for (const job of jobs) heldSince.set(job.id, at);
-      held.push(...jobs);
+      for (const job of jobs) held.push({ job, at });
       startHeld();
       if (jobs.length === want) again = true;
     } while (again && !stopped);
@@ -492,15 +489,17 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     // Held for a whole interval: this worker's slots stay busy (long jobs), so another worker
     // may run them sooner. Out of `held` now, so no slot starts them meanwhile.
     const now = Date.now();
-    const stale = held.filter((j) => now - (heldSince.get(j.id) ?? now) >= heartbeatMs);
+    const stale = held.filter((h) => now - h.at >= heartbeatMs);
     if (stale.length > 0) {
-      for (const job of stale) {
-        held.splice(held.indexOf(job), 1);
-        heldSince.delete(job.id);
-      }
+      held = held.filter((h) => now - h.at < heartbeatMs);
       // Not claimed straight back: for an interval, this worker claims for free slots only.
       noPrefetchUntil = now + heartbeatMs;
-      await giveBack(stale);
+      // A failure leaves them to their lease (no longer renewed); the others' renewal goes on.
+      await giveBack(stale.map((h) => h.job)).catch((error: unknown) =>
+        logger.warn("held jobs not given back; they are claimed again after their lease", {
+          error: errorText(error),
+        }),
+      );
     }
     if (running.size === 0 && held.length === 0) return;
     await db
@@ -508,7 +507,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       .set({ locked_until: later(opts.leaseMs) })
       .where("locked_by", "=", id)
       .where("status", "=", "running")
-      .where("id", "in", [...running.keys(), ...held.map((j) => j.id)])
+      .where("id", "in", [...running.keys(), ...held.map((h) => h.job.id)])
       .execute();
   };
 
@@ -569,8 +568,9 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       await listening;
       await unlisten?.();
       await polling;
-      heldSince.clear();
-      await giveBack(held.splice(0)).catch((error: unknown) =>
+      const unstarted = held.map((h) => h.job);
+      held = [];
+      await giveBack(unstarted).catch((error: unknown) =>
         logger.warn("held jobs not returned; they are claimed again after their lease", {
           error: errorText(error),
         }),
