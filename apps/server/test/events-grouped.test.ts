@@ -279,4 +279,17 @@ describe("concurrent ingests of one organization (group commit)", () => {
     expect(await consumed(c.id, m.count)).toBe(3 * 16);
     expect(await consumed(c.id, m.sum)).toBe(3 * 16);
   });
+
+  it("the running totals' and notices' pages keep room for their rows' next versions (fillfactor 30)", async () => {
+    // Every ingest updates the same rows: with room on their page an update stays there, without
+    // a new entry in every index (migration 0913).
+    const rows = await server.sql<{ relname: string; reloptions: string[] | null }>(
+      `select relname, reloptions from pg_class
+        where relname in ('kassa_customer_meter', 'kassa_event_state_notice') and relkind = 'r' order by relname`,
+    );
+    expect(rows.map((r) => [r.relname, r.reloptions])).toEqual([
+      ["kassa_customer_meter", ["fillfactor=30"]],
+      ["kassa_event_state_notice", ["fillfactor=30"]],
+    ]);
+  });
 });

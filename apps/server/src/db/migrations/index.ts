@@ -43,6 +43,7 @@ import { migration as m0901_test_clock_advance } from "./0901_test_clock_advance
 import { migration as m0909_webhook_event_seq } from "./0909_webhook_event_seq.js";
 import { migration as m0911_event_no_organization_fk } from "./0911_event_no_organization_fk.js";
 import { migration as m0912_webhook_delivery_no_send_fk } from "./0912_webhook_delivery_no_send_fk.js";
+import { migration as m0913_meter_totals_fillfactor } from "./0913_meter_totals_fillfactor.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -85,4 +86,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0909_webhook_event_seq": m0909_webhook_event_seq,
   "0911_event_no_organization_fk": m0911_event_no_organization_fk,
   "0912_webhook_delivery_no_send_fk": m0912_webhook_delivery_no_send_fk,
+  "0913_meter_totals_fillfactor": m0913_meter_totals_fillfactor,
 };
