@@ -36,8 +36,9 @@ export function configureIngestGroups(inFlight: number | undefined): void {
 /**
  * Statements of one organization in flight: `INGEST_GROUP_IN_FLIGHT`, else 2 on PostgreSQL (a
  * second backend works while the first commits: batched ingest 46-52% -> 66-71% of the bare
- * insert in alternating runs, docs/benchmarks.md; three or more queue on each other's running
- * totals and do worse) and 1 on PGlite (one connection runs one statement at a time).
+ * insert in alternating runs, docs/benchmarks.md; three or four do no better, smaller groups
+ * each, and ran at a third of the rate before the totals' pages kept room for their updates,
+ * migration 0913) and 1 on PGlite (one connection runs one statement at a time).
  */
 function inFlightFor(db: Db): number {
   if (inFlightSet !== undefined) return inFlightSet;
@@ -66,6 +67,8 @@ interface Lane {
   signature: string;
   pending: Job[];
   inFlight: number;
+  /** The requests of the statements in flight. */
+  inFlightReqs: number;
   /** The most statements in flight (`inFlightFor`). */
   limit: number;
   scheduled: boolean;
@@ -97,6 +100,7 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
           signature: input.signature,
           pending: [],
           inFlight: 1,
+          inFlightReqs: 1,
           limit: 1,
           scheduled: false,
         },
@@ -119,6 +123,7 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
         signature: input.signature,
         pending: [],
         inFlight: 0,
+        inFlightReqs: 0,
         limit,
         scheduled: false,
       };
@@ -141,7 +146,13 @@ function flush(lane: Lane, key: string) {
   while (lane.inFlight < lane.limit && lane.pending.length > 0) {
     const group: Job[] = [];
     let events = 0;
-    while (lane.pending.length > 0) {
+    // A fair share of the lane's requests (waiting and in flight) for each statement it may run,
+    // rather than everything waiting into the first free one: with eight requests kept in flight
+    // by their callers and two statements, groups alternated seven and one, and the single
+    // request's statement (its customers' totals and notices upserted for a tenth of the
+    // events) ran again and again while the large one worked.
+    const cap = Math.max(1, Math.ceil((lane.pending.length + lane.inFlightReqs) / lane.limit));
+    while (lane.pending.length > 0 && group.length < cap) {
       const next = lane.pending[0] as Job;
       if (group.length > 0 && events + next.rows.length > GROUP_EVENTS) break;
       lane.pending.shift();
@@ -149,8 +160,10 @@ function flush(lane: Lane, key: string) {
       events += next.rows.length;
     }
     lane.inFlight += 1;
+    lane.inFlightReqs += group.length;
     void run(lane, group).finally(() => {
       lane.inFlight -= 1;
+      lane.inFlightReqs -= group.length;
       if (lane.pending.length > 0) schedule(lane, key);
       else if (lane.inFlight === 0 && !lane.scheduled) lanes.get(lane.db)?.delete(key);
     });
