@@ -280,6 +280,70 @@ describe("concurrent ingests of one organization (group commit)", () => {
     expect(await consumed(c.id, m.sum)).toBe(3 * 16);
   });
 
+  it("grouped requests: each event gets its own id, its request's ingest time when it has no timestamp, and every field it sent", async () => {
+    const ext = unique("ext");
+    const c = await customer(ext);
+    const name = unique("fields");
+    const given = new Date(Date.now() - 3_600_000).toISOString();
+    // Twelve requests at once (so some share a statement): in each, an event with every field,
+    // one with none of the optional ones, and one naming the customer by its external id.
+    const before = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, r) =>
+        ingest([
+          { name, customer_id: c.id, timestamp: given, external_id: `${name}-${r}`, metadata: { req: r, k: "v" } },
+          { name, customer_id: c.id },
+          { name, external_customer_id: ext, metadata: { req: r } },
+        ]),
+      ),
+    );
+    const after = Date.now();
+    for (const a of answers) expect(a.body).toEqual({ inserted: 3, duplicates: 0 });
+    const rows = await server.sql<{
+      id: string;
+      ts: number;
+      ingested: number;
+      customer_id: string | null;
+      external_customer_id: string | null;
+      external_id: string | null;
+      metadata: Record<string, unknown>;
+    }>(
+      `select id, (extract(epoch from timestamp) * 1000)::float8 as ts,
+         (extract(epoch from ingested_at) * 1000)::float8 as ingested,
+         customer_id, external_customer_id, external_id, metadata
+       from kassa_event where name = $1`,
+      name,
+    );
+    expect(rows).toHaveLength(36);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(36);
+    for (const row of rows) expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const full = rows.filter((r) => r.external_id !== null);
+    const bare = rows.filter((r) => r.external_id === null && r.external_customer_id === null);
+    const byExternal = rows.filter((r) => r.external_customer_id !== null);
+    expect([full.length, bare.length, byExternal.length]).toEqual([12, 12, 12]);
+    for (const row of full) {
+      expect(row.ts).toBe(Date.parse(given));
+      expect(row.customer_id).toBe(c.id);
+      expect(row.metadata).toEqual({ req: Number(row.external_id?.split("-").pop()), k: "v" });
+    }
+    for (const row of [...bare, ...byExternal]) {
+      // No timestamp: its request's ingest time, exactly.
+      expect(row.ts).toBe(row.ingested);
+      expect(row.ingested).toBeGreaterThanOrEqual(before - 1000);
+      expect(row.ingested).toBeLessThanOrEqual(after + 1000);
+    }
+    for (const row of bare) {
+      expect(row.metadata).toEqual({});
+      expect(row.customer_id).toBe(c.id);
+    }
+    for (const row of byExternal) {
+      expect(row.external_customer_id).toBe(ext);
+      // The customer has that external id already: the event is stored as theirs.
+      expect(row.customer_id).toBe(c.id);
+    }
+    expect(new Set(byExternal.map((r) => (r.metadata as { req: number }).req)).size).toBe(12);
+  });
+
   it("the running totals' and notices' pages keep room for their rows' next versions (fillfactor 30)", async () => {
     // Every ingest updates the same rows: with room on their page an update stays there, without
     // a new entry in every index (migration 0913).

@@ -183,7 +183,7 @@ async function run(lane: Lane, group: Job[]) {
     const rows: repo.NewEvent[] = [];
     group.forEach((job, req) => {
       for (const row of job.rows) {
-        row.req = req;
+        row.r = req > 0 ? req : undefined;
         rows.push(row);
       }
     });

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { RawBuilder } from "kysely";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
@@ -64,21 +63,14 @@ function checkEvents(ctx: Ctx, input: EventsIngestInput, now: Date): ValidationI
   return issues;
 }
 
-function newRows(
-  input: EventsIngestInput,
-  now: Date,
-  external?: Map<string, { id: string }>,
-): repo.NewEvent[] {
-  const at = now.toISOString();
+function newRows(input: EventsIngestInput, external?: Map<string, { id: string }>): repo.NewEvent[] {
   return input.events.map((event) => ({
-    id: randomUUID(),
-    name: event.name,
-    timestamp: event.timestamp !== undefined ? new Date(event.timestamp).toISOString() : at,
-    customer_id: event.customer_id ?? external?.get(event.external_customer_id as string)?.id ?? null,
-    external_customer_id: event.external_customer_id ?? null,
-    external_id: event.external_id ?? null,
-    metadata: event.metadata ?? {},
-    req: 0,
+    n: event.name,
+    t: event.timestamp !== undefined ? new Date(event.timestamp).toISOString() : undefined,
+    c: event.customer_id ?? external?.get(event.external_customer_id as string)?.id,
+    x: event.external_customer_id,
+    e: event.external_id ?? undefined,
+    m: event.metadata,
   }));
 }
 
@@ -108,7 +100,7 @@ export async function ingestEvents({ ctx, input }: { ctx: Ctx; input: EventsInge
       organizationId: ctx.organizationId,
       meters,
       signature,
-      rows: newRows(input, now),
+      rows: newRows(input),
       now,
     });
     if (outcome.kind === "done") return { inserted: outcome.inserted, duplicates: outcome.duplicates };
@@ -147,7 +139,7 @@ async function ingestGeneral(ctx: Ctx, input: EventsIngestInput, now: Date, issu
   issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]));
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  const rows = newRows(input, now, external);
+  const rows = newRows(input, external);
   const inserted = await inTransaction(ctx, async (trx) => {
     const done = await repo.insertEvents(trx, ctx.organizationId, now, rows);
     const changed = await applyIngestedEvents(trx, {
