@@ -291,7 +291,13 @@ describe("concurrent ingests of one organization (group commit)", () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, r) =>
         ingest([
-          { name, customer_id: c.id, timestamp: given, external_id: `${name}-${r}`, metadata: { req: r, k: "v" } },
+          {
+            name,
+            customer_id: c.id,
+            timestamp: given,
+            external_id: `${name}-${r}`,
+            metadata: { req: r, k: "v" },
+          },
           { name, customer_id: c.id },
           { name, external_customer_id: ext, metadata: { req: r } },
         ]),
@@ -316,7 +322,8 @@ describe("concurrent ingests of one organization (group commit)", () => {
     );
     expect(rows).toHaveLength(36);
     expect(new Set(rows.map((r) => r.id)).size).toBe(36);
-    for (const row of rows) expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const row of rows)
+      expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const full = rows.filter((r) => r.external_id !== null);
     const bare = rows.filter((r) => r.external_id === null && r.external_customer_id === null);
     const byExternal = rows.filter((r) => r.external_customer_id !== null);
