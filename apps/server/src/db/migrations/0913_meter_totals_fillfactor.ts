@@ -11,7 +11,8 @@ import { type Kysely, type Migration, sql } from "kysely";
  * (docs/benchmarks.md, "The running totals' pages").
  *
  * Both tables hold one row per customer (and meter), so the room costs little. Pages already
- * full gain it as vacuum frees their old row versions.
+ * full gain it as vacuum frees their old row versions: nothing is rewritten, and the setting
+ * takes a SHARE UPDATE EXCLUSIVE lock, so ingests and reads go on while it is applied.
  */
 export const migration: Migration = {
   async up(db: Kysely<unknown>) {

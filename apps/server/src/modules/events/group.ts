@@ -149,7 +149,7 @@ function flush(lane: Lane, key: string) {
     // A fair share of the lane's requests (waiting and in flight) for each statement it may run,
     // rather than everything waiting into the first free one: with eight requests kept in flight
     // by their callers and two statements, groups alternated seven and one, and the single
-    // request's statement (its customers' totals and notices upserted for a tenth of the
+    // request's statement (every customer's totals and notice upserted for one request's
     // events) ran again and again while the large one worked.
     const cap = Math.max(1, Math.ceil((lane.pending.length + lane.inFlightReqs) / lane.limit));
     while (lane.pending.length > 0 && group.length < cap) {
