@@ -199,11 +199,15 @@ describe("renewals", () => {
     expect(charges.map((c) => c.amount)).toEqual([2000, 2000, 2000, ...Array(10).fill(2500)]);
     expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(3 * 2000 + 10 * 2500);
 
-    // Each renewal happened at its period's end, on the simulated calendar, one month apart.
+    // Each renewal happened at its period's end, on the simulated calendar, one month apart: on
+    // the day of the month it started, or the month's last day when it has fewer (bought on the
+    // 29th, it renews on 28 February).
     const start = new Date(started.current_period_start);
     for (const [i, o] of orders.slice(1).entries()) {
+      const month = start.getUTCMonth() + i + 1;
+      const lastDay = new Date(Date.UTC(start.getUTCFullYear(), month + 1, 0)).getUTCDate();
       const expected = new Date(start);
-      expected.setUTCMonth(start.getUTCMonth() + i + 1);
+      expected.setUTCFullYear(start.getUTCFullYear(), month, Math.min(start.getUTCDate(), lastDay));
       expect(new Date(o.created_at).toISOString()).toBe(expected.toISOString());
     }
     // Each paid renewal mails a receipt: its link opens that order's receipt.
