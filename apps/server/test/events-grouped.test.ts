@@ -351,6 +351,57 @@ describe("concurrent ingests of one organization (group commit)", () => {
     expect(new Set(byExternal.map((r) => (r.metadata as { req: number }).req)).size).toBe(12);
   });
 
+  it("the general path (an organization with a `unique` meter) stores the same defaults: its own id, the ingest time, empty metadata", async () => {
+    // A `unique` meter needs a second statement, so this organization's ingests take the
+    // general path (a transaction), not the grouped statement.
+    const other = await createMerchant(server, "Unique");
+    const otherToken = await createToken(other, SCOPES);
+    const created = await call(server, otherToken, "POST", "/v1/customers/", {
+      email: `${unique("u")}@example.com`,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const name = unique("general");
+    const meter = await call(server, otherToken, "POST", "/v1/meters/", {
+      name: unique("unique"),
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: name }] },
+      aggregation: { func: "unique", property: "who" },
+    });
+    expect(meter.status, JSON.stringify(meter.body)).toBe(201);
+    const given = new Date(Date.now() - 60_000).toISOString();
+    const res = await call(server, otherToken, "POST", "/v1/events/ingest", {
+      events: [
+        { name, customer_id: created.body.id },
+        { name, customer_id: created.body.id, timestamp: given, metadata: { who: "a" } },
+        { name, customer_id: created.body.id, metadata: { who: "b" } },
+      ],
+    });
+    expect(res.body).toEqual({ inserted: 3, duplicates: 0 });
+    const rows = await server.sql<{
+      id: string;
+      ts: number;
+      ingested: number;
+      metadata: Record<string, unknown>;
+    }>(
+      `select id, (extract(epoch from timestamp) * 1000)::float8 as ts,
+         (extract(epoch from ingested_at) * 1000)::float8 as ingested, metadata
+       from kassa_event where name = $1 order by metadata->>'who' nulls first`,
+      name,
+    );
+    expect(rows.map((r) => r.metadata)).toEqual([{}, { who: "a" }, { who: "b" }]);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(3);
+    expect(rows[0]!.ts).toBe(rows[0]!.ingested);
+    expect(rows[1]!.ts).toBe(Date.parse(given));
+    expect(rows[2]!.ts).toBe(rows[2]!.ingested);
+    // The unique meter counted the two distinct values.
+    const balance = await call(
+      server,
+      otherToken,
+      "GET",
+      `/v1/customer-meters/?customer_id=${created.body.id}&meter_id=${meter.body.id}`,
+    );
+    expect(balance.body.items[0]?.consumed_units).toBe(2);
+  });
+
   it("the running totals' and notices' pages keep room for their rows' next versions (fillfactor 30)", async () => {
     // Every ingest updates the same rows: with room on their page an update stays there, without
     // a new entry in every index (migration 0913).
