@@ -5,9 +5,9 @@ import { type Kysely, type Migration, sql } from "kysely";
  * for their rows' next versions (issue 16). Every ingest updates the same rows (one per customer
  * and meter), many times a second under load. In full pages an update cannot stay on its row's
  * page, so each one wrote a new entry into every index of the table, and the upsert's conflict
- * check then walked a key's dead entries: after one 6-second bench run the totals' 104 rows took
- * 21 MB, with 15,710 of 91,300 updates on the page (HOT), and four statements in flight ran at a
- * third of the rate of two. With room on the page nearly every update is HOT
+ * check then walked a key's dead entries: after one 6-second bench run with four statements in
+ * flight the totals' 104 rows took 21 MB, with 15,710 of 91,300 updates on the page (HOT), and
+ * the line ran at half its rate with two. With room on the page nearly every update is HOT
  * (docs/benchmarks.md, "The running totals' pages").
  *
  * Both tables hold one row per customer (and meter), so the room costs little. Pages already
