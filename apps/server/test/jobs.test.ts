@@ -415,6 +415,61 @@ describe("job queue", () => {
     await worker.stop();
   });
 
+  it("a job held past the claim read's freshness starts without it, so its handler reads what it needs then", async () => {
+    // The claim reads a value from a table the test changes while the second job waits for the
+    // worker's one slot: the first job starts with what the claim read, the second (held longer
+    // than `preloadedFreshMs`) with nothing, not the value as it was at its claim.
+    await sql`create table if not exists kassa_test_preload (k text primary key, v text)`.execute(
+      database.db,
+    );
+    await sql`insert into kassa_test_preload values ('a', 'old'), ('b', 'old')
+      on conflict (k) do update set v = 'old'`.execute(database.db);
+    const got: { word: string; preloaded: unknown }[] = [];
+    let open: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const fresh = defineJob({
+      name: "test.fresh",
+      payload: z.object({ word: z.string() }),
+      maxAttempts: 3,
+      claimRead: (payload) => sql`select v from kassa_test_preload where k = ${payload} ->> 'word'`,
+      handler: async ({ word }, ctx) => {
+        got.push({ word, preloaded: ctx.preloaded });
+        if (word === "a") await blocked;
+      },
+    });
+    for (const word of ["a", "b"])
+      await database.db.transaction().execute((trx) => fresh.enqueue(trx, { word }));
+    const status = jobStatus("test.fresh");
+    const worker = startJobWorker({
+      db: database.db,
+      clock,
+      logger,
+      definitions: [fresh],
+      concurrency: 1,
+      prefetch: 1,
+      preloadedFreshMs: 100,
+      ...fast,
+      leaseMs: 60_000,
+    });
+    workers.push(worker);
+    await until(async () => got.length === 1 && (await status()).b === "running 1");
+    await sql`update kassa_test_preload set v = 'new'`.execute(database.db);
+    await new Promise((r) => setTimeout(r, 300));
+    open();
+    await until(async () => got.length === 2);
+    expect(got).toEqual([
+      { word: "a", preloaded: { value: "old" } },
+      { word: "b", preloaded: undefined },
+    ]);
+    await until(async () => {
+      const s = await status();
+      return s.a === "completed 1" && s.b === "completed 1";
+    });
+    await worker.stop();
+  });
+
   it("claims due jobs ahead of its free slots, starts them in order, and gives back the unstarted ones when it stops", async () => {
     // Concurrency 1, prefetch 2: the first claim takes the free slot's job and two more, which
     // wait in the process (claimed, not started); the fourth stays in the queue.

@@ -33,6 +33,12 @@ export interface WorkerOptions {
   backoff: Backoff;
   /** Completed jobs are deleted after this long (dead jobs are kept). */
   retentionMs?: number;
+  /**
+   * A held job that starts later than this after its claim gets no `preloaded` value: its
+   * handler reads what it needs then (a webhook's endpoint may have changed its URL, secret or
+   * state while the job waited). Default 1 s.
+   */
+  preloadedFreshMs?: number;
   /** Subscribes to the database's NOTIFY on a channel (see `Database.listen`): wakes the worker at commit. */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
 }
@@ -82,6 +88,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   /** Held jobs at or under this many: claim again. */
   const lowWater = Math.floor(prefetch / 2);
   const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
+  const preloadedFreshMs = opts.preloadedFreshMs ?? 1000;
   let stopped = false;
   let polling: Promise<void> | undefined;
   let again = false;
@@ -273,7 +280,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
       last_error: null,
     });
 
-  const run = async (job: ClaimedJob) => {
+  const run = async (job: ClaimedJob, preloadedFresh: boolean) => {
     const definition = definitions.get(job.name);
     const maxAttempts = definition?.maxAttempts ?? 10;
     let completedByHandler = false;
@@ -296,7 +303,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
         completedByHandler = true;
         return { id: job.id, workerId: id, attempts: job.attempts };
       },
-      preloaded: definition?.claimRead ? { value: job.preloaded ?? null } : undefined,
+      preloaded: definition?.claimRead && preloadedFresh ? { value: job.preloaded ?? null } : undefined,
       release,
       settleWith: (record) => {
         completedByHandler = true;
@@ -396,9 +403,9 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     refill();
   }
 
-  const launch = (job: ClaimedJob) => {
+  const launch = (job: ClaimedJob, preloadedFresh: boolean) => {
     busy += 1;
-    const task = run(job)
+    const task = run(job, preloadedFresh)
       .catch((error: unknown) =>
         logger.error(`job ${job.name} could not be settled`, { error: errorText(error) }),
       )
@@ -427,7 +434,7 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     while (!stopped && freeSlots() > 0) {
       const next = held.shift();
       if (!next) return;
-      launch(next.job);
+      launch(next.job, Date.now() - next.at <= preloadedFreshMs);
     }
   };
 
