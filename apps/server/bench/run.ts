@@ -25,7 +25,9 @@
  * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
  * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, api, cores, license-keys, webhooks,
  * checkout, renewals, metrics, metrics-ui, usage) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
- * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it). `BENCH_CHECKOUT_CONCURRENCY`
+ * (default 8) sets the purchases in flight: 1 shows a purchase's and its `order.paid`'s own
+ * latency, without the wait for a busy process.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
@@ -47,6 +49,7 @@ import { benchWebhooks } from "./webhooks.js";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CORES = os.availableParallelism();
+const CHECKOUT_CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? 8);
 const ONLY = new Set(
   (process.env.BENCH_ONLY ?? "")
     .split(",")
@@ -379,7 +382,7 @@ async function main() {
           baselineUrl: `http://127.0.0.1:${baseline.port}/baseline`,
           seconds: SECONDS,
           rounds,
-          concurrency: 8,
+          concurrency: CHECKOUT_CONCURRENCY,
         })
       : undefined;
     const metricsDir = mkdtempSync(path.join(os.tmpdir(), "kassa-bench-metrics-"));
@@ -437,8 +440,8 @@ async function main() {
       console.log(line(`${l.name} x${httpConcurrency}`, l.subject));
     }
     if (checkout) {
-      console.log(line("bare Hono + PK select x8", checkout.baseline));
-      console.log(line("checkout purchase x8", checkout.purchase));
+      console.log(line(`bare Hono + PK select x${CHECKOUT_CONCURRENCY}`, checkout.baseline));
+      console.log(line(`checkout purchase x${CHECKOUT_CONCURRENCY}`, checkout.purchase));
       console.log(
         `${"confirm -> order.paid".padEnd(28)}              p50 ${checkout.webhookLatency.p50.toFixed(1).padStart(7)} ms   p99 ${checkout.webhookLatency.p99.toFixed(1).padStart(7)} ms   (${checkout.webhookLatency.requests} received, ${checkout.webhooksMissing} missing)`,
       );

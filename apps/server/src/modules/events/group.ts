@@ -46,6 +46,14 @@ function inFlightFor(db: Db): number {
 }
 /** A group stops growing at this many events (requests are whole: at most 1,000 each). */
 const GROUP_EVENTS = 5_000;
+/**
+ * A statement beyond the first in flight starts only for at least this many waiting events;
+ * fewer wait for the running one to commit and go together in the next. A second statement pays
+ * off for a backlog of batches (its backend works while the first commits), not for a few
+ * single-event requests: they then went as statements of two or three events each, every one
+ * paying the statement's fixed cost (its totals' and notices' upserts, its commit).
+ */
+const SPLIT_EVENTS = 100;
 
 /** What became of one request of a group. */
 export type GroupOutcome =
@@ -66,6 +74,8 @@ interface Lane {
   meters: MeterRow[];
   signature: string;
   pending: Job[];
+  /** The events of `pending`. */
+  pendingEvents: number;
   inFlight: number;
   /** The requests of the statements in flight. */
   inFlightReqs: number;
@@ -99,6 +109,7 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
           meters: input.meters,
           signature: input.signature,
           pending: [],
+          pendingEvents: 0,
           inFlight: 1,
           inFlightReqs: 1,
           limit: 1,
@@ -122,6 +133,7 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
         meters: input.meters,
         signature: input.signature,
         pending: [],
+        pendingEvents: 0,
         inFlight: 0,
         inFlightReqs: 0,
         limit,
@@ -130,32 +142,42 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
       byKey.set(key, lane);
     }
     lane.pending.push(job);
+    lane.pendingEvents += job.rows.length;
     schedule(lane, key);
   });
 }
 
 /** Flushes the lane at the end of this turn of the event loop, when a statement may start. */
 function schedule(lane: Lane, key: string) {
-  if (lane.scheduled || lane.inFlight >= lane.limit) return;
+  if (lane.scheduled || !mayStart(lane)) return;
   lane.scheduled = true;
   setImmediate(() => flush(lane, key));
 }
 
+/** Whether a statement may start now: one is free, and it is the first or has a backlog. */
+function mayStart(lane: Lane): boolean {
+  if (lane.pending.length === 0 || lane.inFlight >= lane.limit) return false;
+  return lane.inFlight === 0 || lane.pendingEvents >= SPLIT_EVENTS;
+}
+
 function flush(lane: Lane, key: string) {
   lane.scheduled = false;
-  while (lane.inFlight < lane.limit && lane.pending.length > 0) {
+  while (mayStart(lane)) {
     const group: Job[] = [];
     let events = 0;
     // A fair share of the lane's requests (waiting and in flight) for each statement it may run,
     // rather than everything waiting into the first free one: with eight requests kept in flight
     // by their callers and two statements, groups alternated seven and one, and the single
     // request's statement (every customer's totals and notice upserted for one request's
-    // events) ran again and again while the large one worked.
-    const cap = Math.max(1, Math.ceil((lane.pending.length + lane.inFlightReqs) / lane.limit));
+    // events) ran again and again while the large one worked. Below a backlog worth a second
+    // statement (`SPLIT_EVENTS`), everything waiting goes into this one.
+    const sharing = lane.limit > 1 && lane.pendingEvents >= SPLIT_EVENTS ? lane.limit : 1;
+    const cap = Math.max(1, Math.ceil((lane.pending.length + lane.inFlightReqs) / sharing));
     while (lane.pending.length > 0 && group.length < cap) {
       const next = lane.pending[0] as Job;
       if (group.length > 0 && events + next.rows.length > GROUP_EVENTS) break;
       lane.pending.shift();
+      lane.pendingEvents -= next.rows.length;
       group.push(next);
       events += next.rows.length;
     }
