@@ -15,6 +15,7 @@ import {
 } from "../kit/api/errors.js";
 import { type Clock, type Clocks, oneClock } from "../kit/clock.js";
 import type { Ctx, EventSink } from "../kit/context.js";
+import { parsedBodyOf } from "../kit/edge.js";
 import { authenticateCustomerSession } from "../modules/customer-sessions/index.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
 import { findMemberRole } from "../modules/organizations/index.js";
@@ -48,7 +49,8 @@ async function requestedOrganization(
   const fromQuery = c.req.queries("organization_id");
   if (fromQuery && fromQuery.length > 0 && fromQuery[0]) return { id: fromQuery[0], in: "query" };
   if (!SAFE_METHODS.has(c.req.method) && /json/i.test(c.req.header("content-type") ?? "")) {
-    const body: unknown = await c.req.json().catch(() => undefined);
+    // The body as the edge parsed it (v1/app.ts's `normalizeRequest`), else parsed here.
+    const body: unknown = parsedBodyOf(c.req.raw) ?? (await c.req.json().catch(() => undefined));
     if (body && typeof body === "object" && "organization_id" in body) {
       const id = (body as { organization_id: unknown }).organization_id;
       if (typeof id === "string" && id) return { id, in: "body" };

@@ -15,33 +15,41 @@ export function snakeCase(key: string): string {
 
 /**
  * The value with its keys in snake_case: the value itself when no key needed renaming (so the
- * caller can tell whether to re-serialize), else a copy.
+ * caller can tell whether to re-serialize), else a copy. Nothing is allocated until the first
+ * change (a batch of events in snake_case, the usual body, is walked without a copy).
  */
 export function snakeCaseKeys(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((item) => {
-      const renamed = snakeCaseKeys(item);
-      if (renamed !== item) changed = true;
-      return renamed;
-    });
-    return changed ? out : value;
-  }
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  let changed = false;
-  const entries = Object.entries(value as Record<string, unknown>);
-  // The snake_case spelling wins when a body carries both.
-  for (const [key, inner] of entries) {
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const renamed = snakeCaseKeys(item);
+      if (out === undefined && renamed !== item) out = value.slice(0, i);
+      out?.push(renamed);
+    }
+    return out ?? value;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const name = snakeCase(key);
-    // An own `__proto__` key (JSON.parse makes one) does not survive the copy: a change.
-    if (name !== key || key === "__proto__") changed = true;
-    if (name !== key && Object.hasOwn(value, name)) continue;
+    const inner = object[key];
     const renamed = OPAQUE.has(name) ? inner : snakeCaseKeys(inner);
-    if (renamed !== inner) changed = true;
+    // An own `__proto__` key (JSON.parse makes one) does not survive the copy: a change.
+    if (out === undefined && (name !== key || key === "__proto__" || renamed !== inner)) {
+      // The keys before this one were kept as they were.
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j] as string] = object[keys[j] as string];
+    }
+    if (out === undefined) continue;
+    // The snake_case spelling wins when a body carries both.
+    if (name !== key && Object.hasOwn(object, name)) continue;
     out[name] = renamed;
   }
-  return changed ? out : value;
+  return out ?? value;
 }
 
 /** Query parameter names in snake_case; `metadata[key]` keeps its key as sent. */
