@@ -43,7 +43,7 @@ import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchMetrics, type MetricsBenchResult } from "./metrics.js";
 import type { LongTasks, MetricsUiResult } from "./metrics-ui.js";
 import { benchRenewals } from "./renewals.js";
-import { benchUsage, type UsageBenchResult } from "./usage.js";
+import { BATCHED_IN_FLIGHT, benchUsage, type UsageBenchResult } from "./usage.js";
 import { benchWebhooks } from "./webhooks.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -77,7 +77,7 @@ function usageLines(u: UsageBenchResult) {
   const rate = (r: LoadResult, unit: string) => `${r.throughput.toFixed(1)} ${unit}/s`;
   const events = (r: LoadResult) => ({ ...r, throughput: r.throughput * 100 });
   return [
-    `usage: batched ingest:      ${rate(events(u.batched.subject), "events ")} vs bare multi-row insert ${rate(events(u.batched.baseline), "events ")} = ${pct(u.batched.ratio)}  (100 a request, 8 in flight; goal >= 80%)`,
+    `usage: batched ingest:      ${rate(events(u.batched.subject), "events ")} vs bare multi-row insert ${rate(events(u.batched.baseline), "events ")} = ${pct(u.batched.ratio)}  (100 a request, ${BATCHED_IN_FLIGHT} in flight; goal >= 80%)`,
     `usage: single-event ingest: ${rate(u.single.subject, "")} vs single-row insert ${rate(u.single.baseline, "")} = ${pct(u.single.ratio)}  (32 in flight; goal >= 70%)`,
     `usage: customer meter read: ${rate(u.read.subject, "")} vs bare PK route ${rate(u.read.baseline, "")} = ${pct(u.read.ratio)}  (${u.bigEvents} events; goal >= 50%); p99 ${u.read.subject.p99.toFixed(1)} ms at ${u.bigEvents} events, ${u.readSmall.p99.toFixed(1)} ms at ${u.smallEvents}`,
     `usage: ingest -> balance:   p50 ${u.lag.p50.toFixed(1)} ms, p99 ${u.lag.p99.toFixed(1)} ms  (${u.lagZero} of ${u.lag.requests} in the first read after the answer; goal 0, at worst 100 ms)`,

@@ -82,6 +82,12 @@ async function paired(opts: {
   return { baseline, subject, ratio: subject.throughput / baseline.throughput };
 }
 
+/**
+ * Requests in flight in the batched line (`BENCH_USAGE_BATCHED_IN_FLIGHT`, default 8, the
+ * issue's figure): fewer show how the group commit does with few callers.
+ */
+export const BATCHED_IN_FLIGHT = Number(process.env.BENCH_USAGE_BATCHED_IN_FLIGHT ?? 8);
+
 export async function benchUsage(opts: {
   env: Record<string, string>;
   baselineUrl: string;
@@ -166,8 +172,8 @@ export async function benchUsage(opts: {
     const skip = (line: string) => (runs(line) ? opts.rounds : 0);
     const batchedRaw = await paired({
       rounds: skip("batched"),
-      baseline: () => insertRound(100, 8),
-      subject: load(8, ingest(100)),
+      baseline: () => insertRound(100, BATCHED_IN_FLIGHT),
+      subject: load(BATCHED_IN_FLIGHT, ingest(100)),
     });
     const single = await paired({
       rounds: skip("single"),

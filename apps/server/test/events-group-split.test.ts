@@ -57,14 +57,32 @@ async function holdAStatement(customerId: string, answered: string[]) {
     answered.push("held");
     return res;
   });
+  await untilAStatementSleeps();
+  return { held };
+}
+
+async function untilAStatementSleeps() {
   for (;;) {
     const sleeping = await server.sql<{ n: number }>(
       "select count(*)::int as n from pg_stat_activity where wait_event = 'PgSleep'",
     );
-    if ((sleeping[0]?.n ?? 0) > 0) return { held };
+    if ((sleeping[0]?.n ?? 0) > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** An ingest of 100 events for `customerId` tagged `tag` (with `i`), noting its answer in `answered`. */
+const batchOf100 = (customerId: string, tag: string, answered: string[]) =>
+  ingest(
+    Array.from({ length: 100 }, (_, i) => ({
+      name: "call",
+      customer_id: customerId,
+      metadata: { [tag]: true, i },
+    })),
+  ).then((res) => {
+    answered.push(tag);
+    return res;
+  });
 
 /** How many transactions stored the events of `customerId` whose metadata has `tag`. */
 async function statementsOf(customerId: string, tag: string) {
@@ -101,15 +119,41 @@ describe("a second ingest statement in flight (group commit)", () => {
     const [a, b] = [await customer(), await customer()];
     const answered: string[] = [];
     const { held } = await holdAStatement(a, answered);
-    const batch = await ingest(
-      Array.from({ length: 100 }, (_, i) => ({ name: "call", customer_id: b, metadata: { batch: true, i } })),
-    ).then((res) => {
-      answered.push("batch");
-      return res;
-    });
+    const batch = await batchOf100(b, "batch", answered);
     expect(batch.body).toEqual({ inserted: 100, duplicates: 0 });
     expect((await held).status).toBe(200);
     expect(answered).toEqual(["batch", "held"]);
     expect(await statementsOf(b, "batch")).toEqual({ n: 1, events: 100 });
+  });
+
+  it("a second statement waits until as many requests wait as the one in flight holds", async () => {
+    const [a, b, c] = [await customer(), await customer(), await customer()];
+    const answered: string[] = [];
+    // A statement of one request sleeps; three single-event requests wait behind it (three
+    // events are no backlog), one of them slow too: they go together as the next statement,
+    // three requests in flight, which sleeps in turn.
+    const { held } = await holdAStatement(a, answered);
+    const three = [0, 1, 2].map((i) =>
+      ingest([
+        { name: "call", customer_id: b, metadata: i === 0 ? { three: true, slow: true } : { three: true } },
+      ]).then((res) => {
+        answered.push("three");
+        return res;
+      }),
+    );
+    await held;
+    await untilAStatementSleeps();
+    // One batch waiting is a backlog, but fewer requests than the three in flight: it waits.
+    const first = batchOf100(c, "first", answered);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(answered).toEqual(["held"]);
+    // With two more, three wait: a second statement takes them while the three still sleep.
+    const more = [batchOf100(c, "second", answered), batchOf100(c, "third", answered)];
+    const batches = await Promise.all([first, ...more]);
+    for (const res of batches) expect(res.body).toEqual({ inserted: 100, duplicates: 0 });
+    expect(answered.slice(0, 4).sort()).toEqual(["first", "held", "second", "third"]);
+    for (const res of await Promise.all(three)) expect(res.body).toEqual({ inserted: 1, duplicates: 0 });
+    expect(answered.slice(4)).toEqual(["three", "three", "three"]);
+    expect(await statementsOf(b, "three")).toEqual({ n: 1, events: 3 });
   });
 });

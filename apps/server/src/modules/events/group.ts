@@ -47,11 +47,12 @@ function inFlightFor(db: Db): number {
 /** A group stops growing at this many events (requests are whole: at most 1,000 each). */
 const GROUP_EVENTS = 5_000;
 /**
- * A statement beyond the first in flight starts only for at least this many waiting events;
- * fewer wait for the running one to commit and go together in the next. A second statement pays
- * off for a backlog of batches (its backend works while the first commits), not for a few
- * single-event requests: they then went as statements of two or three events each, every one
- * paying the statement's fixed cost (its totals' and notices' upserts, its commit).
+ * A statement beyond the first in flight starts only for at least this many waiting events (and
+ * as many waiting requests as the statement in flight holds: `mayStart`); fewer wait for the
+ * running one to commit and go together in the next. A second statement pays off for a backlog
+ * of batches (its backend works while the first commits), not for a few single-event requests:
+ * they then went as statements of two or three events each, every one paying the statement's
+ * fixed cost (its totals' and notices' upserts, its commit).
  */
 const SPLIT_EVENTS = 100;
 
@@ -154,10 +155,19 @@ function schedule(lane: Lane, key: string) {
   setImmediate(() => flush(lane, key));
 }
 
-/** Whether a statement may start now: one is free, and it is the first or has a backlog. */
+/**
+ * Whether a statement may start now: one is free, and it is the first in flight, or the waiting
+ * requests are a backlog (`SPLIT_EVENTS`) and at least as many as those in flight. The second
+ * condition keeps the groups even: with eight callers of 100-event batches, a second statement
+ * started for each batch that came while the first ran, and most statements held two or three
+ * requests, each upserting every customer's totals and notice; waiting for as many as the first
+ * holds made them four and four (batched line 76-80% -> 81-87% of the bare insert, alternating).
+ * Two callers still get two statements (one waiting, one in flight).
+ */
 function mayStart(lane: Lane): boolean {
   if (lane.pending.length === 0 || lane.inFlight >= lane.limit) return false;
-  return lane.inFlight === 0 || lane.pendingEvents >= SPLIT_EVENTS;
+  if (lane.inFlight === 0) return true;
+  return lane.pendingEvents >= SPLIT_EVENTS && lane.pending.length >= lane.inFlightReqs;
 }
 
 function flush(lane: Lane, key: string) {
