@@ -75,8 +75,6 @@ interface Lane {
   meters: MeterRow[];
   signature: string;
   pending: Job[];
-  /** The events of `pending`. */
-  pendingEvents: number;
   inFlight: number;
   /** The requests of the statements in flight. */
   inFlightReqs: number;
@@ -110,7 +108,6 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
           meters: input.meters,
           signature: input.signature,
           pending: [],
-          pendingEvents: 0,
           inFlight: 1,
           inFlightReqs: 1,
           limit: 1,
@@ -134,7 +131,6 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
         meters: input.meters,
         signature: input.signature,
         pending: [],
-        pendingEvents: 0,
         inFlight: 0,
         inFlightReqs: 0,
         limit,
@@ -143,7 +139,6 @@ export function ingestGrouped(input: GroupedIngest): Promise<GroupOutcome> {
       byKey.set(key, lane);
     }
     lane.pending.push(job);
-    lane.pendingEvents += job.rows.length;
     schedule(lane, key);
   });
 }
@@ -167,7 +162,17 @@ function schedule(lane: Lane, key: string) {
 function mayStart(lane: Lane): boolean {
   if (lane.pending.length === 0 || lane.inFlight >= lane.limit) return false;
   if (lane.inFlight === 0) return true;
-  return lane.pendingEvents >= SPLIT_EVENTS && lane.pending.length >= lane.inFlightReqs;
+  return hasBacklog(lane) && lane.pending.length >= lane.inFlightReqs;
+}
+
+/** Whether the waiting requests hold `SPLIT_EVENTS` events or more (a few dozen requests at most). */
+function hasBacklog(lane: Lane): boolean {
+  let events = 0;
+  for (const job of lane.pending) {
+    events += job.rows.length;
+    if (events >= SPLIT_EVENTS) return true;
+  }
+  return false;
 }
 
 function flush(lane: Lane, key: string) {
@@ -181,13 +186,12 @@ function flush(lane: Lane, key: string) {
     // request's statement (every customer's totals and notice upserted for one request's
     // events) ran again and again while the large one worked. Below a backlog worth a second
     // statement (`SPLIT_EVENTS`), everything waiting goes into this one.
-    const sharing = lane.limit > 1 && lane.pendingEvents >= SPLIT_EVENTS ? lane.limit : 1;
+    const sharing = lane.limit > 1 && hasBacklog(lane) ? lane.limit : 1;
     const cap = Math.max(1, Math.ceil((lane.pending.length + lane.inFlightReqs) / sharing));
     while (lane.pending.length > 0 && group.length < cap) {
       const next = lane.pending[0] as Job;
       if (group.length > 0 && events + next.rows.length > GROUP_EVENTS) break;
       lane.pending.shift();
-      lane.pendingEvents -= next.rows.length;
       group.push(next);
       events += next.rows.length;
     }
