@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { KassaConfig } from "../config.js";
 import { createLogger, type Logger } from "../kit/logger.js";
-import { isHot } from "./hot-statements.js";
+import { kassaPgClient } from "./pg-client.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import type { KassaDatabase } from "./schema.js";
 
@@ -37,29 +37,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/**
- * A pg client that sends the SQL texts registered with `Database.prepare` as named statements
- * (pg parses one once per connection and then only binds and executes it). Handed to the pool
- * through its `Client` option, so Kysely's Postgres dialect uses it unchanged.
- */
-function preparingClient(names: Map<string, string>, preparing: boolean): typeof pg.Client {
-  return class PreparingClient extends pg.Client {
-    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
-    override query(...args: any[]): any {
-      const [text, values] = args;
-      let name = typeof text === "string" && args.length === 2 ? names.get(text) : undefined;
-      // A text a module marked hot (db/hot-statements.ts) is named at its first run.
-      if (!name && preparing && typeof text === "string" && args.length === 2 && isHot(text)) {
-        name = `kassa_${names.size + 1}`;
-        names.set(text, name);
-      }
-      if (name) return super.query({ name, text, values });
-      // biome-ignore lint/suspicious/noExplicitAny: see above.
-      return (super.query as (...a: any[]) => any)(...args);
-    }
-  };
-}
-
 /** The engine under each database handle `openDatabase` made. */
 const engines = new WeakMap<object, Database["kind"]>();
 
@@ -89,7 +66,7 @@ export async function openDatabase(
     const pool = new pg.Pool({
       connectionString,
       max: config.database.poolSize,
-      Client: preparingClient(prepared, preparing),
+      Client: kassaPgClient(prepared, preparing),
     });
     // An idle connection the server ends (a restart, an administrator, a dropped database) is
     // an 'error' event of the pool; unheard, it would kill the process. The pool has already
