@@ -27,6 +27,18 @@ interface Prepared {
   name: string;
   /** The parameter types PostgreSQL inferred, which choose each value's serializer. */
   paramTypes: number[];
+  /**
+   * The columns of its rows, as PostgreSQL described the statement when it was parsed (none for a
+   * statement that returns no rows). Known once, so an execution asks no description of its own:
+   * PGlite's reader copies and decodes every column name of every description it is sent.
+   */
+  fields: Field[];
+}
+
+interface Field {
+  name: string;
+  type: number;
+  parse: Parser | undefined;
 }
 
 export interface PGliteDialectOptions {
@@ -46,7 +58,7 @@ export interface PGliteDialectOptions {
  * whole table of type parsers into a new object for every result. On the sign-in path that was
  * about a third of the server's own CPU per request. This driver keeps a named prepared
  * statement per SQL text (an LRU of {@link STATEMENT_CACHE_SIZE}), learns its parameter types
- * once, and then runs it as one batch (bind, describe, execute, sync) in a single call,
+ * and its columns once, and then runs it as one batch (bind, execute, sync) in a single call,
  * parsing rows with PGlite's own parsers and serializing values with its own serializers, so
  * values go in and come out exactly as they do through `query()`.
  *
@@ -199,17 +211,32 @@ class PGliteConnection implements DatabaseConnection {
     return this.execute<R>(await this.describe(text, ""), parameters, []);
   }
 
-  /** Parses a statement and learns the parameter types PostgreSQL inferred for it. */
+  /** Parses a statement and learns the parameter types PostgreSQL inferred for it, and its columns. */
   private async describe(text: string, name: string): Promise<Prepared> {
     const described = await this.exec([
       protocol.serialize.parse({ name, text }),
       protocol.serialize.describe({ type: "S", name }),
       protocol.serialize.sync(),
     ]);
-    const description = described.find((m) => m.name === "parameterDescription") as
-      | { dataTypeIDs: number[] }
-      | undefined;
-    return { name, paramTypes: description?.dataTypeIDs ?? [] };
+    let paramTypes: number[] = [];
+    let fields: Field[] = [];
+    for (const message of described) {
+      if (message.name === "parameterDescription")
+        paramTypes = (message as unknown as { dataTypeIDs: number[] }).dataTypeIDs;
+      else if (message.name === "rowDescription") fields = this.fieldsOf(message);
+    }
+    return { name, paramTypes, fields };
+  }
+
+  private fieldsOf(description: BackendMessage): Field[] {
+    const parsers = this.client.parsers as Record<number, Parser>;
+    return (description as unknown as { fields: Array<{ name: string; dataTypeID: number }> }).fields.map(
+      (f) => ({
+        name: f.name,
+        type: f.dataTypeID,
+        parse: parsers[f.dataTypeID],
+      }),
+    );
   }
 
   /** Binds the values to a parsed statement and runs it, after any messages already in `batch`. */
@@ -222,11 +249,10 @@ class PGliteConnection implements DatabaseConnection {
     });
     batch.push(
       protocol.serialize.bind({ statement: prepared.name, values }),
-      protocol.serialize.describe({ type: "P" }),
       protocol.serialize.execute(),
       protocol.serialize.sync(),
     );
-    return this.result<R>(await this.exec(batch));
+    return this.result<R>(await this.exec(batch), prepared.fields);
   }
 
   /** Caches a prepared statement, closing the least recently used one beyond the limit. */
@@ -258,24 +284,18 @@ class PGliteConnection implements DatabaseConnection {
     return messages;
   }
 
-  private result<R>(messages: BackendMessage[]): QueryResult<R> {
-    const parsers = this.client.parsers as Record<number, Parser>;
-    let fields: Array<{ name: string; parse: Parser | undefined; type: number }> = [];
+  /** Rows and counts from the answer; `fields` are the columns when no description comes with it. */
+  private result<R>(messages: BackendMessage[], fields: Field[] = []): QueryResult<R> {
     const rows: R[] = [];
     let affected: bigint | undefined;
     for (const message of messages) {
       if (message.name === "rowDescription") {
-        const description = message as unknown as { fields: Array<{ name: string; dataTypeID: number }> };
-        fields = description.fields.map((f) => ({
-          name: f.name,
-          type: f.dataTypeID,
-          parse: parsers[f.dataTypeID],
-        }));
+        fields = this.fieldsOf(message);
       } else if (message.name === "dataRow") {
         const values = (message as unknown as { fields: Array<string | null> }).fields;
         const row: Record<string, unknown> = {};
         for (let i = 0; i < fields.length; i++) {
-          const field = fields[i] as (typeof fields)[number];
+          const field = fields[i] as Field;
           const value = values[i] ?? null;
           row[field.name] = value === null ? null : field.parse ? field.parse(value, field.type) : value;
         }
