@@ -319,6 +319,53 @@ describe("charging with the sandbox's test cards", () => {
     expect(await refusal(charge(cus, {}, { ...args, amount: 999 }))).toBe("idempotency_key_reused");
   });
 
+  it("20 parallel calls under one key with 20 tokens: one charge, 19 refusals, and the 19 tokens left usable", async () => {
+    const cus = await customer();
+    const key = randomUUID();
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => token("4242424242424242")));
+    const settled = await Promise.allSettled(
+      tokens.map((tok) => charge(cus, { confirmationTokenId: tok }, { idempotencyKey: key })),
+    );
+    const charged = settled.filter((s) => s.status === "fulfilled");
+    expect(charged).toHaveLength(1);
+    const refused = settled
+      .filter((s) => s.status === "rejected")
+      .map((s) => (s.reason as ServerApiError).status);
+    expect(refused).toEqual(Array(19).fill("idempotency_key_reused"));
+    const [n] = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_sandbox_charge where customer_id = $1",
+      cus,
+    );
+    expect(n?.n).toBe(1);
+    const usedToken = tokens[settled.findIndex((s) => s.status === "fulfilled")];
+    const unused = tokens.filter((t) => t !== usedToken);
+    const again = await Promise.all(unused.map((tok) => charge(cus, { confirmationTokenId: tok })));
+    expect(again.map((r) => r.status)).toEqual(Array(19).fill("succeeded"));
+  });
+
+  it("20 parallel customer creations under one key make one customer, and each call answers it", async () => {
+    const key = randomUUID();
+    const args = {
+      organizationId: acme.organizationId,
+      email: "same@example.test",
+      name: "Same",
+      idempotencyKey: key,
+    };
+    const created = await Promise.all(
+      Array.from({ length: 20 }, () => processor<{ id: string }>("createCustomer", args)),
+    );
+    expect(new Set(created.map((c) => c.id)).size).toBe(1);
+    const [n] = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_sandbox_customer where organization_id = $1 and email = $2",
+      acme.organizationId,
+      "same@example.test",
+    );
+    expect(n?.n).toBe(1);
+    expect(await refusal(processor("createCustomer", { ...args, name: "Other" }))).toBe(
+      "idempotency_key_reused",
+    );
+  });
+
   it("the same parameters in another key order are the same request; bad amounts and currencies are refused", async () => {
     const cus = await customer();
     const key = randomUUID();

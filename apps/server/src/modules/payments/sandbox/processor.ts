@@ -415,7 +415,14 @@ export class SandboxProcessor implements PaymentProcessor {
    * Runs `run` once per (organization, key): the first call's answer is stored with the key in
    * the same transaction and replayed to every later call with the same parameters; other
    * parameters under the same key are refused, as Stripe does. A request error (unknown token,
-   * ...) rolls the claim back with everything else, so the key can be used again.
+   * ...) rolls everything back, so the key can be used again.
+   *
+   * The operation runs first and its answer is stored with the key in one statement (one round
+   * trip, where a claim before and an update after took two). A call that finds the key held
+   * undoes what it did (its transaction rolls back: a token it consumed is unused again, a charge
+   * it recorded is gone) and answers from the key. Two calls under one key still end with one
+   * operation: the second's insert of the key waits for the first's transaction, or the second's
+   * operation waits on a row the first holds (a token being consumed).
    */
   private async idempotent<T>(
     organizationId: string,
@@ -425,25 +432,42 @@ export class SandboxProcessor implements PaymentProcessor {
     run: (trx: Transaction<KassaDatabase>) => Promise<T>,
   ): Promise<T> {
     if (!key) throw new ProcessorRequestError("invalid_request", "An idempotency key is required.");
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await repo.claimIdempotencyKey(trx, {
-        organization_id: organizationId,
-        key,
-        operation,
-        request_hash: hash(params),
-        created_at: this.clock.now(),
-      });
+    const requestHash = hash(params);
+    // Twice at most: the key found held and then not found means it was removed in between.
+    for (let attempt = 0; ; attempt++) {
+      let failure: unknown;
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          const result = await run(trx);
+          const stored = await repo.storeIdempotentAnswer(trx, {
+            organization_id: organizationId,
+            key,
+            operation,
+            request_hash: requestHash,
+            created_at: this.clock.now(),
+            response: result,
+          });
+          if (!stored) throw KEY_HELD;
+          return result;
+        });
+      } catch (error) {
+        if (error !== KEY_HELD && !(error instanceof ProcessorRequestError)) throw error;
+        failure = error;
+      }
+      // The key's answer comes first, as at Stripe: a replay's own run fails (its token is used).
+      const existing = await repo.findIdempotencyKey(this.db, organizationId, key);
       if (existing) {
-        if (existing.operation !== operation || existing.request_hash !== hash(params))
+        if (existing.operation !== operation || existing.request_hash !== requestHash)
           throw new ProcessorRequestError(
             "idempotency_key_reused",
             "Keys for idempotent requests can only be used with the same parameters they were first used with.",
           );
         return existing.response as T;
       }
-      const result = await run(trx);
-      await repo.storeIdempotentResponse(trx, organizationId, key, result);
-      return result;
-    });
+      if (failure !== KEY_HELD || attempt > 0) throw failure;
+    }
   }
 }
+
+/** Thrown inside `idempotent`'s transaction when the key is already held: rolls it back. */
+const KEY_HELD = new Error("idempotency key held by another call");

@@ -194,18 +194,38 @@ export async function claimIdempotencyKey(
     .executeTakeFirstOrThrow();
 }
 
-export async function storeIdempotentResponse(
+/**
+ * Stores an operation's answer under its idempotency key, in the transaction that did the
+ * operation. False when the key is already held (stored by another call, or by one still
+ * running, which this insert waits for): the caller then undoes its transaction.
+ */
+export async function storeIdempotentAnswer(
   trx: Transaction<KassaDatabase>,
-  organizationId: string,
-  key: string,
-  response: unknown,
-) {
-  await trx
-    .updateTable("kassa_sandbox_idempotency")
-    .set({ response: JSON.stringify(response) })
+  row: {
+    organization_id: string;
+    key: string;
+    operation: string;
+    request_hash: string;
+    created_at: Date;
+    response: unknown;
+  },
+): Promise<boolean> {
+  const stored = await trx
+    .insertInto("kassa_sandbox_idempotency")
+    .values({ ...row, response: JSON.stringify(row.response) })
+    .onConflict((oc) => oc.columns(["organization_id", "key"]).doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  return stored !== undefined;
+}
+
+export function findIdempotencyKey(db: Db, organizationId: string, key: string) {
+  return db
+    .selectFrom("kassa_sandbox_idempotency")
+    .selectAll()
     .where("organization_id", "=", organizationId)
     .where("key", "=", key)
-    .execute();
+    .executeTakeFirst();
 }
 
 export type SandboxDb = Kysely<KassaDatabase>;
