@@ -159,8 +159,12 @@ export class SandboxProcessor implements PaymentProcessor {
       metadata: input.metadata ?? {},
     };
     return this.idempotent(input.organizationId, input.idempotencyKey, "setup", params, async (trx) => {
-      await this.requireCustomer(trx, input.organizationId, input.customerId);
-      const token = await this.consume(trx, input.organizationId, input.confirmationTokenId);
+      const token = await this.consume(
+        trx,
+        input.organizationId,
+        input.confirmationTokenId,
+        input.customerId,
+      );
       if (token.behavior === "declined") return { status: "failed", ...declineOf(token) };
       const pm = { ...this.methodFrom(token, input.organizationId), customer_id: input.customerId };
       await repo.insertPaymentMethod(trx, pm);
@@ -188,24 +192,29 @@ export class SandboxProcessor implements PaymentProcessor {
       metadata: input.metadata ?? {},
     };
     return this.idempotent(input.organizationId, input.idempotencyKey, "charge", params, async (trx) => {
-      await this.requireCustomer(trx, input.organizationId, input.customerId);
-      let method: MethodRow;
+      const charged = { ...input, metadata: params.metadata };
       if ("paymentMethodId" in input.source) {
-        method = await this.requireMethod(
+        const method = await this.requireMethod(
           trx,
           input.organizationId,
           input.customerId,
           input.source.paymentMethodId,
         );
-      } else {
-        const token = await this.consume(trx, input.organizationId, input.source.confirmationTokenId);
-        const fresh = this.methodFrom(token, input.organizationId);
-        // Stripe keeps the method on the customer only when asked to and the payment went through.
-        const keep = params.save && token.behavior === "succeeds";
-        await repo.insertPaymentMethod(trx, { ...fresh, customer_id: keep ? input.customerId : null });
-        method = fresh;
+        return this.recordCharge(trx, charged, method, false);
       }
-      return this.recordCharge(trx, { ...input, metadata: params.metadata }, method, false);
+      const token = await this.consume(
+        trx,
+        input.organizationId,
+        input.source.confirmationTokenId,
+        input.customerId,
+      );
+      const fresh = this.methodFrom(token, input.organizationId);
+      // Stripe keeps the method on the customer only when asked to and the payment went through.
+      const keep = params.save && token.behavior === "succeeds";
+      return this.recordCharge(trx, charged, fresh, false, {
+        ...fresh,
+        customer_id: keep ? input.customerId : null,
+      });
     });
   }
 
@@ -224,7 +233,6 @@ export class SandboxProcessor implements PaymentProcessor {
       "charge.off_session",
       params,
       async (trx) => {
-        await this.requireCustomer(trx, input.organizationId, input.customerId);
         const method = await this.requireMethod(
           trx,
           input.organizationId,
@@ -334,24 +342,30 @@ export class SandboxProcessor implements PaymentProcessor {
     },
     method: MethodRow,
     offSession: boolean,
+    /** The payment method made for this charge from a token, recorded with it. */
+    newMethod?: repo.PaymentMethodRow,
   ): Promise<ChargeResult> {
     const chargeId = id("pi");
     const succeeded = method.behavior === "succeeds";
     const decline = succeeded ? null : declineOf(method);
-    await repo.insertCharge(trx, {
-      id: chargeId,
-      organization_id: input.organizationId,
-      customer_id: input.customerId,
-      payment_method_id: method.id,
-      amount: input.amount,
-      currency: input.currency,
-      status: succeeded ? "succeeded" : "failed",
-      decline_code: decline?.declineCode ?? null,
-      failure_message: decline?.message ?? null,
-      off_session: offSession,
-      metadata: input.metadata,
-      created_at: this.clock.now(),
-    });
+    await repo.insertCharge(
+      trx,
+      {
+        id: chargeId,
+        organization_id: input.organizationId,
+        customer_id: input.customerId,
+        payment_method_id: method.id,
+        amount: input.amount,
+        currency: input.currency,
+        status: succeeded ? "succeeded" : "failed",
+        decline_code: decline?.declineCode ?? null,
+        failure_message: decline?.message ?? null,
+        off_session: offSession,
+        metadata: input.metadata,
+        created_at: this.clock.now(),
+      },
+      newMethod,
+    );
     if (decline) return { status: "failed", chargeId, ...decline };
     return {
       status: "succeeded",
@@ -391,18 +405,26 @@ export class SandboxProcessor implements PaymentProcessor {
     pmId: string,
   ) {
     const pm = await repo.findPaymentMethod(db, organizationId, customerId, pmId);
-    if (!pm)
-      throw new ProcessorRequestError(
-        "payment_method_not_found",
-        `No such payment method on this customer: '${pmId}'`,
-      );
-    return pm;
+    if (pm) return pm;
+    // A method on the customer means the customer exists; without one, an unknown customer is the error.
+    await this.requireCustomer(db, organizationId, customerId);
+    throw new ProcessorRequestError(
+      "payment_method_not_found",
+      `No such payment method on this customer: '${pmId}'`,
+    );
   }
 
-  private async consume(db: Transaction<KassaDatabase>, organizationId: string, tokenId: string) {
+  /** Consumes the token for the organization's customer `customerId`, or says why it cannot. */
+  private async consume(
+    db: Transaction<KassaDatabase>,
+    organizationId: string,
+    tokenId: string,
+    customerId: string,
+  ) {
     const now = this.clock.now();
-    const token = await repo.consumeToken(db, tokenId, organizationId, now);
+    const token = await repo.consumeToken(db, tokenId, organizationId, now, customerId);
     if (token) return token;
+    await this.requireCustomer(db, organizationId, customerId);
     const existing = await repo.findToken(db, tokenId);
     if (!existing)
       throw new ProcessorRequestError("token_invalid", `No such confirmation token: '${tokenId}'`);

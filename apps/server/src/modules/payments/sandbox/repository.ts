@@ -24,16 +24,26 @@ export async function insertToken(
 }
 
 /**
- * Marks the token used by this organization, if it exists, is unused and has not expired.
- * One statement: of two concurrent consumers, the second finds it consumed.
+ * Marks the token used by this organization, if it exists, is unused and has not expired, and
+ * the organization has the customer `customerId`. One statement: of two concurrent consumers,
+ * the second finds it consumed.
  */
-export function consumeToken(db: Db, id: string, organizationId: string, now: Date) {
+export function consumeToken(db: Db, id: string, organizationId: string, now: Date, customerId: string) {
   return db
     .updateTable("kassa_sandbox_confirmation_token")
     .set({ consumed_at: now, consumed_by: organizationId })
     .where("id", "=", id)
     .where("consumed_at", "is", null)
     .where("expires_at", ">", now)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("kassa_sandbox_customer")
+          .select("id")
+          .where("organization_id", "=", organizationId)
+          .where("id", "=", customerId),
+      ),
+    )
     .returningAll()
     .executeTakeFirst();
 }
@@ -72,22 +82,21 @@ export function findCustomer(db: Db, organizationId: string, id: string) {
     .executeTakeFirst();
 }
 
-export async function insertPaymentMethod(
-  db: Db,
-  row: {
-    id: string;
-    organization_id: string;
-    customer_id: string | null;
-    brand: string;
-    last4: string;
-    exp_month: number;
-    exp_year: number;
-    behavior: string;
-    decline_code: string | null;
-    decline_message: string | null;
-    created_at: Date;
-  },
-) {
+export interface PaymentMethodRow {
+  id: string;
+  organization_id: string;
+  customer_id: string | null;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  behavior: string;
+  decline_code: string | null;
+  decline_message: string | null;
+  created_at: Date;
+}
+
+export async function insertPaymentMethod(db: Db, row: PaymentMethodRow) {
   await db.insertInto("kassa_sandbox_payment_method").values(row).execute();
 }
 
@@ -112,26 +121,32 @@ export function listPaymentMethods(db: Db, organizationId: string, customerId: s
     .execute();
 }
 
-export async function insertCharge(
-  db: Db,
-  row: {
-    id: string;
-    organization_id: string;
-    customer_id: string;
-    payment_method_id: string | null;
-    amount: number;
-    currency: string;
-    status: "succeeded" | "failed";
-    decline_code: string | null;
-    failure_message: string | null;
-    off_session: boolean;
-    metadata: Metadata;
-    created_at: Date;
-  },
-) {
+export interface ChargeRow {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  payment_method_id: string | null;
+  amount: number;
+  currency: string;
+  status: "succeeded" | "failed";
+  decline_code: string | null;
+  failure_message: string | null;
+  off_session: boolean;
+  metadata: Metadata;
+  created_at: Date;
+}
+
+/** Records a charge; with `method`, the payment method it was made with too, in the same statement. */
+export async function insertCharge(db: Db, row: ChargeRow, method?: PaymentMethodRow) {
+  const values = { ...row, metadata: JSON.stringify(row.metadata) };
+  if (!method) {
+    await db.insertInto("kassa_sandbox_charge").values(values).execute();
+    return;
+  }
   await db
+    .with("method", (w) => w.insertInto("kassa_sandbox_payment_method").values(method).returning("id"))
     .insertInto("kassa_sandbox_charge")
-    .values({ ...row, metadata: JSON.stringify(row.metadata) })
+    .values(values)
     .execute();
 }
 
