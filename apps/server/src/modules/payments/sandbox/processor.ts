@@ -47,16 +47,8 @@ function checkMoney(amount: number, currency: string) {
     throw new ProcessorRequestError("invalid_request", "currency must be a lower-case ISO 4217 code.");
 }
 
-type MethodRow = {
-  id: string;
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-  behavior: string;
-  decline_code: string | null;
-  decline_message: string | null;
-};
+/** A payment method, or the token it is made from: what a charge needs of either. */
+type MethodRow = Omit<repo.PaymentMethodRow, "organization_id" | "customer_id" | "created_at">;
 
 const summary = (pm: MethodRow): PaymentMethodSummary => ({
   id: pm.id,

@@ -1,25 +1,17 @@
-import type { Kysely, Transaction } from "kysely";
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import type { KassaDatabase } from "../../../db/schema.js";
 import type { Metadata } from "../../../kit/api/metadata.js";
 import type { Db } from "../../../kit/context.js";
 
 /** All SQL of the sandbox processor. Every query but the token's is scoped by organization. */
 
-export async function insertToken(
-  db: Db,
-  row: {
-    id: string;
-    brand: string;
-    last4: string;
-    exp_month: number;
-    exp_year: number;
-    behavior: string;
-    decline_code: string | null;
-    decline_message: string | null;
-    created_at: Date;
-    expires_at: Date;
-  },
-) {
+/** A confirmation token as it is made: not yet consumed. */
+export type TokenRow = Omit<
+  Selectable<KassaDatabase["kassa_sandbox_confirmation_token"]>,
+  "consumed_at" | "consumed_by"
+>;
+
+export async function insertToken(db: Db, row: TokenRow) {
   await db.insertInto("kassa_sandbox_confirmation_token").values(row).execute();
 }
 
@@ -82,19 +74,7 @@ export function findCustomer(db: Db, organizationId: string, id: string) {
     .executeTakeFirst();
 }
 
-export interface PaymentMethodRow {
-  id: string;
-  organization_id: string;
-  customer_id: string | null;
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-  behavior: string;
-  decline_code: string | null;
-  decline_message: string | null;
-  created_at: Date;
-}
+export type PaymentMethodRow = Selectable<KassaDatabase["kassa_sandbox_payment_method"]>;
 
 export async function insertPaymentMethod(db: Db, row: PaymentMethodRow) {
   await db.insertInto("kassa_sandbox_payment_method").values(row).execute();
@@ -121,20 +101,13 @@ export function listPaymentMethods(db: Db, organizationId: string, customerId: s
     .execute();
 }
 
-export interface ChargeRow {
-  id: string;
-  organization_id: string;
-  customer_id: string;
-  payment_method_id: string | null;
-  amount: number;
-  currency: string;
+export type ChargeRow = Omit<
+  Insertable<KassaDatabase["kassa_sandbox_charge"]>,
+  "metadata" | "amount_refunded"
+> & {
   status: "succeeded" | "failed";
-  decline_code: string | null;
-  failure_message: string | null;
-  off_session: boolean;
   metadata: Metadata;
-  created_at: Date;
-}
+};
 
 /** Records a charge; with `method`, the payment method it was made with too, in the same statement. */
 export async function insertCharge(db: Db, row: ChargeRow, method?: PaymentMethodRow) {
