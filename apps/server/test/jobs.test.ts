@@ -372,12 +372,12 @@ describe("job queue", () => {
         }
       },
     });
-    await database.db.transaction().execute(async (trx) => {
-      for (const word of ["first", "second", "third"]) {
-        await released.enqueue(trx, { word });
-        await sql`select pg_sleep(0.002)`.execute(trx); // distinct created_at: claimed in this order
-      }
-    });
+    // A transaction each, two milliseconds apart: distinct `created_at` (a transaction's time, to
+    // the millisecond on PGlite), so they are claimed in this order.
+    for (const word of ["first", "second", "third"]) {
+      await database.db.transaction().execute((trx) => released.enqueue(trx, { word }));
+      await new Promise((r) => setTimeout(r, 2));
+    }
     const worker = startJobWorker({
       db: database.db,
       clock,
@@ -488,8 +488,12 @@ describe("job queue", () => {
       },
     });
     // A transaction each: `created_at` is the transaction's time, and the claim takes the oldest.
-    for (const word of ["one", "two", "three", "four"])
+    // Two milliseconds apart: PGlite's clock counts milliseconds, and jobs of the same instant
+    // have no order between them.
+    for (const word of ["one", "two", "three", "four"]) {
       await database.db.transaction().execute((trx) => ahead.enqueue(trx, { word }));
+      await new Promise((r) => setTimeout(r, 2));
+    }
     const status = jobStatus("test.ahead");
     // A long lease: nothing is given back by the heartbeat during this test (the next one).
     const worker = startJobWorker({
@@ -550,8 +554,10 @@ describe("job queue", () => {
         if (word === "long") await blocked;
       },
     });
-    for (const word of ["long", "two", "three"])
+    for (const word of ["long", "two", "three"]) {
       await database.db.transaction().execute((trx) => stuck.enqueue(trx, { word }));
+      await new Promise((r) => setTimeout(r, 2)); // distinct `created_at` on PGlite's millisecond clock
+    }
     const status = jobStatus("test.stuck");
     // Lease 1.5 s: leases renewed, and held jobs given back, every 0.5 s.
     const busy = startJobWorker({
