@@ -292,14 +292,19 @@ export class SandboxProcessor implements PaymentProcessor {
       // Claiming the key as `closed` is the answer "none" and, in the same statement, makes any
       // later call under it fail with idempotency_key_reused: nothing can be charged under a key
       // after its caller was told nothing was. A call holding the key waits here until it ends.
-      const existing = await repo.claimIdempotencyKey(trx, {
+      const closed = await repo.storeIdempotentAnswer(trx, {
         organization_id: input.organizationId,
         key: input.idempotencyKey,
         operation: "closed",
         request_hash: "",
         created_at: this.clock.now(),
+        response: null,
       });
-      if (!existing || existing.operation === "closed") return { status: "none" };
+      if (closed) return { status: "none" };
+      const existing = await repo.findIdempotencyKey(trx, input.organizationId, input.idempotencyKey);
+      // Held a moment ago by the insert that found it: gone only if something deleted it meanwhile.
+      if (!existing) throw new Error("The idempotency key disappeared while it was read.");
+      if (existing.operation === "closed") return { status: "none" };
       if (existing.operation === "charge" || existing.operation === "charge.off_session") {
         const r = existing.response as ChargeResult;
         if (r.status === "succeeded")

@@ -159,30 +159,6 @@ export async function addRefund(
 }
 
 /**
- * Claims an idempotency key in the transaction. Returns null when this transaction owns it
- * (the caller runs the operation and stores its answer), else the stored row. A concurrent
- * claim of the same key waits here until the first transaction ends.
- */
-export async function claimIdempotencyKey(
-  trx: Transaction<KassaDatabase>,
-  row: { organization_id: string; key: string; operation: string; request_hash: string; created_at: Date },
-) {
-  const claimed = await trx
-    .insertInto("kassa_sandbox_idempotency")
-    .values({ ...row, response: "null" })
-    .onConflict((oc) => oc.columns(["organization_id", "key"]).doNothing())
-    .returning("key")
-    .executeTakeFirst();
-  if (claimed) return null;
-  return trx
-    .selectFrom("kassa_sandbox_idempotency")
-    .selectAll()
-    .where("organization_id", "=", row.organization_id)
-    .where("key", "=", row.key)
-    .executeTakeFirstOrThrow();
-}
-
-/**
  * Stores an operation's answer under its idempotency key, in the transaction that did the
  * operation. False when the key is already held (stored by another call, or by one still
  * running, which this insert waits for): the caller then undoes its transaction.
