@@ -3,13 +3,16 @@
  * `Database.prepare`: a registered SQL text runs as a named prepared statement on PostgreSQL
  * (parsed once per connection), gives the same rows as before, and keeps working when the
  * table under it changes. On PGlite the call changes nothing (its driver prepares every
- * statement), so there the same queries only have to give the same rows.
+ * statement), so there the same queries only have to give the same rows. On PostgreSQL every
+ * other statement with parameters that reads or writes rows is named from its second run
+ * (db/pg-client.ts), within its bounds, and survives its table changing shape under it.
  */
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { markHot } from "../src/db/hot-statements.js";
+import { MAX_PREPARED_PER_CONNECTION, MAX_PREPARED_TEXT } from "../src/db/pg-client.js";
 import { createTestDatabase, TEST_DB, type TestDatabase } from "./support/database.js";
 
 let testDb: TestDatabase;
@@ -88,10 +91,104 @@ describe("Database.prepare", () => {
   });
 });
 
+// Named statements of pg's: PostgreSQL only (PGlite's driver prepares every statement itself).
+if (TEST_DB === "postgres")
+  describe("every statement prepared from its second run", () => {
+    const named = async (text: string) => (await preparedStatements()).filter((s) => s.statement === text);
+
+    it("runs a text unnamed the first time and named from the second, with the same rows", async () => {
+      const text = "select t.id, t.a from prep_item t where t.a >= $1 order by t.id";
+      expect(await run(text, "2")).toEqual([{ id: "y", a: 2 }]);
+      expect(await named(text)).toEqual([]);
+      expect(await run(text, "1")).toEqual([
+        { id: "x", a: 1 },
+        { id: "y", a: 2 },
+      ]);
+      expect(await named(text)).toEqual([{ name: expect.stringMatching(/^kassa_\d+$/), statement: text }]);
+      expect(await run(text, "2")).toEqual([{ id: "y", a: 2 }]);
+      // Writes too, in and out of a transaction.
+      const insert = "insert into prep_item (id, a) values ($1, 5)";
+      for (const id of ["w1", "w2"]) await run(insert, id);
+      await database.db.transaction().execute((trx) => trx.executeQuery(CompiledQuery.raw(insert, ["w3"])));
+      expect((await named(insert)).length).toBe(1);
+      expect(await run("select t.id from prep_item t where t.a = $1 order by t.id", "5")).toEqual([
+        { id: "w1" },
+        { id: "w2" },
+        { id: "w3" },
+      ]);
+      await run("delete from prep_item where a = $1", "5");
+    });
+
+    it("leaves unnamed a text without parameters, one that is not a read or write of rows, and a very long one", async () => {
+      const plain = "select t.id from prep_item t where t.a = 1";
+      const setting = "select set_config('application_name', $1, false)";
+      const long = `select t.id from prep_item t where t.id = $1 ${"and t.a > 0 ".repeat(MAX_PREPARED_TEXT / 12)}`;
+      for (let i = 0; i < 3; i++) {
+        expect((await database.db.executeQuery(CompiledQuery.raw(plain))).rows).toEqual([{ id: "x" }]);
+        expect(await run(long, "y")).toEqual([{ id: "y" }]);
+        await database.db.executeQuery(CompiledQuery.raw("show application_name"));
+      }
+      await run(setting, "kassa-test");
+      await run(setting, "kassa-test");
+      expect(await named(plain)).toEqual([]);
+      expect(await named(long)).toEqual([]);
+      // A select is a select, whatever it calls: named like any other.
+      expect((await named(setting)).length).toBe(1);
+    });
+
+    it("keeps at most its bound of named statements on a connection, and runs the rest unnamed", async () => {
+      const texts = Array.from(
+        { length: MAX_PREPARED_PER_CONNECTION + 20 },
+        (_, i) => `select t.id, ${i} as n from prep_item t where t.id = $1`,
+      );
+      for (const text of texts) await run(text, "x");
+      for (const [i, text] of texts.entries()) expect(await run(text, "x")).toEqual([{ id: "x", n: i }]);
+      const count = await sql<{
+        count: number;
+      }>`select count(*)::int as count from pg_prepared_statements`.execute(database.db);
+      expect(count.rows[0]?.count).toBeLessThanOrEqual(MAX_PREPARED_PER_CONNECTION);
+      expect(count.rows[0]?.count).toBeGreaterThan(MAX_PREPARED_PER_CONNECTION - 30);
+    });
+  });
+
+// A table gaining a column under a prepared `select *`, as a newer Kassa's migration would do
+// while this one runs. Its own table and connection: the bound above is full on the other one.
+if (TEST_DB === "postgres")
+  describe("a prepared statement whose rows change shape", () => {
+    it("answers outside a transaction with the new column at once; inside one, fails that transaction only", async () => {
+      const other = await createTestDatabase();
+      const shaped = await openDatabase(
+        loadConfig({ ...other.env, DATABASE_POOL_SIZE: "1", LOG_LEVEL: "error" }),
+      );
+      try {
+        await sql`create table prep_shape (id text primary key, a int not null)`.execute(shaped.db);
+        await sql`insert into prep_shape values ('x', 1)`.execute(shaped.db);
+        const all = "select * from prep_shape where id = $1";
+        const read = async () => (await shaped.db.executeQuery(CompiledQuery.raw(all, ["x"]))).rows;
+        const readInTransaction = () =>
+          shaped.db
+            .transaction()
+            .execute(async (trx) => (await trx.executeQuery(CompiledQuery.raw(all, ["x"]))).rows);
+        await read();
+        expect(await read()).toEqual([{ id: "x", a: 1 }]);
+        await readInTransaction();
+        await sql`alter table prep_shape add column b text not null default 'new'`.execute(shaped.db);
+        expect(await read()).toEqual([{ id: "x", a: 1, b: "new" }]);
+        await sql`alter table prep_shape add column c int not null default 3`.execute(shaped.db);
+        await expect(readInTransaction()).rejects.toThrow(/cached plan must not change result type/);
+        expect(await readInTransaction()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
+        expect(await read()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
+      } finally {
+        await shaped.close();
+        await other.drop();
+      }
+    });
+  });
+
 // The switch concerns PostgreSQL only: PGlite has no named statements of pg's to turn off.
 if (TEST_DB === "postgres")
   describe("DATABASE_PREPARED_STATEMENTS=off", () => {
-    it("sends a registered text unnamed, with the same rows", async () => {
+    it("sends a registered text, a hot one and any other unnamed, with the same rows", async () => {
       const other = await createTestDatabase();
       const unprepared = await openDatabase(
         loadConfig({
@@ -111,6 +208,12 @@ if (TEST_DB === "postgres")
         markHot(hot);
         const hotRows = await unprepared.db.executeQuery(CompiledQuery.raw(hot, ["x"]));
         expect(hotRows.rows).toEqual([{ a: 1 }]);
+        // Nor is any other text, however often it runs.
+        const plain = "select t.id from prep_item t where t.a = $1";
+        for (let i = 0; i < 3; i++)
+          expect((await unprepared.db.executeQuery(CompiledQuery.raw(plain, [1]))).rows).toEqual([
+            { id: "x" },
+          ]);
         const statements = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(
           unprepared.db,
         );

@@ -5,9 +5,19 @@ import { isHot } from "./hot-statements.js";
  * The pg client Kassa's PostgreSQL pool uses (handed to the pool through its `Client` option, so
  * Kysely's Postgres dialect uses it unchanged). Two things differ from pg's own:
  *
- * - **Prepared statements.** The SQL texts registered with `Database.prepare`, or marked hot by a
- *   module (db/hot-statements.ts), go as named statements: parsed once per connection, then only
- *   bound and executed.
+ * - **Prepared statements.** A statement with parameters that reads or writes rows (`select`,
+ *   `insert`, `update`, `delete`, `with`) goes as a named statement from its second run in the
+ *   process: parsed and planned once per connection, then only bound and executed. PostgreSQL's
+ *   parse and plan of an unnamed statement cost more of its CPU than most of Kassa's statements
+ *   take to run. The texts registered with `Database.prepare`, or marked hot by a module
+ *   (db/hot-statements.ts), are named from their first run. Bounded: texts longer than
+ *   {@link MAX_PREPARED_TEXT}, more than {@link MAX_PREPARED_PER_CONNECTION} statements on a
+ *   connection or {@link MAX_PREPARED_TEXTS} texts in the process go unnamed, as pg sends them.
+ *   A table that changes under a prepared statement so that its rows change shape (a column
+ *   added under `select *`, a migration of a newer Kassa while this one runs) makes PostgreSQL
+ *   refuse the statement ("cached plan must not change result type"): the connection then
+ *   parses the text afresh under another name, and a statement outside a transaction is run
+ *   again at once; inside one, the error reaches the caller and the transaction rolls back.
  * - **A transaction's `begin` travels with its first statement.** Kysely sends `begin` and waits
  *   for its answer before the first statement: a round trip that carries nothing. Here `begin` is
  *   answered at once and held; the first statement then goes behind it in the same write, the two
@@ -15,11 +25,41 @@ import { isHot } from "./hot-statements.js";
  *   that ends before any statement sends nothing at all. An error in the statement reaches its
  *   caller as before, inside the open transaction, which Kysely then rolls back.
  *   Each round trip costs both processes a wake-up; a purchase opens five transactions.
+ *
+ * `names` maps a text to its statement name, shared by the pool's connections; `preparing`
+ * false (`DATABASE_PREPARED_STATEMENTS=off`) sends every statement unnamed.
  */
 export function kassaPgClient(names: Map<string, string>, preparing: boolean): typeof pg.Client {
+  /** Texts run once so far: the second run names them. */
+  const seenOnce = new Set<string>();
+
+  /** The process-wide name of `text`, if it is to run as a named statement. */
+  function nameOf(text: string, values: unknown[]): string | undefined {
+    const name = names.get(text);
+    if (name || !preparing) return name;
+    // A text a module marked hot (db/hot-statements.ts) is named at its first run.
+    if (!isHot(text)) {
+      if (values.length === 0 || text.length > MAX_PREPARED_TEXT || !PREPARABLE.test(text)) return undefined;
+      if (!seenOnce.has(text)) {
+        if (seenOnce.size >= MAX_PREPARED_TEXTS * 4) seenOnce.clear();
+        seenOnce.add(text);
+        return undefined;
+      }
+      seenOnce.delete(text);
+    }
+    if (names.size >= MAX_PREPARED_TEXTS) return undefined;
+    const named = `kassa_${names.size + 1}`;
+    names.set(text, named);
+    return named;
+  }
+
   return class KassaPgClient extends pg.Client {
     /** The `begin` (or `start transaction ...`) held until the transaction's first statement. */
     private heldBegin: string | undefined;
+    /** Statement names this connection has used (each parsed here once). */
+    private readonly used = new Set<string>();
+    /** Texts whose statement this connection parses afresh under another name (see above). */
+    private readonly renamed = new Map<string, string>();
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
     override query(...args: any[]): any {
@@ -27,6 +67,10 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       if (args.length !== 2 || typeof text !== "string" || !Array.isArray(values))
         // biome-ignore lint/suspicious/noExplicitAny: see above.
         return (super.query as (...a: any[]) => any)(...args);
+      return this.send(text, values, false);
+    }
+
+    private send(text: string, values: unknown[], retried: boolean): Promise<pg.QueryResult> {
       if (values.length === 0 && TRANSACTION_START.test(text) && this.heldBegin === undefined) {
         this.heldBegin = text;
         return Promise.resolve(emptyResult("BEGIN"));
@@ -35,12 +79,33 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       this.heldBegin = undefined;
       if (begin !== undefined && values.length === 0 && TRANSACTION_END.test(text))
         return Promise.resolve(emptyResult(text.toUpperCase()));
-      let name = names.get(text);
-      // A text a module marked hot (db/hot-statements.ts) is named at its first run.
-      if (!name && preparing && isHot(text)) {
-        name = `kassa_${names.size + 1}`;
-        names.set(text, name);
-      }
+      const name = this.connectionName(text, values);
+      const sent = this.sendNamed(begin, text, values, name);
+      if (!name) return sent;
+      const outside = begin === undefined && this.getTransactionStatus() === "I";
+      return sent.catch((error: unknown) => {
+        if (!resultTypeChanged(error)) throw error;
+        this.renamed.set(text, `${name}_${this.used.size + 1}`);
+        if (outside && !retried) return this.send(text, values, true);
+        throw error;
+      });
+    }
+
+    /** The name `text` runs under on this connection, if any. */
+    private connectionName(text: string, values: unknown[]): string | undefined {
+      const name = this.renamed.get(text) ?? nameOf(text, values);
+      if (!name || this.used.has(name)) return name;
+      if (this.used.size >= MAX_PREPARED_PER_CONNECTION) return undefined;
+      this.used.add(name);
+      return name;
+    }
+
+    private sendNamed(
+      begin: string | undefined,
+      text: string,
+      values: unknown[],
+      name: string | undefined,
+    ): Promise<pg.QueryResult> {
       if (begin === undefined) return name ? super.query({ name, text, values }) : super.query(text, values);
       // A named statement not yet parsed on this connection goes after its own `begin`: the
       // begin's ParseComplete would otherwise mark it parsed before its own parse succeeded.
@@ -58,6 +123,24 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       });
     }
   };
+}
+
+/** Statements that read or write rows: the ones worth preparing. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\s/i;
+/** Longer texts (a batch of a thousand rows' values) are not kept as prepared statements. */
+export const MAX_PREPARED_TEXT = 16_384;
+/** Named statements one connection keeps at most; later texts run unnamed on it. */
+export const MAX_PREPARED_PER_CONNECTION = 256;
+/** Texts the process names at most. */
+export const MAX_PREPARED_TEXTS = 2_000;
+
+/** PostgreSQL's refusal of a prepared statement whose rows changed shape under it. */
+function resultTypeChanged(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: string }).code === "0A000" &&
+    /cached plan must not change result type/.test(error.message)
+  );
 }
 
 const TRANSACTION_START = /^(begin|start transaction\b[a-z ]*)$/i;
