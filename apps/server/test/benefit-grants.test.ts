@@ -558,6 +558,46 @@ describe("the buyer's confirmation mail", () => {
     );
   });
 
+  it("carries what the order says in its job, and a job queued without it (an older Kassa's) reads it: the same mail", async () => {
+    const s = await shop("Carried");
+    const note = await benefit(s, { type: "custom", description: "Note", properties: { note: "hi" } });
+    for (const benefits of [[], [note]]) {
+      const bought = await buy(s, await product(s, benefits));
+      const email = await emailOf(bought.customerId);
+      const [first] = await eventually(
+        () => mailsTo(email),
+        (rows) => expect(rows).toHaveLength(1),
+      );
+      const [job] = await server.sql<{ payload: Record<string, unknown> }>(
+        "select payload from kassa_job where name = 'orders.confirmation-mail' and payload->>'orderId' = $1",
+        bought.orderId,
+      );
+      expect(job!.payload.known).toMatchObject({
+        customerId: bought.customerId,
+        productName: "Pack",
+        totalAmount: 2000,
+        currency: "usd",
+        hasBenefits: benefits.length > 0,
+        renewsOn: null,
+      });
+      const { known: _known, ...older } = job!.payload;
+      await server.sql(
+        "insert into kassa_job (name, payload) values ('orders.confirmation-mail', $1::jsonb)",
+        JSON.stringify({ ...older, wait: 0 }),
+      );
+      const mails = await eventually(
+        () => mailsTo(email),
+        (rows) => expect(rows).toHaveLength(2),
+      );
+      // The same mail but for the links' signatures and expiry (signed when each was sent).
+      const unsigned = (text: string) => text.replace(/\?expires=[^\s"<]*/g, "");
+      expect(unsigned(mails[1]!.text_body)).toBe(unsigned(first!.text_body));
+      expect(first!.text_body).toContain("You paid $20.00");
+      if (benefits.length > 0) expect(first!.text_body).toContain("- Note: hi");
+      else expect(first!.text_body).not.toContain("What you get");
+    }
+  });
+
   it("a subscription's first order says when it renews", async () => {
     const s = await shop("Renewing");
     const bought = await buy(s, await product(s, [], true));

@@ -66,24 +66,6 @@ export async function lockCustomerGrants(db: Db, customerId: string) {
 }
 
 /**
- * Whether a product has a live benefit of the organization attached: what a paid one-time order
- * of it adds to its customer's entitlements (`entitlements` below reads the same join).
- */
-export async function productHasBenefits(
-  db: Db,
-  organizationId: string,
-  productId: string,
-): Promise<boolean> {
-  const { rows } = await sql<{ found: boolean }>`
-    select exists (
-      select 1 from kassa_product_benefit pb
-      join kassa_benefit b on b.id = pb.benefit_id and b.deleted_at is null
-      where pb.product_id = ${productId} and b.organization_id = ${organizationId}
-    ) as found`.execute(db);
-  return rows[0]?.found === true;
-}
-
-/**
  * What the customer is entitled to now, from the database: the live benefits of the products
  * of their active, trialing and past-due subscriptions, and of their paid one-time orders that
  * no succeeded refund with `revoke_benefits` took back. Nothing for a deleted customer.

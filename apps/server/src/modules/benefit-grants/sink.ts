@@ -2,6 +2,7 @@ import type { BenefitType } from "@kassa/contracts/v1";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx, EventSink } from "../../kit/context.js";
+import { productWiresOnce } from "../products/index.js";
 import { enqueueGrantSyncs } from "./jobs.js";
 import * as repo from "./repository.js";
 import { STRATEGIES } from "./strategies/index.js";
@@ -37,14 +38,13 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
     // (entitlements are the benefits of paid orders' and live subscriptions' products): no sync,
     // which spares a purchase a job and its transaction. Whatever else moves a customer's
     // entitlements (a subscription's events, a refund, an edit of the product) syncs on its own.
+    // The product's live benefits as the order's own rendering read them (products/memo.ts):
+    // the fulfilment that records this event has already read the product, so no statement.
     const productId = text(data.product_id);
-    if (
-      data.billing_reason === "purchase" &&
-      !subscriptionId &&
-      productId &&
-      !(await repo.productHasBenefits(trx, organizationId, productId))
-    )
-      return [];
+    if (data.billing_reason === "purchase" && !subscriptionId && productId) {
+      const [product] = await productWiresOnce(trx, organizationId, [productId]);
+      if (product && product.benefits.length === 0) return [];
+    }
     return one(text(data.customer_id));
   }
   if (type === "refund.created" || type === "refund.updated")

@@ -15,7 +15,7 @@ import { documentUrl } from "../invoices/index.js";
 import { findLicenseKey } from "../license-keys/index.js";
 import { findOrder } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
-import { findProducts } from "../products/index.js";
+import { findProducts, productWiresOnce } from "../products/index.js";
 import { findSubscription } from "../subscriptions/index.js";
 
 export const CONFIRMATION_JOB = "orders.confirmation-mail";
@@ -25,10 +25,45 @@ const DOCUMENT_LINK_TTL_SECONDS = 30 * 24 * 3600;
 /** The grants are made by their own job: the mail waits for them, a second at a time, this often. */
 const GRANT_WAITS = 15;
 
+/**
+ * What the mail says of its order, as the `order.paid` event that queued it carried it (the
+ * transaction that paid the order has it all in hand): the job then reads only the customer and
+ * the organization, and the benefits when the product has some. Absent (a job queued before
+ * this existed), the job reads the order, its product and its subscription.
+ */
+const Known = z.object({
+  customerId: z.string(),
+  productId: z.string().nullable(),
+  productName: z.string().nullable(),
+  totalAmount: z.number().int(),
+  currency: z.string(),
+  invoiceNumber: z.string(),
+  subscriptionId: z.string().nullable(),
+  /** The date the subscription renews on (`YYYY-MM-DD`), null when none or canceled. */
+  renewsOn: z.string().nullable(),
+  /** Whether the product had live benefits when the order was paid. */
+  hasBenefits: z.boolean(),
+});
+type Known = z.output<typeof Known>;
+
 const Payload = z.object({
   organizationId: z.string(),
   orderId: z.string(),
   wait: z.number().int().default(0),
+  known: Known.optional(),
+});
+
+/** The fields of the `order.paid` event's order (Polar's Order) that the mail uses. */
+const PaidOrder = z.object({
+  id: z.string(),
+  customer_id: z.string(),
+  product_id: z.string().nullable(),
+  product: z.object({ name: z.string() }).nullable(),
+  total_amount: z.number().int(),
+  currency: z.string(),
+  invoice_number: z.string(),
+  subscription_id: z.string().nullable(),
+  subscription: z.object({ status: z.string(), current_period_end: z.string() }).nullable(),
 });
 
 export interface OrderMailDeps {
@@ -70,27 +105,24 @@ async function sendConfirmation(
   payload: z.output<typeof Payload>,
 ): Promise<"sent" | "waiting" | "nobody"> {
   const { organizationId, orderId } = payload;
-  const order = await findOrder(db, organizationId, orderId);
+  const order = payload.known ?? (await readKnown(db, organizationId, orderId));
   if (!order) return "nobody";
-  const customer = await findCustomer(db, organizationId, order.customer_id);
-  if (!customer?.email || customer.deleted_at) return "nobody";
-  const [organization, [product], sub] = await Promise.all([
+  const [customer, organization] = await Promise.all([
+    findCustomer(db, organizationId, order.customerId),
     findOrganization(db, organizationId),
-    order.product_id ? findProducts(db, organizationId, [order.product_id]) : Promise.resolve([]),
-    order.subscription_id
-      ? findSubscription(db, organizationId, order.subscription_id)
-      : Promise.resolve(undefined),
   ]);
-  const benefits = order.product_id
-    ? ((await benefitsByProduct(db, organizationId, [order.product_id])).get(order.product_id) ?? [])
-    : [];
+  if (!customer?.email || customer.deleted_at) return "nobody";
+  const benefits =
+    order.productId && order.hasBenefits
+      ? ((await benefitsByProduct(db, organizationId, [order.productId])).get(order.productId) ?? [])
+      : [];
   // A product without benefits has no grants to wait for or to name.
   const grants =
     benefits.length === 0
       ? []
       : await grantsOfCause(db, organizationId, customer.id, {
-          orderId: order.subscription_id ? null : order.id,
-          subscriptionId: order.subscription_id,
+          orderId: order.subscriptionId ? null : orderId,
+          subscriptionId: order.subscriptionId,
         });
   const settled = (b: BenefitWire) =>
     grants.some((g) => g.benefit_id === b.id && (g.granted_at !== null || g.error !== null));
@@ -114,17 +146,73 @@ async function sendConfirmation(
       to: customer.email,
       name: customer.name,
       organizationName: organization?.name ?? "the seller",
-      productName: product?.name ?? "your purchase",
-      amount: formatMoney(order.total_amount, order.currency),
-      invoiceNumber: order.invoice_number,
-      renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.toISOString().slice(0, 10) : null,
+      productName: order.productName ?? "your purchase",
+      amount: formatMoney(order.totalAmount, order.currency),
+      invoiceNumber: order.invoiceNumber,
+      renewsOn: order.renewsOn,
       benefits: lines,
-      receiptUrl: documentUrl(env, "receipt", order.id, now, "html"),
-      invoiceUrl: documentUrl(env, "invoice", order.id, now, "html"),
+      receiptUrl: documentUrl(env, "receipt", orderId, now, "html"),
+      invoiceUrl: documentUrl(env, "invoice", orderId, now, "html"),
       portalUrl: `${deps.baseURL}/portal/${encodeURIComponent(organization?.slug ?? "")}`,
     }),
   );
   return "sent";
+}
+
+/** What the mail says of the order, read (a job queued without `known`). */
+async function readKnown(
+  db: Kysely<KassaDatabase>,
+  organizationId: string,
+  orderId: string,
+): Promise<Known | undefined> {
+  const order = await findOrder(db, organizationId, orderId);
+  if (!order) return undefined;
+  const [[product], sub] = await Promise.all([
+    order.product_id ? findProducts(db, organizationId, [order.product_id]) : Promise.resolve([]),
+    order.subscription_id
+      ? findSubscription(db, organizationId, order.subscription_id)
+      : Promise.resolve(undefined),
+  ]);
+  return {
+    customerId: order.customer_id,
+    productId: order.product_id,
+    productName: product?.name ?? null,
+    totalAmount: order.total_amount,
+    currency: order.currency,
+    invoiceNumber: order.invoice_number,
+    subscriptionId: order.subscription_id,
+    renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.toISOString().slice(0, 10) : null,
+    hasBenefits: true,
+  };
+}
+
+/**
+ * What the mail says of the order in the `order.paid` event `data`, with whether its product has
+ * live benefits as the paying transaction read it (products/memo.ts: no statement of its own);
+ * undefined when the event does not have the shape of an order.
+ */
+async function knownOfEvent(
+  trx: Parameters<EventSink["enqueue"]>[0],
+  organizationId: string,
+  data: unknown,
+): Promise<Known | undefined> {
+  const parsed = PaidOrder.safeParse(data);
+  if (!parsed.success) return undefined;
+  const order = parsed.data;
+  const [product] = order.product_id ? await productWiresOnce(trx, organizationId, [order.product_id]) : [];
+  const sub = order.subscription;
+  return {
+    customerId: order.customer_id,
+    productId: order.product_id,
+    productName: order.product?.name ?? null,
+    totalAmount: order.total_amount,
+    currency: order.currency,
+    invoiceNumber: order.invoice_number,
+    subscriptionId: order.subscription_id,
+    renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.slice(0, 10) : null,
+    // A product not found (deleted since) is read again by the job, as before.
+    hasBenefits: product ? product.benefits.length > 0 : true,
+  };
 }
 
 /** One line of "What you get": the benefit's name, and what the buyer needs to know now. */
@@ -181,7 +269,11 @@ export function orderMailsSink(inner: EventSink): EventSink {
       if ((reason === "purchase" || reason === "subscription_create") && typeof data.id === "string")
         await enqueueWithEvents(trx, {
           name: CONFIRMATION_JOB,
-          payload: Payload.parse({ organizationId: event.organizationId, orderId: data.id }),
+          payload: Payload.parse({
+            organizationId: event.organizationId,
+            orderId: data.id,
+            known: await knownOfEvent(trx, event.organizationId, data),
+          }),
         });
     },
     ...(inner.flush ? { flush: inner.flush.bind(inner) } : {}),
