@@ -16,7 +16,14 @@ let acme: Merchant;
 let token: string;
 let productId: string;
 
-const SCOPES = ["products:write", "meters:write", "benefits:write", "custom_fields:write", "files:write"];
+const SCOPES = [
+  "products:write",
+  "meters:write",
+  "benefits:write",
+  "custom_fields:write",
+  "files:write",
+  "checkouts:write",
+];
 
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
@@ -189,6 +196,32 @@ describe("product reads while the catalog changes", () => {
     await warm();
     await server.sql("update kassa_file set name = 'cover-2.png' where id = $1", created.body.id);
     expect((await reads()).one.medias.map((m: Json) => m.name)).toEqual(["cover-2.png"]);
+  });
+
+  it("a checkout created after a change shows it (the create reads its products at the catalog version)", async () => {
+    const made = await call(server, token, "POST", "/v1/products/", {
+      name: "Checkout item",
+      prices: [{ amount_type: "fixed", price_amount: 1200, price_currency: "usd" }],
+    });
+    expect(made.status).toBe(201);
+    const create = async () => {
+      const res = await call(server, token, "POST", "/v1/checkouts/", { products: [made.body.id] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as Json;
+    };
+    await create();
+    const before = await create();
+    expect(before.product.name).toBe("Checkout item");
+    expect(before.amount).toBe(1200);
+    await server.sql("update kassa_product set name = 'Renamed in SQL' where id = $1", made.body.id);
+    expect((await create()).product.name).toBe("Renamed in SQL");
+    const repriced = await call(server, token, "PATCH", `/v1/products/${made.body.id}`, {
+      prices: [{ amount_type: "fixed", price_amount: 2500, price_currency: "usd" }],
+    });
+    expect(repriced.status, JSON.stringify(repriced.body)).toBe(200);
+    const after = await create();
+    expect(after.amount).toBe(2500);
+    expect(after.product_price.price_amount).toBe(2500);
   });
 
   it("a change made outside the API (plain SQL, as another process) reaches the next read", async () => {

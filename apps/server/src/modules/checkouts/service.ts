@@ -16,7 +16,13 @@ import {
   findDiscountByCode,
   findDiscountsById,
 } from "../discounts/index.js";
-import { type PriceWire, type ProductWire, productOfPrice, productWiresOnce } from "../products/index.js";
+import {
+  type PriceWire,
+  type ProductWire,
+  pinCatalogVersion,
+  productOfPrice,
+  productWiresOnce,
+} from "../products/index.js";
 import type { TaxCalculator } from "../tax/index.js";
 import { type CustomFieldData, validateCustomFieldData } from "./custom-field-data.js";
 import { CheckoutExpired, CheckoutNotFound, fieldError, NotOpenCheckout } from "./errors.js";
@@ -230,6 +236,9 @@ export async function createCheckout({
       ids = [owner];
     }
     ids = [...new Set(ids)];
+    // At the catalog version the request's authentication read, or read now: the products this
+    // process already built at that version cost no statement (products/memo.ts).
+    await pinCatalogVersion(trx, org, ctx.catalogVersion);
     const products = await loadProducts(trx, org, ids);
     ids.forEach((id, i) => {
       if (!products.has(id))

@@ -50,7 +50,8 @@ export function catalogVersionSql(organizationId: RawBuilder<unknown>): RawBuild
     where organization_id = ${organizationId}), '0')`;
 }
 
-async function catalogVersion(db: Db, organizationId: string): Promise<string> {
+/** The organization's catalog version now (one primary-key select). */
+export async function catalogVersion(db: Db, organizationId: string): Promise<string> {
   const result = await db.executeQuery<{ version: string }>(CompiledQuery.raw(VERSION_SQL, [organizationId]));
   return result.rows[0]?.version ?? "0";
 }

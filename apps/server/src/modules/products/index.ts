@@ -1,5 +1,11 @@
 export { catalogVersionSql, configureCatalogCache } from "./catalog-cache.js";
-export { findProductsOnce, pricesToWireOnce, productWiresOnce, useCatalogVersion } from "./memo.js";
+export {
+  findProductsOnce,
+  pinCatalogVersion,
+  pricesToWireOnce,
+  productWiresOnce,
+  useCatalogVersion,
+} from "./memo.js";
 export {
   activePrices,
   findPrices,

@@ -1,6 +1,6 @@
 import type { Db } from "../../kit/context.js";
 import { txMemo } from "../../kit/tx-memo.js";
-import { catalogCacheOn } from "./catalog-cache.js";
+import { catalogCacheOn, catalogVersion } from "./catalog-cache.js";
 import { findProducts, type ProductRow } from "./repository.js";
 import type { PriceWire, ProductWire } from "./schemas.js";
 import { pricesToWire, productsToWire } from "./wire.js";
@@ -45,6 +45,16 @@ export function useCatalogVersion(db: Db, organizationId: string, version: strin
   const known = versions.get(db) ?? new Map<string, string>();
   versions.set(db, known);
   known.set(organizationId, version);
+}
+
+/**
+ * `useCatalogVersion` for a transaction that has not read the version with a row of its own:
+ * `known` (the request's authentication read it) or read now, one primary-key select in place
+ * of the two that read a product's row and answer when this process has them at that version.
+ */
+export async function pinCatalogVersion(db: Db, organizationId: string, known?: string): Promise<void> {
+  if (!db.isTransaction || !catalogCacheOn()) return;
+  useCatalogVersion(db, organizationId, known ?? (await catalogVersion(db, organizationId)));
 }
 
 async function throughShared<K extends "row" | "wire">(
