@@ -155,7 +155,7 @@ if (TEST_DB === "postgres")
 // while this one runs. Its own table and connection: the bound above is full on the other one.
 if (TEST_DB === "postgres")
   describe("a prepared statement whose rows change shape", () => {
-    it("answers outside a transaction with the new column at once; inside one, fails that transaction only", async () => {
+    it("answers outside a transaction with the new column at once; inside one, fails that transaction only; and after the server forgot it", async () => {
       const other = await createTestDatabase();
       const shaped = await openDatabase(
         loadConfig({ ...other.env, DATABASE_POOL_SIZE: "1", LOG_LEVEL: "error" }),
@@ -178,6 +178,15 @@ if (TEST_DB === "postgres")
         await expect(readInTransaction()).rejects.toThrow(/cached plan must not change result type/);
         expect(await readInTransaction()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
         expect(await read()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
+        // The server forgets every statement (as a pooler's reset does): parsed again, answered.
+        await sql`deallocate all`.execute(shaped.db);
+        expect(await read()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
+        await sql`discard all`.execute(shaped.db);
+        await expect(readInTransaction()).rejects.toThrow(/does not exist/);
+        expect(await readInTransaction()).toEqual([{ id: "x", a: 1, b: "new", c: 3 }]);
+        const named = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements
+          where statement = ${all}`.execute(shaped.db);
+        expect(named.rows[0]?.n).toBe(1);
       } finally {
         await shaped.close();
         await other.drop();

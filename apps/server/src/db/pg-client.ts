@@ -18,6 +18,8 @@ import { isHot } from "./hot-statements.js";
  *   refuse the statement ("cached plan must not change result type"): the connection then
  *   parses the text afresh under another name, and a statement outside a transaction is run
  *   again at once; inside one, the error reaches the caller and the transaction rolls back.
+ *   A statement the server no longer has (`DEALLOCATE ALL`, `DISCARD ALL` run on the connection)
+ *   is parsed again at its next run, and likewise sent again at once outside a transaction.
  * - **A transaction's `begin` travels with its first statement.** Kysely sends `begin` and waits
  *   for its answer before the first statement: a round trip that carries nothing. Here `begin` is
  *   answered at once and held; the first statement then goes behind it in the same write, the two
@@ -84,8 +86,10 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       if (!name) return sent;
       const outside = begin === undefined && this.getTransactionStatus() === "I";
       return sent.catch((error: unknown) => {
-        if (!resultTypeChanged(error)) throw error;
-        this.renamed.set(text, `${name}_${this.used.size + 1}`);
+        if (resultTypeChanged(error)) this.renamed.set(text, `${name}_${this.used.size + 1}`);
+        // Gone from the server (`DEALLOCATE ALL`, `DISCARD ALL`): parsed again at its next run.
+        else if (statementGone(error)) delete parsedStatementsOf(this)[name];
+        else throw error;
         if (outside && !retried) return this.send(text, values, true);
         throw error;
       });
@@ -133,6 +137,11 @@ export const MAX_PREPARED_TEXT = 16_384;
 export const MAX_PREPARED_PER_CONNECTION = 256;
 /** Texts the process names at most. */
 export const MAX_PREPARED_TEXTS = 2_000;
+
+/** PostgreSQL's answer to a statement name it no longer has (SQLSTATE 26000). */
+function statementGone(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: string }).code === "26000";
+}
 
 /** PostgreSQL's refusal of a prepared statement whose rows changed shape under it. */
 function resultTypeChanged(error: unknown): boolean {
