@@ -134,7 +134,7 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\s/i;
 /** Longer texts (a batch of a thousand rows' values) are not kept as prepared statements. */
 export const MAX_PREPARED_TEXT = 16_384;
 /** Named statements one connection keeps at most; later texts run unnamed on it. */
-export const MAX_PREPARED_PER_CONNECTION = 256;
+export const MAX_PREPARED_PER_CONNECTION = 128;
 /** Texts the process names at most. */
 export const MAX_PREPARED_TEXTS = 2_000;
 
