@@ -11,8 +11,10 @@ import { isHot } from "./hot-statements.js";
  *   parse and plan of an unnamed statement cost more of its CPU than most of Kassa's statements
  *   take to run. The texts registered with `Database.prepare`, or marked hot by a module
  *   (db/hot-statements.ts), are named from their first run. Bounded: texts longer than
- *   {@link MAX_PREPARED_TEXT}, more than {@link MAX_PREPARED_PER_CONNECTION} statements on a
- *   connection or {@link MAX_PREPARED_TEXTS} texts in the process go unnamed, as pg sends them.
+ *   {@link MAX_PREPARED_TEXT}, or beyond {@link MAX_PREPARED_TEXTS} texts in the process, go
+ *   unnamed, as pg sends them; a connection keeps {@link MAX_PREPARED_PER_CONNECTION}
+ *   statements at most, and closes the least recently used one (in the same write as the next
+ *   statement) to parse another.
  *   A table that changes under a prepared statement so that its rows change shape (a column
  *   added under `select *`, a migration of a newer Kassa while this one runs) makes PostgreSQL
  *   refuse the statement ("cached plan must not change result type"): the connection then
@@ -58,10 +60,11 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
   return class KassaPgClient extends pg.Client {
     /** The `begin` (or `start transaction ...`) held until the transaction's first statement. */
     private heldBegin: string | undefined;
-    /** Statement names this connection has used (each parsed here once). */
+    /** Statement names this connection keeps, least recently used first. */
     private readonly used = new Set<string>();
     /** Texts whose statement this connection parses afresh under another name (see above). */
     private readonly renamed = new Map<string, string>();
+    private renames = 0;
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
     override query(...args: any[]): any {
@@ -82,11 +85,15 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       if (begin !== undefined && values.length === 0 && TRANSACTION_END.test(text))
         return Promise.resolve(emptyResult(text.toUpperCase()));
       const name = this.connectionName(text, values);
-      const sent = this.sendNamed(begin, text, values, name);
+      const close = name ? this.evicted(name) : undefined;
+      const sent = this.sendNamed(begin, { text, values, name, queryMode: "extended" }, close);
       if (!name) return sent;
       const outside = begin === undefined && this.getTransactionStatus() === "I";
       return sent.catch((error: unknown) => {
-        if (resultTypeChanged(error)) this.renamed.set(text, `${name}_${this.used.size + 1}`);
+        if (resultTypeChanged(error)) {
+          this.renames += 1;
+          this.renamed.set(text, `${name}_r${this.renames}`);
+        }
         // Gone from the server (`DEALLOCATE ALL`, `DISCARD ALL`): parsed again at its next run.
         else if (statementGone(error)) delete parsedStatementsOf(this)[name];
         else throw error;
@@ -95,33 +102,44 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       });
     }
 
-    /** The name `text` runs under on this connection, if any. */
+    /** The name `text` runs under on this connection, if any, made the most recently used. */
     private connectionName(text: string, values: unknown[]): string | undefined {
       const name = this.renamed.get(text) ?? nameOf(text, values);
-      if (!name || this.used.has(name)) return name;
-      if (this.used.size >= MAX_PREPARED_PER_CONNECTION) return undefined;
+      if (!name) return undefined;
+      this.used.delete(name);
       this.used.add(name);
       return name;
     }
 
-    private sendNamed(
-      begin: string | undefined,
-      text: string,
-      values: unknown[],
-      name: string | undefined,
-    ): Promise<pg.QueryResult> {
-      if (begin === undefined) return name ? super.query({ name, text, values }) : super.query(text, values);
+    /**
+     * The statement to close on the server before `name` is parsed, when the connection keeps its
+     * most: the least recently used one, forgotten here at once (its Close goes in the same write).
+     */
+    private evicted(name: string): string | undefined {
+      if (this.used.size <= MAX_PREPARED_PER_CONNECTION || name in parsedStatementsOf(this)) return undefined;
+      const [oldest] = this.used;
+      if (oldest === undefined || oldest === name) return undefined;
+      this.used.delete(oldest);
+      delete parsedStatementsOf(this)[oldest];
+      return oldest;
+    }
+
+    private sendNamed(begin: string | undefined, config: QueryConfig, close: string | undefined) {
+      const { name, text, values } = config;
+      if (begin === undefined && close === undefined)
+        return name ? super.query({ name, text, values }) : super.query(text, values);
       // A named statement not yet parsed on this connection goes after its own `begin`: the
       // begin's ParseComplete would otherwise mark it parsed before its own parse succeeded.
-      if (name && !(name in parsedStatementsOf(this))) {
-        const started = super.query(begin);
-        return started.then(() => super.query({ name, text, values }));
-      }
-      return new Promise((resolve, reject) => {
-        const query = new BeginThenQuery(
-          begin,
-          { text, values, name, queryMode: "extended" },
-          (error, result) => (error ? reject(error) : resolve(result)),
+      if (begin !== undefined && name && !(name in parsedStatementsOf(this)))
+        return super.query(begin).then(() => this.prefixed(undefined, config, close));
+      return this.prefixed(begin, config, close);
+    }
+
+    /** `config` behind a held `begin` and a Close of an evicted statement, in one write. */
+    private prefixed(begin: string | undefined, config: QueryConfig, close: string | undefined) {
+      return new Promise<pg.QueryResult>((resolve, reject) => {
+        const query = new PrefixedQuery(begin, close, config, (error, result) =>
+          error ? reject(error) : resolve(result),
         );
         super.query(query as unknown as pg.QueryConfig);
       });
@@ -133,7 +151,7 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\s/i;
 /** Longer texts (a batch of a thousand rows' values) are not kept as prepared statements. */
 export const MAX_PREPARED_TEXT = 16_384;
-/** Named statements one connection keeps at most; later texts run unnamed on it. */
+/** Named statements one connection keeps at most: the least recently used one is closed for another. */
 export const MAX_PREPARED_PER_CONNECTION = 128;
 /** Texts the process names at most. */
 export const MAX_PREPARED_TEXTS = 2_000;
@@ -168,6 +186,7 @@ function parsedStatementsOf(client: pg.Client): Record<string, string> {
 /** The parts of pg's protocol connection and Query that a query sent behind a `begin` uses. */
 interface ProtocolConnection {
   stream: { cork(): void; uncork(): void };
+  close(target: { type: "S"; name: string }): void;
   parse(query: { text: string }): void;
   bind(config: Record<string, never>): void;
   execute(config: Record<string, never>): void;
@@ -176,35 +195,45 @@ interface QueryInternals {
   submit(connection: ProtocolConnection): Error | null;
   handleCommandComplete(message: unknown, connection: ProtocolConnection): void;
 }
+/** A statement as this module hands it to pg's Query. */
+type QueryConfig = { text: string; values: unknown[]; name: string | undefined; queryMode: "extended" };
+
 /** pg's Query as this module subclasses it: its typings declare `submit` a property. */
 const QueryBase = pg.Query as unknown as new (
-  config: { text: string; values: unknown[]; name?: string; queryMode: "extended" },
+  config: QueryConfig,
   values: undefined,
   callback: (error: Error | undefined, result: pg.QueryResult) => void,
 ) => QueryInternals;
 
 /**
- * A statement sent behind a transaction's `begin` in one write: Parse, Bind and Execute of the
- * `begin` (unnamed), then the statement's own messages and Sync. The server answers both at once;
- * the `begin`'s CommandComplete is the first one back and is not a result of the statement.
+ * A statement sent in one write behind what goes before it: the Close of a prepared statement
+ * the connection evicts (its CloseComplete is ignored by pg), and a transaction's `begin` (Parse,
+ * Bind and Execute, unnamed); then the statement's own messages and Sync. The server answers all
+ * at once; the `begin`'s CommandComplete is the first one back and is not a result of the
+ * statement.
  */
-class BeginThenQuery extends QueryBase {
-  private beginAnswered = false;
+class PrefixedQuery extends QueryBase {
+  private beginAnswered: boolean;
 
   constructor(
-    private readonly begin: string,
-    config: { text: string; values: unknown[]; name?: string; queryMode: "extended" },
+    private readonly begin: string | undefined,
+    private readonly close: string | undefined,
+    config: QueryConfig,
     callback: (error: Error | undefined, result: pg.QueryResult) => void,
   ) {
     super(config, undefined, callback);
+    this.beginAnswered = begin === undefined;
   }
 
   override submit(connection: ProtocolConnection): Error | null {
     connection.stream.cork();
     try {
-      connection.parse({ text: this.begin });
-      connection.bind({});
-      connection.execute({});
+      if (this.close !== undefined) connection.close({ type: "S", name: this.close });
+      if (this.begin !== undefined) {
+        connection.parse({ text: this.begin });
+        connection.bind({});
+        connection.execute({});
+      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork();
