@@ -21,11 +21,11 @@ export interface Database {
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /**
-   * Asks that this exact SQL text (as Kysely compiles it) run as a prepared statement, parsed
-   * and planned once per connection instead of at every call. For the hottest fixed queries
-   * only, and only those whose result columns cannot change with the schema (a column added
-   * under a prepared `select *` makes PostgreSQL refuse the statement). On PGlite it changes
-   * nothing: Kassa's driver prepares every statement there already.
+   * Asks that this exact SQL text (as Kysely compiles it) run as a prepared statement from its
+   * first run; every other statement with parameters is prepared from its second (db/pg-client.ts).
+   * For the hottest fixed queries, best with their result columns listed: a column added under a
+   * prepared `select *` makes PostgreSQL refuse it once on each connection (pg-client.ts then
+   * parses it again). On PGlite it changes nothing: Kassa's driver prepares every statement there.
    */
   prepare(sqlText: string): void;
   /**

@@ -3,8 +3,10 @@ import { CompiledQuery, type QueryExecutorProvider, type RawBuilder } from "kyse
 /**
  * SQL texts a module marks as hot: fixed text (as Kysely compiles it), run on a read path of
  * every request, whose result columns are listed (no `select *`). Each PostgreSQL database
- * runs them as named prepared statements, parsed and planned once per connection, as it does
- * the texts given to `Database.prepare`, unless `DATABASE_PREPARED_STATEMENTS=off`. Process-wide
+ * runs them as named prepared statements from their first run (every other statement with
+ * parameters is named from its second: db/pg-client.ts), parsed and planned once per
+ * connection, as it does the texts given to `Database.prepare`, unless
+ * `DATABASE_PREPARED_STATEMENTS=off`. Process-wide
  * because the modules that compile them hold no `Database`; marking changes nothing on PGlite
  * (its driver prepares every statement) and nothing in the rows a statement gives.
  */

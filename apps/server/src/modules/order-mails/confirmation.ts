@@ -159,6 +159,11 @@ async function sendConfirmation(
   return "sent";
 }
 
+/** The date a subscription renews on (`YYYY-MM-DD` of its period's end), null once canceled. */
+function renewalDate(status: string, currentPeriodEnd: string): string | null {
+  return status === "canceled" ? null : currentPeriodEnd.slice(0, 10);
+}
+
 /** What the mail says of the order, read (a job queued without `known`). */
 async function readKnown(
   db: Kysely<KassaDatabase>,
@@ -181,7 +186,7 @@ async function readKnown(
     currency: order.currency,
     invoiceNumber: order.invoice_number,
     subscriptionId: order.subscription_id,
-    renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.toISOString().slice(0, 10) : null,
+    renewsOn: sub ? renewalDate(sub.status, sub.current_period_end.toISOString()) : null,
     hasBenefits: true,
   };
 }
@@ -209,7 +214,7 @@ async function knownOfEvent(
     currency: order.currency,
     invoiceNumber: order.invoice_number,
     subscriptionId: order.subscription_id,
-    renewsOn: sub && sub.status !== "canceled" ? sub.current_period_end.slice(0, 10) : null,
+    renewsOn: sub ? renewalDate(sub.status, sub.current_period_end) : null,
     // A product not found (deleted since) is read again by the job, as before.
     hasBenefits: product ? product.benefits.length > 0 : true,
   };

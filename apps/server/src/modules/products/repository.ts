@@ -72,8 +72,8 @@ export async function listProducts(
   let withParts = db.selectFrom(pageQuery.as("p")).selectAll("p").select(productParts(organizationId));
   for (const s of sorting) withParts = withParts.orderBy(`p.${s.field}`, s.direction);
   const compiled = withParts.orderBy("p.id").compile();
-  // Unfiltered, the text is one per sorting: prepared once per connection on PostgreSQL (a
-  // filtered list's text varies with its filters and stays unnamed).
+  // Unfiltered, the text is one per sorting: prepared from its first run on PostgreSQL (a
+  // filtered list's text varies with its filters: prepared from its second, db/pg-client.ts).
   const unfiltered =
     !filters.ids?.length &&
     !filters.query &&
