@@ -109,9 +109,16 @@ export async function benchBillingApi(opts: {
       ratio: pair.subject.throughput / pair.baseline.throughput,
     });
   };
+  // BENCH_API_LINES (comma-separated, each a part of a line's name: "products/ token,cookie")
+  // runs only the lines it names, e.g. to profile one of them.
+  const only = (process.env.BENCH_API_LINES ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const wanted = (name: string) => only.length === 0 || only.some((part) => name.includes(part));
   try {
-    for (const [name, op] of reads) await measure("read", name, op);
-    for (const [name, op] of writes) await measure("write", name, op);
+    for (const [name, op] of reads) if (wanted(name)) await measure("read", name, op);
+    for (const [name, op] of writes) if (wanted(name)) await measure("write", name, op);
   } finally {
     client.close();
   }

@@ -9,6 +9,7 @@ import { type RateLimitStore, verdictOf } from "../kit/rate-limit.js";
 import type { Mailer } from "../mail/mailer.js";
 import { mailTemplates } from "../mail/templates.js";
 import { adminAc, adminRoles, organizationAc, organizationRoles } from "./access-control.js";
+import { installQuietAuthStorage } from "./async-storage.js";
 import { withSpecMessagesInBeforeHooks } from "./spec/before-hooks.js";
 import { kassaSpecPlugin } from "./spec-plugin.js";
 
@@ -282,6 +283,9 @@ function betterAuthStorage(store: RateLimitStore) {
 }
 
 export function createAuth(deps: AuthDeps) {
+  // Before Better Auth creates its own: storages that switch their promise hooks off between
+  // its calls (auth/async-storage.ts).
+  installQuietAuthStorage();
   const options = buildAuthOptions(deps);
   return { auth: betterAuth(options), options };
 }
