@@ -24,7 +24,8 @@
  * Prints the ratios. Uses PGlite unless DATABASE_URL is set. Rate limiting is off. The server
  * is one process (WEB_CONCURRENCY=1) for every line but the cores line.
  * `BENCH_ONLY` (comma-separated: sign-in, get-session, products, api, cores, license-keys, webhooks,
- * checkout, renewals, metrics, metrics-ui, usage) runs only those lines; `BENCH_KASSA_ARGS` passes flags to the Kassa
+ * checkout, renewals, metrics, metrics-ui, usage) runs only those lines (`BENCH_API_LINES` picks among the api
+ * line's requests by parts of their names); `BENCH_KASSA_ARGS` passes flags to the Kassa
  * process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it). `BENCH_CHECKOUT_CONCURRENCY`
  * (default 8) sets the purchases in flight: 1 shows a purchase's and its `order.paid`'s own
  * latency, without the wait for a busy process.
