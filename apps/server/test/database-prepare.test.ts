@@ -8,7 +8,8 @@
  * (db/pg-client.ts), within its bounds, and survives its table changing shape under it.
  */
 import { CompiledQuery, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { markHot } from "../src/db/hot-statements.js";
@@ -201,6 +202,65 @@ if (TEST_DB === "postgres")
         expect(named.rows[0]?.n).toBe(1);
       } finally {
         await shaped.close();
+        await other.drop();
+      }
+    });
+  });
+
+// pg's Describe and RowDescription: PostgreSQL only.
+if (TEST_DB === "postgres")
+  describe("a prepared statement's rows described once", () => {
+    it("reads later runs with the first run's fields, and describes a statement parsed anew", async () => {
+      const other = await createTestDatabase();
+      const typed = await openDatabase(
+        loadConfig({ ...other.env, DATABASE_POOL_SIZE: "1", LOG_LEVEL: "error" }),
+      );
+      // Every RowDescription pg turns into a result's fields, whichever query class receives it.
+      const described = vi.spyOn(
+        pg.Query.prototype as { handleRowDescription(m: unknown): void },
+        "handleRowDescription",
+      );
+      try {
+        await sql`create table prep_typed (id text primary key, a int not null, at timestamptz not null,
+          doc jsonb not null, price numeric(12,2) not null)`.execute(typed.db);
+        await sql`insert into prep_typed values ('x', 1, '2026-11-29T10:00:00Z', '{"k": [1]}', 12.5),
+          ('y', 2, '2026-11-30T10:00:00Z', '{"k": []}', 0)`.execute(typed.db);
+        const text = "select id, a, at, doc, price from prep_typed where id = $1";
+        markHot(text);
+        const read = async (id: string) => (await typed.db.executeQuery(CompiledQuery.raw(text, [id]))).rows;
+        const x = { id: "x", a: 1, at: new Date("2026-11-29T10:00:00Z"), doc: { k: [1] }, price: "12.50" };
+        const y = { id: "y", a: 2, at: new Date("2026-11-30T10:00:00Z"), doc: { k: [] }, price: "0.00" };
+        const before = described.mock.calls.length;
+        expect(await read("x")).toEqual([x]);
+        expect(described.mock.calls.length).toBe(before + 1);
+        // Later runs, in and out of a transaction (its `begin` sent with the statement): the same
+        // rows, parsed the same way, and nothing described again.
+        expect(await read("y")).toEqual([y]);
+        expect(await read("nobody")).toEqual([]);
+        const inTransaction = await typed.db
+          .transaction()
+          .execute(async (trx) => (await trx.executeQuery(CompiledQuery.raw(text, ["x"]))).rows);
+        expect(inTransaction).toEqual([x]);
+        expect(described.mock.calls.length).toBe(before + 1);
+
+        // The column changes type: PostgreSQL refuses the statement, the connection parses it
+        // under another name, and its rows are described (and parsed) as they are now.
+        await sql`alter table prep_typed alter column a type text using a::text`.execute(typed.db);
+        expect(await read("x")).toEqual([{ ...x, a: "1" }]);
+        expect(described.mock.calls.length).toBe(before + 2);
+        expect(await read("y")).toEqual([{ ...y, a: "2" }]);
+        expect(described.mock.calls.length).toBe(before + 2);
+
+        // The server forgets the statement and the column changes again: parsed anew under the
+        // same name, described anew, not read with the fields it had before.
+        await sql`deallocate all`.execute(typed.db);
+        await sql`alter table prep_typed alter column a type boolean using (a = '1')`.execute(typed.db);
+        expect(await read("x")).toEqual([{ ...x, a: true }]);
+        expect(await read("y")).toEqual([{ ...y, a: false }]);
+        expect(described.mock.calls.length).toBe(before + 3);
+      } finally {
+        described.mockRestore();
+        await typed.close();
         await other.drop();
       }
     });

@@ -30,6 +30,14 @@ import { isHot } from "./hot-statements.js";
  *   caller as before, inside the open transaction, which Kysely then rolls back.
  *   Each round trip costs both processes a wake-up; a purchase opens five transactions.
  *
+ * - **A prepared statement's rows described once.** pg asks the server to describe every
+ *   statement's rows at each run (a Describe, and a RowDescription back that pg turns into the
+ *   result's fields and a parser per column). A named statement's rows keep their shape for as
+ *   long as the connection keeps it (PostgreSQL refuses to run it otherwise: see above), so the
+ *   connection keeps the fields and parsers of its first run after the parse and sends the
+ *   later runs as Bind, Execute and Sync only. A statement parsed again (after a Close, a
+ *   rename, `DEALLOCATE`) is described again at that run.
+ *
  * `names` maps a text to its statement name, shared by the pool's connections; `preparing`
  * false (`DATABASE_PREPARED_STATEMENTS=off`) sends every statement unnamed.
  */
@@ -65,6 +73,8 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
     /** Texts whose statement this connection parses afresh under another name (see above). */
     private readonly renamed = new Map<string, string>();
     private renames = 0;
+    /** The rows' shape of each named statement this connection has run since its parse. */
+    private readonly shapes = new Map<string, RowShape>();
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this forwards them all.
     override query(...args: any[]): any {
@@ -120,14 +130,14 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       const [oldest] = this.used;
       if (oldest === undefined || oldest === name) return undefined;
       this.used.delete(oldest);
+      this.shapes.delete(oldest);
       delete parsedStatementsOf(this)[oldest];
       return oldest;
     }
 
     private sendNamed(begin: string | undefined, config: QueryConfig, close: string | undefined) {
       const { name, text, values } = config;
-      if (begin === undefined && close === undefined)
-        return name ? super.query({ name, text, values }) : super.query(text, values);
+      if (begin === undefined && close === undefined && !name) return super.query(text, values);
       // A named statement not yet parsed on this connection goes after its own `begin`: the
       // begin's ParseComplete would otherwise mark it parsed before its own parse succeeded.
       if (begin !== undefined && name && !(name in parsedStatementsOf(this)))
@@ -135,10 +145,10 @@ export function kassaPgClient(names: Map<string, string>, preparing: boolean): t
       return this.prefixed(begin, config, close);
     }
 
-    /** `config` behind a held `begin` and a Close of an evicted statement, in one write. */
+    /** `config` behind a held `begin` and a Close of an evicted statement, if any, in one write. */
     private prefixed(begin: string | undefined, config: QueryConfig, close: string | undefined) {
       return new Promise<pg.QueryResult>((resolve, reject) => {
-        const query = new PrefixedQuery(begin, close, config, (error, result) =>
+        const query = new KassaQuery(begin, close, this.shapes, config, (error, result) =>
           error ? reject(error) : resolve(result),
         );
         super.query(query as unknown as pg.QueryConfig);
@@ -190,10 +200,35 @@ interface ProtocolConnection {
   parse(query: { text: string }): void;
   bind(config: Record<string, never>): void;
   execute(config: Record<string, never>): void;
+  describe(target: { type: "P"; name: string }): void;
+  parsedStatements: Record<string, string>;
+}
+/** What pg's Result keeps of a RowDescription (its fields, a parser each, an empty row). */
+interface ResultShape {
+  fields: unknown[];
+  _parsers: unknown[] | undefined;
+  _prebuiltEmptyResultObject: Record<string, null> | undefined;
+  _types: unknown;
+  rowAsArray: boolean;
 }
 interface QueryInternals {
+  name: string | undefined;
+  callback: unknown;
+  _result: ResultShape;
+  _accumulateRows: unknown;
+  listeners(event: "row"): unknown[];
   submit(connection: ProtocolConnection): Error | null;
+  prepare(connection: ProtocolConnection): void;
+  handleRowDescription(message: unknown): void;
   handleCommandComplete(message: unknown, connection: ProtocolConnection): void;
+}
+/** A named statement's rows as its first run after its parse described them. */
+interface RowShape {
+  fields: unknown[];
+  parsers: unknown[];
+  empty: Record<string, null>;
+  /** The type parsers (the client's) the parsers came from. */
+  types: unknown;
 }
 /** A statement as this module hands it to pg's Query. */
 type QueryConfig = { text: string; values: unknown[]; name: string | undefined; queryMode: "extended" };
@@ -210,14 +245,17 @@ const QueryBase = pg.Query as unknown as new (
  * the connection evicts (its CloseComplete is ignored by pg), and a transaction's `begin` (Parse,
  * Bind and Execute, unnamed); then the statement's own messages and Sync. The server answers all
  * at once; the `begin`'s CommandComplete is the first one back and is not a result of the
- * statement.
+ * statement. A named statement the connection has parsed and run before goes without its
+ * Describe, its rows read with the fields and parsers of that run (`shapes`); its first run after
+ * a parse records them.
  */
-class PrefixedQuery extends QueryBase {
+class KassaQuery extends QueryBase {
   private beginAnswered: boolean;
 
   constructor(
     private readonly begin: string | undefined,
     private readonly close: string | undefined,
+    private readonly shapes: Map<string, RowShape>,
     config: QueryConfig,
     callback: (error: Error | undefined, result: pg.QueryResult) => void,
   ) {
@@ -238,6 +276,37 @@ class PrefixedQuery extends QueryBase {
     } finally {
       connection.stream.uncork();
     }
+  }
+
+  override prepare(connection: ProtocolConnection): void {
+    const name = this.name;
+    const shape = name && name in connection.parsedStatements ? this.shapes.get(name) : undefined;
+    if (name && !shape) this.shapes.delete(name);
+    if (!shape || !this.sameParsers(shape)) return super.prepare(connection);
+    // pg's own Bind, Execute and Sync, without the Describe between them.
+    super.prepare(Object.create(connection, { describe: { value: () => {} } }) as ProtocolConnection);
+    const result = this._result;
+    result.fields = shape.fields;
+    result._parsers = shape.parsers;
+    result._prebuiltEmptyResultObject = shape.empty;
+    this._accumulateRows = this.callback || this.listeners("row").length === 0;
+  }
+
+  override handleRowDescription(message: unknown): void {
+    super.handleRowDescription(message);
+    const result = this._result;
+    if (this.name && !result.rowAsArray && result._parsers && result._prebuiltEmptyResultObject)
+      this.shapes.set(this.name, {
+        fields: result.fields,
+        parsers: result._parsers,
+        empty: result._prebuiltEmptyResultObject,
+        types: result._types,
+      });
+  }
+
+  /** Rows as objects, read with the type parsers the shape's were taken from (the client's). */
+  private sameParsers(shape: RowShape): boolean {
+    return !this._result.rowAsArray && this._result._types === shape.types;
   }
 
   override handleCommandComplete(message: unknown, connection: ProtocolConnection): void {
