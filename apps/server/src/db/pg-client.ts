@@ -282,7 +282,10 @@ class KassaQuery extends QueryBase {
     const name = this.name;
     const shape = name && name in connection.parsedStatements ? this.shapes.get(name) : undefined;
     if (name && !shape) this.shapes.delete(name);
-    if (!shape || !this.sameParsers(shape)) return super.prepare(connection);
+    if (!shape || !this.sameParsers(shape)) {
+      super.prepare(connection);
+      return;
+    }
     // pg's own Bind, Execute and Sync, without the Describe between them.
     super.prepare(Object.create(connection, { describe: { value: () => {} } }) as ProtocolConnection);
     const result = this._result;
