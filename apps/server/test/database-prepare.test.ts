@@ -217,7 +217,7 @@ if (TEST_DB === "postgres")
       );
       // Every RowDescription pg turns into a result's fields, whichever query class receives it.
       const described = vi.spyOn(
-        pg.Query.prototype as { handleRowDescription(m: unknown): void },
+        pg.Query.prototype as unknown as { handleRowDescription(m: unknown): void },
         "handleRowDescription",
       );
       try {
