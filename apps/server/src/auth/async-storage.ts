@@ -70,8 +70,3 @@ export function installQuietAuthStorage(): void {
   if (!context) throw new Error("Better Auth's global context is not where Kassa expects it");
   for (const key of STORAGE_KEYS) context[key] ??= new QuietStorage();
 }
-
-/** Whether any quiet storage is enabled now (tests: off between Better Auth calls). */
-export function quietAuthStorageEnabled(): boolean {
-  return storages.some((storage) => (storage as unknown as { enabled: boolean }).enabled);
-}
