@@ -36,7 +36,8 @@ import { isHot } from "./hot-statements.js";
  *   long as the connection keeps it (PostgreSQL refuses to run it otherwise: see above), so the
  *   connection keeps the fields and parsers of its first run after the parse and sends the
  *   later runs as Bind, Execute and Sync only. A statement parsed again (after a Close, a
- *   rename, `DEALLOCATE`) is described again at that run.
+ *   rename, `DEALLOCATE`) is described again at that run; one that returns no rows (an insert
+ *   without `returning`) gets no RowDescription to keep and keeps its Describe.
  *
  * `names` maps a text to its statement name, shared by the pool's connections; `preparing`
  * false (`DATABASE_PREPARED_STATEMENTS=off`) sends every statement unnamed.
