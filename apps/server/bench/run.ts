@@ -31,7 +31,7 @@
  * latency, without the wait for a busy process.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { randomBytes, scrypt } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -44,6 +44,7 @@ import { type LoadResult, leanHttp, runPaired } from "./load.js";
 import { benchMetrics, type MetricsBenchResult } from "./metrics.js";
 import type { LongTasks, MetricsUiResult } from "./metrics-ui.js";
 import { benchRenewals } from "./renewals.js";
+import { scryptAllocators, scryptOnce } from "./scrypt-rate.js";
 import { BATCHED_IN_FLIGHT, benchUsage, type UsageBenchResult } from "./usage.js";
 import { benchWebhooks } from "./webhooks.js";
 
@@ -121,18 +122,6 @@ function stop(child: ChildProcess) {
     child.kill("SIGTERM");
   });
 }
-
-/** Better Auth 1.7's password hash: scrypt N=16384, r=16, p=1, 64-byte key (node:crypto, libuv pool). */
-const scryptOnce = (password: string, salt: string) =>
-  new Promise<boolean>((resolve) =>
-    scrypt(
-      password.normalize("NFKC"),
-      salt,
-      64,
-      { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 * 2 },
-      (e) => resolve(!e),
-    ),
-  );
 
 const brief = ({ latencies: _, ...r }: LoadResult) => r;
 
@@ -242,6 +231,13 @@ async function main() {
           });
         })()
       : undefined;
+    // What the allocator does to the hash itself: fresh processes without and with huge pages
+    // (the pair above runs both sides with this process's setting, which `npm run bench` makes
+    // the same as `npm start`'s).
+    const allocators =
+      runs("sign-in") && process.platform === "linux"
+        ? await scryptAllocators(concurrency, SECONDS, 2)
+        : undefined;
     const bareRoute = async () => {
       const r = await client.request(`http://127.0.0.1:${baseline.port}/baseline`);
       return r.status === 200;
@@ -425,7 +421,12 @@ async function main() {
     if (signInPair) {
       console.log(line(`raw scrypt x${concurrency}`, signInPair.baseline));
       console.log(line(`POST /sign-in/email x${concurrency}`, signInPair.subject));
+      console.log(`  (both with GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES || "unset"}; kit/huge-pages.ts)`);
     }
+    if (allocators)
+      console.log(
+        `raw scrypt x${concurrency} in a fresh process: ${allocators.plain.toFixed(1)}/s without huge pages, ${allocators.huge.toFixed(1)}/s with ${allocators.tunable} (${(allocators.huge / allocators.plain).toFixed(2)}x)`,
+      );
     if (sessionPair) {
       console.log(line(`bare Hono + PK select x${httpConcurrency}`, sessionPair.baseline));
       console.log(line(`GET /get-session x${httpConcurrency}`, sessionPair.subject));

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
 import type { KassaConfig } from "./config.js";
+import { withHugePages } from "./kit/huge-pages.js";
 import type { Logger } from "./kit/logger.js";
 import { prepareDatabase } from "./prepare-database.js";
 
@@ -43,7 +44,9 @@ export async function runCluster(config: KassaConfig, logger: Logger): Promise<v
   const restarts = new Set<ReturnType<typeof setTimeout>>();
 
   const fork = () => {
-    const worker = cluster.fork();
+    // Workers hash the passwords: their allocator gets huge pages even when the primary was
+    // started without them (kit/huge-pages.ts).
+    const worker = cluster.fork({ GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) });
     workers.set(worker.id, worker);
     return worker;
   };

@@ -1,4 +1,5 @@
 // Runs on both databases: several server processes on one database (node:cluster, WEB_CONCURRENCY) need PostgreSQL; on PGlite, that more than one is refused.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import pg from "pg";
@@ -134,7 +135,13 @@ if (TEST_DB === "postgres") {
       pool.on("error", () => {});
       cleanups.push(() => pool.end().catch(() => {}));
       // Many sign-ups from one address within seconds: Better Auth's limits would refuse them.
-      server = await startMain({ ...db.env, WEB_CONCURRENCY: "2", RATE_LIMIT: "off" });
+      // A tunable of the operator's own: the workers keep it and get huge pages beside it.
+      server = await startMain({
+        ...db.env,
+        WEB_CONCURRENCY: "2",
+        RATE_LIMIT: "off",
+        GLIBC_TUNABLES: "glibc.malloc.arena_max=8",
+      });
       const started = await waitForOutput(server, /with 2 worker processes \(pids (\d+), (\d+)\)/);
       pids = [Number(started[1]), Number(started[2])];
       expect(new Set(pids).size).toBe(2);
@@ -144,6 +151,15 @@ if (TEST_DB === "postgres") {
       // The primary applied the migrations before forking; the workers found nothing to do.
       expect(output.match(/applied migration 0001_mail/g)).toHaveLength(1);
       expect(output).not.toMatch(/\[worker \d+ pid \d+\] applied migration/);
+      // The workers hash the passwords: their allocator was started on huge pages
+      // (kit/huge-pages.ts), the primary's environment left as it was.
+      // Read from the process's first environment (/proc/PID/environ), where glibc, parsing the
+      // variable at start, has put a NUL in place of each ':'.
+      const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, "utf8");
+      for (const pid of pids)
+        expect(environ(pid)).toContain("\0GLIBC_TUNABLES=glibc.malloc.arena_max=8\0glibc.malloc.hugetlb=1\0");
+      expect(environ(server.child.pid as number)).toContain("\0GLIBC_TUNABLES=glibc.malloc.arena_max=8\0");
+      expect(environ(server.child.pid as number)).not.toContain("hugetlb");
     });
 
     it("requests are answered by both workers", async () => {
