@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: sign-in and get-session throughput and latency of a real Kassa server,
  * each beside a baseline measured in the same run on the same machine:
- *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit;
+ *  - sign-in vs raw scrypt (Better Auth's parameters) on all cores: the hashing limit, both
+ *    sides with this process's GLIBC_TUNABLES; and raw scrypt in fresh processes without and
+ *    with huge pages (bench/scrypt-rate.ts, kit/huge-pages.ts);
  *  - get-session vs a bare Hono route doing one primary-key select on the same database kind;
  *  - authenticated `GET /v1/products/` and `GET /v1/products/{id}` (an organization access token,
  *    and the session cookie; ten products with prices) vs the same bare route, and
