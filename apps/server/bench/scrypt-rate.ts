@@ -6,7 +6,12 @@
 import { fork } from "node:child_process";
 import { randomBytes, scrypt } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { HUGE_PAGES_TUNABLE, withHugePages } from "../src/kit/huge-pages.js";
+import {
+  envWithTunables,
+  HUGE_PAGES_TUNABLE,
+  withHugePages,
+  withoutHugePages,
+} from "../src/kit/huge-pages.js";
 
 /** Better Auth 1.7's password hash: scrypt N=16384, r=16, p=1, 64-byte key (node:crypto, libuv pool). */
 export const scryptOnce = (password: string, salt: string) =>
@@ -36,11 +41,8 @@ async function rate(concurrency: number, seconds: number): Promise<number> {
 }
 
 function childRate(tunables: string | undefined, concurrency: number, seconds: number): Promise<number> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "GLIBC_TUNABLES") env[k] = v;
-  if (tunables) env.GLIBC_TUNABLES = tunables;
   const child = fork(fileURLToPath(import.meta.url), ["--child", String(concurrency), String(seconds)], {
-    env,
+    env: envWithTunables(tunables),
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -55,14 +57,11 @@ function childRate(tunables: string | undefined, concurrency: number, seconds: n
  * turns (`rounds` each), as hashes a second.
  */
 export async function scryptAllocators(concurrency: number, seconds: number, rounds: number) {
-  const without = (process.env.GLIBC_TUNABLES ?? "")
-    .split(":")
-    .filter((t) => t && !t.startsWith("glibc.malloc.hugetlb="))
-    .join(":");
+  const without = withoutHugePages(process.env.GLIBC_TUNABLES);
   const sides = { plain: 0, huge: 0 };
   for (let i = 0; i < rounds; i++) {
-    sides.plain += await childRate(without || undefined, concurrency, seconds / rounds);
-    sides.huge += await childRate(withHugePages(without || undefined), concurrency, seconds / rounds);
+    sides.plain += await childRate(without, concurrency, seconds / rounds);
+    sides.huge += await childRate(withHugePages(without), concurrency, seconds / rounds);
   }
   return { plain: sides.plain / rounds, huge: sides.huge / rounds, tunable: HUGE_PAGES_TUNABLE };
 }

@@ -3,10 +3,15 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { HUGE_PAGES_TUNABLE, withHugePages } from "../src/kit/huge-pages.js";
+import {
+  envWithTunables,
+  HUGE_PAGES_TUNABLE,
+  withHugePages,
+  withoutHugePages,
+} from "../src/kit/huge-pages.js";
 
 describe("GLIBC_TUNABLES for huge pages", () => {
-  it("is added when unset, appended to an operator's own tunables, and left alone when already said either way", () => {
+  it("is added when unset, appended to an operator's own tunables, and left alone when already said either way; taken out for a comparison", () => {
     expect(HUGE_PAGES_TUNABLE).toBe("glibc.malloc.hugetlb=1");
     expect(withHugePages(undefined)).toBe("glibc.malloc.hugetlb=1");
     expect(withHugePages("")).toBe("glibc.malloc.hugetlb=1");
@@ -15,14 +20,18 @@ describe("GLIBC_TUNABLES for huge pages", () => {
     expect(withHugePages("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2")).toBe(
       "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2",
     );
+    expect(withoutHugePages(undefined)).toBeUndefined();
+    expect(withoutHugePages("glibc.malloc.hugetlb=1")).toBeUndefined();
+    expect(withoutHugePages("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1")).toBe(
+      "glibc.malloc.arena_max=2",
+    );
+    expect(envWithTunables(undefined, { A: "1", GLIBC_TUNABLES: "x" })).toEqual({ A: "1" });
+    expect(envWithTunables("y", { A: "1", GLIBC_TUNABLES: "x" })).toEqual({ A: "1", GLIBC_TUNABLES: "y" });
   });
 
   // Four hashes with Better Auth's parameters in a fresh process; the page faults they cost.
   const hashFaults = async (tunables: string | undefined) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env))
-      if (v !== undefined && k !== "GLIBC_TUNABLES") env[k] = v;
-    if (tunables !== undefined) env.GLIBC_TUNABLES = tunables;
+    const env = envWithTunables(tunables);
     const script = `
       const { scryptSync } = require("node:crypto");
       const hash = () => scryptSync("a password", "a salt", 64, { N: 16384, r: 16, p: 1, maxmem: 64 * 1024 * 1024 });

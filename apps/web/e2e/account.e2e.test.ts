@@ -361,6 +361,8 @@ describe("account, API keys and admin pages in a browser", () => {
 
     // The admin sees Bob's session and revokes it: Bob is signed out.
     await admin.reload();
+    // The sessions load after the page: a click on a button their arrival re-renders can be lost.
+    await admin.waitForLoadState("networkidle");
     await admin.getByRole("button", { name: /^Revoke the session on / }).click();
     await admin
       .getByRole("dialog", { name: "Revoke this session?" })

@@ -17,3 +17,23 @@ export function withHugePages(tunables: string | undefined): string {
   if (tunables.split(":").some((t) => t.startsWith("glibc.malloc.hugetlb="))) return tunables;
   return `${tunables}:${HUGE_PAGES_TUNABLE}`;
 }
+
+/** `GLIBC_TUNABLES` without any huge-pages setting (undefined when nothing else is left). */
+export function withoutHugePages(tunables: string | undefined): string | undefined {
+  const rest = (tunables ?? "")
+    .split(":")
+    .filter((t) => t && !t.startsWith("glibc.malloc.hugetlb="))
+    .join(":");
+  return rest || undefined;
+}
+
+/** A copy of `env` (this process's by default) whose `GLIBC_TUNABLES` is `tunables` (none if undefined). */
+export function envWithTunables(
+  tunables: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== "GLIBC_TUNABLES") out[k] = v;
+  if (tunables !== undefined) out.GLIBC_TUNABLES = tunables;
+  return out;
+}
