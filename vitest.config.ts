@@ -64,7 +64,10 @@ export default defineConfig({
           include: ["apps/web/test/**/*.test.{ts,tsx}"],
           environment: "happy-dom",
           setupFiles: ["apps/web/test/setup.ts"],
-          testTimeout: 15_000,
+          // A test may wait for two or three lazy pages (`slow`, 14 s each at most): in CI they
+          // run beside the type check and the server lanes on two cores, where one test of
+          // three page loads once took over 15 s.
+          testTimeout: 30_000,
           // One module graph per worker, not one per file: every file imports Mantine, the
           // icons and the router, which cost more CPU than most files' tests (about 45% less
           // CPU on a measured sample). Each test renders its own app and query client, and
