@@ -16,7 +16,13 @@ import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
-import { configureIngestGroups, eventJobs, startEventPartitioner } from "./modules/events/index.js";
+import { configureOrphanClaims } from "./modules/customer-meters/index.js";
+import {
+  configureIngestGroups,
+  eventJobs,
+  orphanClaimStatement,
+  startEventPartitioner,
+} from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { flushLicenseKeyValidations, forgetOrganizationLicenseKeys } from "./modules/license-keys/index.js";
 import { createConnections } from "./modules/oauth-accounts/index.js";
@@ -127,6 +133,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   const database = await openDatabase(config, logger);
   configureCatalogCache(config.catalogCacheMb);
   configureIngestGroups(config.usage.ingestGroupInFlight);
+  configureOrphanClaims(orphanClaimStatement);
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;

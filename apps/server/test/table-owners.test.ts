@@ -41,7 +41,6 @@ const OWNERS: Record<string, string> = {
   kassa_event_default: "modules/events",
   kassa_customer_meter: "modules/customer-meters",
   kassa_customer_meter_value: "modules/customer-meters",
-  kassa_customer_meter_claim: "modules/customer-meters",
   kassa_meter_ledger: "modules/customer-meters",
   kassa_order: "modules/orders",
   kassa_order_item: "modules/orders",

@@ -153,13 +153,6 @@ export interface CustomerMeterValueTable {
   value: Json<unknown>;
 }
 
-export interface CustomerMeterClaimTable {
-  organization_id: string;
-  customer_id: string;
-  external_id: string;
-  claimed_at: Date;
-}
-
 export interface MeterLedgerTable {
   id: string;
   organization_id: string;
@@ -899,7 +892,6 @@ export interface KassaDatabase {
   kassa_customer_meter: CustomerMeterTable;
   kassa_event_state_notice: EventStateNoticeTable;
   kassa_customer_meter_value: CustomerMeterValueTable;
-  kassa_customer_meter_claim: CustomerMeterClaimTable;
   kassa_meter_ledger: MeterLedgerTable;
   kassa_custom_field: CustomFieldTable;
   kassa_product: ProductTable;

@@ -44,6 +44,7 @@ import { migration as m0909_webhook_event_seq } from "./0909_webhook_event_seq.j
 import { migration as m0911_event_no_organization_fk } from "./0911_event_no_organization_fk.js";
 import { migration as m0912_webhook_delivery_no_send_fk } from "./0912_webhook_delivery_no_send_fk.js";
 import { migration as m0913_meter_totals_fillfactor } from "./0913_meter_totals_fillfactor.js";
+import { migration as m0914_claimed_events_carry_customer } from "./0914_claimed_events_carry_customer.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -87,4 +88,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0911_event_no_organization_fk": m0911_event_no_organization_fk,
   "0912_webhook_delivery_no_send_fk": m0912_webhook_delivery_no_send_fk,
   "0913_meter_totals_fillfactor": m0913_meter_totals_fillfactor,
+  "0914_claimed_events_carry_customer": m0914_claimed_events_carry_customer,
 };

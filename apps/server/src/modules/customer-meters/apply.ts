@@ -117,15 +117,23 @@ export function ingestUpsertCtes(organizationId: string, meters: MeterRow[], now
   }));
 }
 
-export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
-  if (input.meters.length === 0) return;
+/** The statement that folds `input.source` into every meter's rows (the `unique` values aside), ending in `tail`. */
+function upsertsStatement(input: ApplyInput, tail: RawBuilder<unknown>) {
   const source = sql`src as materialized (${input.source})`;
   // Each meter's upsert touches its own rows, so they can share one statement.
   const upserts = input.meters.map((meter, i) => sql`${sql.raw(`m${i}`)} as (${upsert(input, meter)})`);
-  await sql`with ${sql.join([source, ...upserts])} select 1`.execute(db);
+  return sql`with ${sql.join([source, ...upserts])} ${tail}`;
+}
+
+/**
+ * unique: the values new to each row are inserted, and each row's count grows by them (the
+ * rows exist: the first statement made them). A value already in a row's set is skipped, so
+ * events read again change nothing.
+ */
+async function foldUniqueValues(db: Db, input: ApplyInput): Promise<void> {
   const uniques = input.meters.filter((m) => (m.aggregation as AggregationValue).func === "unique");
   if (uniques.length === 0) return;
-  // unique: the values new to each row are inserted, and each row's count grows by them.
+  const source = sql`src as materialized (${input.source})`;
   const steps = uniques.flatMap((meter, i) => {
     const { rows } = matching(input, meter);
     return [
@@ -148,6 +156,36 @@ export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
     from added where m.id = added.customer_meter_id`.execute(db);
 }
 
+export async function applyEvents(db: Db, input: ApplyInput): Promise<void> {
+  if (input.meters.length === 0) return;
+  await upsertsStatement(input, sql`select 1`).execute(db);
+  await foldUniqueValues(db, input);
+}
+
+/**
+ * Folds the orphan events a claim takes: `claim` is the statement that claims them (an update
+ * of the events answering them, the events module's `orphanClaimStatement`), run as the source
+ * of the fold, so that an event is folded by the statement that claimed it and by no other. It
+ * runs even without meters, so that the events carry their customer for the meters made later.
+ * The `unique` meters' values then come from the claimed customers' events by external id of
+ * the period, read again: the values of the events counted before are in their sets already.
+ */
+export async function applyClaimedEvents(
+  db: Db,
+  input: { organizationId: string; meters: MeterRow[]; claim: RawBuilder<unknown>; now: Date },
+): Promise<void> {
+  const { organizationId, meters, now } = input;
+  const fold: ApplyInput = { organizationId, meters, source: input.claim, inPeriod: true, now };
+  const claimed = await upsertsStatement(fold, sql`select distinct customer_id from src`).execute(db);
+  const customers = (claimed.rows as Array<{ customer_id: string }>).map((r) => r.customer_id);
+  if (customers.length === 0) return;
+  await foldUniqueValues(db, {
+    ...fold,
+    source: sql`select * from kassa_event where organization_id = ${organizationId}
+      and customer_id in (${sql.join(customers)}) and external_customer_id is not null`,
+  });
+}
+
 /**
  * Events just ingested (by id): they carry their customer when it was known at ingest. Their
  * time range keeps the read to the partitions of their months.
@@ -163,22 +201,8 @@ export function ingestedEvents(
     and timestamp >= ${from} and timestamp <= ${to} and id in (${sql.join(events.map((e) => e.id))})`;
 }
 
-/** Events ingested for an external id before the customer had it, counted for that customer. */
-export function orphanEvents(
-  organizationId: string,
-  customerId: string,
-  externalId: string,
-): RawBuilder<unknown> {
-  return sql`select o.id, ${customerId}::text as customer_id, o.name, o.source, o.timestamp, o.ingested_at, o.metadata
-    from kassa_event o where o.organization_id = ${organizationId} and o.customer_id is null
-      and o.external_customer_id = ${externalId}`;
-}
-
-/** Every event of the organization, with the customers that claimed their external ids. */
+/** Every event of the organization (a claimed orphan carries the customer that claimed it). */
 export function allEvents(organizationId: string): RawBuilder<unknown> {
-  return sql`select o.id, coalesce(o.customer_id, cl.customer_id) as customer_id, o.name, o.source, o.timestamp,
-      o.ingested_at, o.metadata
-    from kassa_event o left join kassa_customer_meter_claim cl on o.customer_id is null
-      and cl.organization_id = o.organization_id and cl.external_id = o.external_customer_id
-    where o.organization_id = ${organizationId}`;
+  return sql`select o.id, o.customer_id, o.name, o.source, o.timestamp, o.ingested_at, o.metadata
+    from kassa_event o where o.organization_id = ${organizationId}`;
 }

@@ -5,7 +5,7 @@ import type { CustomerTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
 import type { Db } from "../../kit/context.js";
 import { listAllMeters, type MeterRow } from "../meters/index.js";
-import { allEvents, applyEvents, orphanEvents } from "./apply.js";
+import { allEvents, applyClaimedEvents, applyEvents } from "./apply.js";
 
 /** A customer meter's numbers as read (numeric columns cast to float in SQL). */
 export interface CustomerMeterNumbers {
@@ -31,39 +31,37 @@ const NUMBERS = sql`cm.id, cm.organization_id, cm.customer_id, cm.meter_id, cm.p
   cm.hard_cap_units::float8 as hard_cap_units`;
 
 /**
+ * The statement that claims orphan events (the events module's `orphanClaimStatement`, which
+ * owns the events table; it imports this module, so it is handed over at start:
+ * `configureOrphanClaims`).
+ */
+type OrphanClaimStatement = (organizationId: string, customerIds?: string[]) => RawBuilder<unknown>;
+let orphanClaims: OrphanClaimStatement | undefined;
+
+/** Called once by the composition root (server.ts) with the events module's claim statement. */
+export function configureOrphanClaims(statement: OrphanClaimStatement): void {
+  orphanClaims = statement;
+}
+
+/**
  * Claims for customers the events ingested for their external id before they had it (Polar
- * counts them for the customer once it exists): resolved at read time, the first time a read
- * or an ingest touches the customer; each (customer, external id) is claimed once, and its
- * old events folded into the customer's totals. `customerIds` limits it to those customers
- * (one indexed probe each); without it every orphan external id of the organization is looked at.
+ * counts them for the customer once it exists): resolved the first time a read or an ingest
+ * touches the customer. The events take the customer (their `customer_id` is set), and the
+ * same statement folds them into the customer's totals, so each is counted once, by the
+ * statement that claimed it, however many claims run at once. `customerIds` limits it to those
+ * customers (one indexed probe each); without it every orphan external id of the organization
+ * is looked at.
  */
 export async function claimOrphanEvents(db: Db, organizationId: string, now: Date, customerIds?: string[]) {
   if (customerIds && customerIds.length === 0) return;
-  const candidates = customerIds
-    ? sql`select c.id, c.external_id from kassa_customer c
-        where c.organization_id = ${organizationId} and c.id in (${sql.join(customerIds)})
-          and c.external_id is not null and c.deleted_at is null
-          and exists (select 1 from kassa_event e where e.organization_id = c.organization_id
-            and e.customer_id is null and e.external_customer_id = c.external_id)`
-    : sql`select c.id, c.external_id from kassa_customer c
-        where c.organization_id = ${organizationId} and c.deleted_at is null and c.external_id in
-          (select distinct e.external_customer_id from kassa_event e
-            where e.organization_id = ${organizationId} and e.customer_id is null)`;
-  const claimed = await sql<{ customer_id: string; external_id: string }>`
-    insert into kassa_customer_meter_claim (organization_id, customer_id, external_id, claimed_at)
-    select ${organizationId}, k.id, k.external_id, ${now} from (${candidates}) k
-    on conflict do nothing
-    returning customer_id, external_id`.execute(db);
-  if (claimed.rows.length === 0) return;
+  if (!orphanClaims) throw new Error("configureOrphanClaims was not called at start");
   const meters = await listAllMeters(db, organizationId);
-  for (const c of claimed.rows)
-    await applyEvents(db, {
-      organizationId,
-      meters,
-      source: orphanEvents(organizationId, c.customer_id, c.external_id),
-      inPeriod: true,
-      now,
-    });
+  await applyClaimedEvents(db, {
+    organizationId,
+    meters,
+    claim: orphanClaims(organizationId, customerIds),
+    now,
+  });
 }
 
 /** A meter now counts differently: its totals are recomputed from the events of each row's period. */

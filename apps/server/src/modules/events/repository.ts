@@ -27,6 +27,30 @@ export async function liveCustomerIds(
   return new Map(rows.rows.map((r) => [r.id, r.orphans]));
 }
 
+/**
+ * The statement that claims orphan events: the events ingested for an external id before a
+ * customer had it (`customer_id` null) take the customer that has that id now (its live one),
+ * for the customers `customerIds` or, without it, every customer of the organization. It
+ * answers the events it claimed, with the columns of `kassa_event`, so that the running totals
+ * fold them in the same statement (customer-meters' `claimOrphanEvents` runs it as its source).
+ *
+ * Each event is claimed once: of two statements claiming at once, the second waits for the
+ * first's row locks and then finds the events taken (`customer_id` no longer null), so it
+ * neither claims nor folds them again. An event stored without its customer after a claim (an
+ * ingest that resolved the external id before the customer was committed) is claimed the next
+ * time the customer is read or ingested for.
+ */
+export function orphanClaimStatement(organizationId: string, customerIds?: string[]): RawBuilder<unknown> {
+  const only = customerIds ? sql`and c.id in (${sql.join(customerIds)})` : sql``;
+  return sql`update kassa_event e set customer_id = c.id
+    from kassa_customer c
+    where e.organization_id = ${organizationId} and e.customer_id is null
+      and e.external_customer_id = c.external_id
+      and c.organization_id = ${organizationId} and c.deleted_at is null ${only}
+    returning e.id, e.organization_id, e.name, e.source, e.timestamp, e.ingested_at, e.customer_id,
+      e.external_customer_id, e.external_id, e.metadata`;
+}
+
 /** External id -> the live customer that has it (and whether it has orphan events to claim). */
 export async function customersByExternalId(db: Db, organizationId: string, externalIds: string[]) {
   if (externalIds.length === 0) return new Map<string, { id: string; orphans: boolean }>();
