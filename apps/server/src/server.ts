@@ -22,6 +22,7 @@ import {
   eventJobs,
   orphanClaimStatement,
   startEventPartitioner,
+  takeOrphans,
 } from "./modules/events/index.js";
 import { createUrlSigner, diskStorage, loadS3Storage, startUploadSweeper } from "./modules/files/index.js";
 import { flushLicenseKeyValidations, forgetOrganizationLicenseKeys } from "./modules/license-keys/index.js";
@@ -133,7 +134,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   const database = await openDatabase(config, logger);
   configureCatalogCache(config.catalogCacheMb);
   configureIngestGroups(config.usage.ingestGroupInFlight);
-  configureOrphanClaims(orphanClaimStatement);
+  configureOrphanClaims({ take: takeOrphans, statement: orphanClaimStatement });
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;

@@ -57,6 +57,25 @@ async function balanceOf(customerId: string, meterId: string) {
   return res.body.items[0] as { consumed_units: number; credited_units: number; balance: number } | undefined;
 }
 
+/**
+ * What an ingest writes for an event of an external id it found no customer for: the event
+ * without its customer, and the id noted among those with events waiting (kassa_event_orphan).
+ */
+async function storeOrphan(name: string, externalId: string, metadata: Record<string, unknown>) {
+  await server.sql(
+    `with e as (insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id,
+         external_customer_id, metadata)
+       values (gen_random_uuid()::text, $1, $2, now(), now(), null, $3, $4::jsonb) returning ingested_at)
+     insert into kassa_event_orphan (organization_id, external_customer_id, last_at)
+     select $1, $3, ingested_at from e
+     on conflict (organization_id, external_customer_id) do update set last_at = excluded.last_at`,
+    acme.organizationId,
+    name,
+    externalId,
+    JSON.stringify(metadata),
+  );
+}
+
 describe("POST /v1/events/ingest", () => {
   it("ingests through the SDK, answers {inserted, duplicates}, and lists, gets and names them back", async () => {
     const c = await customer();
@@ -226,15 +245,8 @@ describe("POST /v1/events/ingest", () => {
     const c = await customer(token, externalId);
     expect((await balanceOf(c.id, m.id))?.consumed_units).toBe(5);
     // An ingest whose statement resolved the external id before the customer was committed
-    // stores its event without the customer, after the claim (the row it writes, written here).
-    await server.sql(
-      `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id,
-         external_customer_id, metadata)
-       values (gen_random_uuid()::text, $1, $2, now(), now(), null, $3, '{"units": 4}'::jsonb)`,
-      acme.organizationId,
-      name,
-      externalId,
-    );
+    // stores its event without the customer, after the claim (the rows it writes, written here).
+    await storeOrphan(name, externalId, { units: 4 });
     const listed = await call(server, token, "GET", `/v1/events/?customer_id=${c.id}&name=${name}`);
     expect(listed.body.items.map((e: { customer_id: unknown }) => e.customer_id)).toEqual([c.id, c.id]);
     expect((await balanceOf(c.id, m.id))?.consumed_units).toBe(9);
@@ -246,6 +258,37 @@ describe("POST /v1/events/ingest", () => {
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect((await balanceOf(c.id, m.id))?.consumed_units).toBe(2);
+  });
+
+  it("ingests racing the customer's creation and its reads: every event counted once, none lost", async () => {
+    const externalId = unique("ext");
+    const name = unique("race");
+    const m = await meter(
+      unique("race meter"),
+      { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: name }] },
+      { func: "sum", property: "units" },
+    );
+    let customerId = "";
+    const sends = Array.from({ length: 30 }, (_, i) =>
+      ingest([{ name, external_customer_id: externalId, metadata: { units: i + 1 } }]).then((r) =>
+        expect(r.status, JSON.stringify(r.body)).toBe(200),
+      ),
+    );
+    const reads = (async () => {
+      const c = await customer(token, externalId);
+      customerId = c.id;
+      await Promise.all(Array.from({ length: 10 }, () => balanceOf(c.id, m.id)));
+    })();
+    await Promise.all([...sends, reads]);
+    // 1 + 2 + ... + 30 = 465, whichever events were stored before the customer, during its
+    // claims, or after it.
+    expect((await balanceOf(customerId, m.id))?.consumed_units).toBe(465);
+    const [waiting] = await server.sql<{ n: string }>(
+      "select count(*)::text as n from kassa_event where organization_id = $1 and external_customer_id = $2 and customer_id is null",
+      acme.organizationId,
+      externalId,
+    );
+    expect(waiting?.n).toBe("0");
   });
 
   it("twenty parallel reads of a customer with orphan events count them once; unique values too", async () => {
@@ -281,14 +324,7 @@ describe("POST /v1/events/ingest", () => {
     expect((await balanceOf(c.id, users.id))?.consumed_units).toBe(3);
     // An event by customer id afterwards, and one more orphan (as above): b is seen, d is new.
     await ingest([{ name, customer_id: c.id, metadata: { units: 5, user: "b" } }]);
-    await server.sql(
-      `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id,
-         external_customer_id, metadata)
-       values (gen_random_uuid()::text, $1, $2, now(), now(), null, $3, '{"units": 6, "user": "d"}'::jsonb)`,
-      acme.organizationId,
-      name,
-      externalId,
-    );
+    await storeOrphan(name, externalId, { units: 6, user: "d" });
     expect((await balanceOf(c.id, users.id))?.consumed_units).toBe(4);
     expect((await balanceOf(c.id, sum.id))?.consumed_units).toBe(21);
   });

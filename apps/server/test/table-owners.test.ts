@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   kassa_meter: "modules/meters",
   kassa_event: "modules/events",
   kassa_event_key: "modules/events",
+  kassa_event_orphan: "modules/events",
   kassa_event_state_notice: "modules/events",
   kassa_event_default: "modules/events",
   kassa_customer_meter: "modules/customer-meters",
@@ -148,8 +149,8 @@ const FOREIGN_READS: Record<string, string> = {
   "modules/meters/repository.ts kassa_customer": "quantities filter on customers' external ids",
   "modules/customer-meters/apply.ts kassa_event":
     "running totals fold the events into a balance in one statement",
-  "modules/customer-meters/repository.ts kassa_event":
-    "claims look for events of an external id before its customer",
+  "modules/customer-meters/repository.ts kassa_event_orphan":
+    "a balance read and a check ask, in their one statement, whether the customer has events waiting for it",
   "modules/customer-meters/repository.ts kassa_customer":
     "claims, the list's external-id filter, the rows for the wire and the check's lookup; customers imports this module (the state's meters): a cycle",
   "modules/customer-meters/repository.ts kassa_meter":

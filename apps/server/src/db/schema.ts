@@ -120,6 +120,13 @@ export interface EventKeyTable {
   timestamp: Date;
 }
 
+export interface EventOrphanTable {
+  organization_id: string;
+  external_customer_id: string;
+  /** When the latest event without its customer was ingested for the id. */
+  last_at: Date;
+}
+
 export interface CustomerMeterTable {
   id: string;
   organization_id: string;
@@ -889,6 +896,7 @@ export interface KassaDatabase {
   kassa_meter: MeterTable;
   kassa_event: EventTable;
   kassa_event_key: EventKeyTable;
+  kassa_event_orphan: EventOrphanTable;
   kassa_customer_meter: CustomerMeterTable;
   kassa_event_state_notice: EventStateNoticeTable;
   kassa_customer_meter_value: CustomerMeterValueTable;

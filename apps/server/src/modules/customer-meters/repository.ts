@@ -31,37 +31,39 @@ const NUMBERS = sql`cm.id, cm.organization_id, cm.customer_id, cm.meter_id, cm.p
   cm.hard_cap_units::float8 as hard_cap_units`;
 
 /**
- * The statement that claims orphan events (the events module's `orphanClaimStatement`, which
- * owns the events table; it imports this module, so it is handed over at start:
- * `configureOrphanClaims`).
+ * The events module's part of a claim (it owns the events and their orphans' table; it imports
+ * this module, so it hands its functions over at start: `configureOrphanClaims`): `take` takes
+ * the external ids with events waiting for the customers (`takeOrphans`), `statement` gives
+ * those events their customer and answers them (`orphanClaimStatement`).
  */
-type OrphanClaimStatement = (organizationId: string, customerIds?: string[]) => RawBuilder<unknown>;
-let orphanClaims: OrphanClaimStatement | undefined;
+export interface OrphanClaims {
+  take(db: Db, organizationId: string, customerIds?: string[]): Promise<string[]>;
+  statement(organizationId: string, externalIds: string[]): RawBuilder<unknown>;
+}
+let orphanClaims: OrphanClaims | undefined;
 
-/** Called once by the composition root (server.ts) with the events module's claim statement. */
-export function configureOrphanClaims(statement: OrphanClaimStatement): void {
-  orphanClaims = statement;
+/** Called once by the composition root (server.ts) with the events module's functions. */
+export function configureOrphanClaims(claims: OrphanClaims): void {
+  orphanClaims = claims;
 }
 
 /**
  * Claims for customers the events ingested for their external id before they had it (Polar
  * counts them for the customer once it exists): resolved the first time a read or an ingest
- * touches the customer. The events take the customer (their `customer_id` is set), and the
- * same statement folds them into the customer's totals, so each is counted once, by the
- * statement that claimed it, however many claims run at once. `customerIds` limits it to those
- * customers (one indexed probe each); without it every orphan external id of the organization
- * is looked at.
+ * touches the customer. The external ids with waiting events are taken (one statement, which
+ * finds none for most customers), then the events take the customer (their `customer_id` is
+ * set) in the statement that folds them into the customer's totals, so each is counted once,
+ * by the statement that claimed it, however many claims run at once. `customerIds` limits it
+ * to those customers; without it every customer of the organization is looked at.
  */
 export async function claimOrphanEvents(db: Db, organizationId: string, now: Date, customerIds?: string[]) {
   if (customerIds && customerIds.length === 0) return;
   if (!orphanClaims) throw new Error("configureOrphanClaims was not called at start");
+  const externalIds = await orphanClaims.take(db, organizationId, customerIds);
+  if (externalIds.length === 0) return;
   const meters = await listAllMeters(db, organizationId);
-  await applyClaimedEvents(db, {
-    organizationId,
-    meters,
-    claim: orphanClaims(organizationId, customerIds),
-    now,
-  });
+  const claim = orphanClaims.statement(organizationId, externalIds);
+  await applyClaimedEvents(db, { organizationId, meters, claim, now });
 }
 
 /** A meter now counts differently: its totals are recomputed from the events of each row's period. */
@@ -87,16 +89,17 @@ export async function recomputeMeter(db: Db, organizationId: string, meter: Mete
 
 /**
  * Whether the customer `c` has events ingested for its external id before it had it, not yet
- * claimed (one indexed probe; false for a customer without an external id).
+ * claimed: one primary-key probe of the events module's `kassa_event_orphan` (false for a
+ * customer without an external id).
  */
 const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and c.deleted_at is null and exists (
-  select 1 from kassa_event e where e.organization_id = c.organization_id and e.customer_id is null
-    and e.external_customer_id = c.external_id))`;
+  select 1 from kassa_event_orphan o where o.organization_id = c.organization_id
+    and o.external_customer_id = c.external_id))`;
 
 /**
  * A customer meter's numbers, and whether its customer has orphan events left to claim. Fixed
- * text, prepared once per connection on PostgreSQL: planning it (the orphan probe reaches every
- * partition of the events table) cost ten times its execution.
+ * text, prepared once per connection on PostgreSQL (planning it cost ten times its execution when
+ * the orphan probe reached every partition of the events table, before `kassa_event_orphan`).
  */
 export async function findNumbers(db: Db, organizationId: string, id: string) {
   const query = sql<CustomerMeterNumbers & { orphans: boolean }>`select ${NUMBERS}, ${HAS_ORPHANS} as orphans

@@ -6,10 +6,27 @@ import type { Db } from "../../kit/context.js";
 
 /**
  * Whether events ingested for the customer's external id before it had it are still unclaimed
- * (customer-meters claims them the first time it touches the customer): one indexed probe.
+ * (customer-meters claims them the first time it touches the customer): one primary-key probe of
+ * `kassa_event_orphan`, whatever the number of the events' partitions.
  */
-const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and exists (select 1 from kassa_event e
-  where e.organization_id = c.organization_id and e.customer_id is null and e.external_customer_id = c.external_id))`;
+const HAS_ORPHANS = sql<boolean>`(c.external_id is not null and exists (select 1 from kassa_event_orphan o
+  where o.organization_id = c.organization_id and o.external_customer_id = c.external_id))`;
+
+/**
+ * The CTE `orphans` over the CTE `ins` (the events a statement inserted, with their columns):
+ * the external ids of the events stored without a customer are noted in `kassa_event_orphan`.
+ * An id already noted has its row updated, not skipped, so that the statement holds the row's
+ * lock until it commits: a claim taking the id (`takeOrphans`) waits for it, and then finds its
+ * events (see there).
+ */
+const NOTE_ORPHANS = (organizationId: string) => sql`orphans as (
+      insert into kassa_event_orphan (organization_id, external_customer_id, last_at)
+      select ${organizationId}, i.external_customer_id, max(i.ingested_at) from ins i
+      where i.customer_id is null and i.external_customer_id is not null
+      group by i.external_customer_id order by i.external_customer_id
+      on conflict (organization_id, external_customer_id)
+        do update set last_at = greatest(kassa_event_orphan.last_at, excluded.last_at)
+    )`;
 
 /**
  * The live customers of the organization among `ids` (an event's `customer_id` must be one),
@@ -28,25 +45,42 @@ export async function liveCustomerIds(
 }
 
 /**
- * The statement that claims orphan events: the events ingested for an external id before a
- * customer had it (`customer_id` null) take the customer that has that id now (its live one),
- * for the customers `customerIds` or, without it, every customer of the organization. It
- * answers the events it claimed, with the columns of `kassa_event`, so that the running totals
- * fold them in the same statement (customer-meters' `claimOrphanEvents` runs it as its source).
+ * Takes the external ids with events waiting for a customer that a live customer of the
+ * organization has now (of the customers `customerIds`, or of any without it): their rows of
+ * `kassa_event_orphan` are deleted and the ids answered, for `orphanClaimStatement` to give
+ * their events the customer in the same transaction.
  *
- * Each event is claimed once: of two statements claiming at once, the second waits for the
- * first's row locks and then finds the events taken (`customer_id` no longer null), so it
- * neither claims nor folds them again. An event stored without its customer after a claim (an
- * ingest that resolved the external id before the customer was committed) is claimed the next
- * time the customer is read or ingested for.
+ * The delete waits for an ingest that is storing events for such an id (its statement holds the
+ * id's row, `NOTE_ORPHANS`), so the claim's next statement, whose snapshot is newer, sees those
+ * events. An ingest that stores one after the delete notes the id again (its insert waits for
+ * the delete to commit), and the next claim takes it.
  */
-export function orphanClaimStatement(organizationId: string, customerIds?: string[]): RawBuilder<unknown> {
+export async function takeOrphans(db: Db, organizationId: string, customerIds?: string[]): Promise<string[]> {
+  if (customerIds?.length === 0) return [];
   const only = customerIds ? sql`and c.id in (${sql.join(customerIds)})` : sql``;
+  const taken = await sql<{ external_customer_id: string }>`delete from kassa_event_orphan o
+    using kassa_customer c
+    where o.organization_id = ${organizationId} and c.organization_id = ${organizationId}
+      and c.external_id = o.external_customer_id and c.deleted_at is null ${only}
+    returning o.external_customer_id`.execute(db);
+  return taken.rows.map((r) => r.external_customer_id);
+}
+
+/**
+ * The statement that claims orphan events: the events ingested for the external ids
+ * `externalIds` (taken by `takeOrphans`) before a customer had them (`customer_id` null) take
+ * the live customer that has the id now. It answers the events it claimed, with the columns of
+ * `kassa_event`, so that the running totals fold them in the same statement (customer-meters'
+ * `claimOrphanEvents` runs it as its source). Each event is claimed once: of two statements
+ * claiming at once, the second waits for the first's row locks and then finds the events taken
+ * (`customer_id` no longer null), so it neither claims nor folds them again.
+ */
+export function orphanClaimStatement(organizationId: string, externalIds: string[]): RawBuilder<unknown> {
   return sql`update kassa_event e set customer_id = c.id
     from kassa_customer c
     where e.organization_id = ${organizationId} and e.customer_id is null
-      and e.external_customer_id = c.external_id
-      and c.organization_id = ${organizationId} and c.deleted_at is null ${only}
+      and e.external_customer_id in (${sql.join(externalIds)}) and e.external_customer_id = c.external_id
+      and c.organization_id = ${organizationId} and c.deleted_at is null
     returning e.id, e.organization_id, e.name, e.source, e.timestamp, e.ingested_at, e.customer_id,
       e.external_customer_id, e.external_id, e.metadata`;
 }
@@ -127,14 +161,18 @@ export async function insertEvents(db: Db, organizationId: string, ingestedAt: D
       from input i where i.external_id is not null order by i.external_id, i.ord
       on conflict do nothing
       returning event_id
-    )
-    insert into kassa_event
-      (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
-    select i.id, ${organizationId}, i.name, i.timestamp, ${ingestedAt}, i.customer_id, i.external_customer_id,
-      i.external_id, i.metadata
-    from input i where i.external_id is null or i.id in (select k.event_id from keys k)
-    order by i.ord
-    returning id, customer_id, timestamp`.execute(db);
+    ),
+    ins as (
+      insert into kassa_event
+        (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id, external_id, metadata)
+      select i.id, ${organizationId}, i.name, i.timestamp, ${ingestedAt}, i.customer_id, i.external_customer_id,
+        i.external_id, i.metadata
+      from input i where i.external_id is null or i.id in (select k.event_id from keys k)
+      order by i.ord
+      returning id, customer_id, external_customer_id, timestamp, ingested_at
+    ),
+    ${NOTE_ORPHANS(organizationId)}
+    select id, customer_id, timestamp from ins`.execute(db);
   return inserted.rows;
 }
 
@@ -245,6 +283,7 @@ export async function ingestInOneStatement(db: Db, input: OneStatementIngest): P
       returning *
     ),
     src as (select * from ins),
+    ${NOTE_ORPHANS(org)},
     ${sql.join([...input.totals.map((t) => t.cte), sql`changed as (${changed})`])},
     notices as (
       insert into kassa_event_state_notice (organization_id, customer_id, first_at, last_at)
