@@ -83,7 +83,7 @@ function usageLines(u: UsageBenchResult) {
   return [
     `usage: batched ingest:      ${rate(events(u.batched.subject), "events ")} vs bare multi-row insert ${rate(events(u.batched.baseline), "events ")} = ${pct(u.batched.ratio)}  (100 a request, ${BATCHED_IN_FLIGHT} in flight; goal >= 80%)`,
     `usage: single-event ingest: ${rate(u.single.subject, "")} vs single-row insert ${rate(u.single.baseline, "")} = ${pct(u.single.ratio)}  (32 in flight; goal >= 70%)`,
-    `usage: customer meter read: ${rate(u.read.subject, "")} vs bare PK route ${rate(u.read.baseline, "")} = ${pct(u.read.ratio)}  (${u.bigEvents} events; goal >= 50%); p99 ${u.read.subject.p99.toFixed(1)} ms at ${u.bigEvents} events, ${u.readSmall.p99.toFixed(1)} ms at ${u.smallEvents}`,
+    `usage: customer meter read: ${rate(u.read.subject, "")} vs bare PK route ${rate(u.read.baseline, "")} = ${pct(u.read.ratio)}  (${u.bigEvents} events in ${u.partitions} partitions; goal >= 50%); p99 ${u.read.subject.p99.toFixed(1)} ms at ${u.bigEvents} events, ${u.readSmall.p99.toFixed(1)} ms at ${u.smallEvents}`,
     `usage: ingest -> balance:   p50 ${u.lag.p50.toFixed(1)} ms, p99 ${u.lag.p99.toFixed(1)} ms  (${u.lagZero} of ${u.lag.requests} in the first read after the answer; goal 0, at worst 100 ms)`,
     `usage: check endpoint:      ${rate(u.check.subject, "")} vs bare PK route ${rate(u.check.baseline, "")} = ${pct(u.check.ratio)}  (p99 ${u.check.subject.p99.toFixed(1)} ms; goal >= 50%)`,
   ];

@@ -31,6 +31,8 @@ interface Ready {
   customers: string[];
   big: { customerId: string; customerMeterId: string; events: number };
   small: { customerId: string; customerMeterId: string; events: number };
+  /** The events table's partitions (months) after the seed. */
+  partitions: number;
 }
 
 export interface UsagePair {
@@ -47,6 +49,8 @@ export interface UsageBenchResult {
   readSmall: LoadResult;
   bigEvents: number;
   smallEvents: number;
+  /** The events table's partitions after the seed. */
+  partitions: number;
   /** Ingest answer -> balance shows it, ms. */
   lag: LoadResult;
   lagZero: number;
@@ -266,6 +270,7 @@ export async function benchUsage(opts: {
       readSmall,
       bigEvents: ready.big.events,
       smallEvents: ready.small.events,
+      partitions: ready.partitions,
       lag: summarize(lags, 0, 1),
       lagZero: zero,
       check: checkPair,
