@@ -251,6 +251,7 @@ describe("deleting an organization", () => {
     for (const table of [
       "kassa_event",
       "kassa_event_key",
+      "kassa_event_orphan",
       "kassa_meter",
       "kassa_product",
       "kassa_product_price",
@@ -270,5 +271,10 @@ describe("deleting an organization", () => {
     // Another organization's events stay.
     const kept = await call(server, survivorToken, "GET", "/v1/events/");
     expect(kept.body.items.map((e: { external_id: string }) => e.external_id)).toEqual(["doomed-1"]);
+    const waiting = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_event_orphan where organization_id = $1 and external_customer_id = 'someone'",
+      survivor.organizationId,
+    );
+    expect(waiting[0]?.n).toBe(1);
   });
 });
