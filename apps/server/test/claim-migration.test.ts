@@ -1,14 +1,8 @@
 // Runs on PGlite only: migration 0914 is plain SQL (an update joined to a subquery, a drop), the same on both engines.
-import { CompiledQuery } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
-import { openDatabase } from "../src/db/database.js";
-import { createLogger } from "../src/kit/logger.js";
-import { prepareDatabase } from "../src/prepare-database.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { startTestServer, type TestServer } from "./support/server.js";
-import { TEST_ENV_VARIABLES } from "./support/test-env.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { type OldQuery, startOnOldDatabase } from "./support/old-database.js";
+import type { TestServer } from "./support/server.js";
+import { call } from "./support/v1.js";
 
 /**
  * Migration 0914 (issue 16): claimed orphan events take the customer of their claim. A database
@@ -28,109 +22,77 @@ const ERIN = "00000000-0000-4000-8000-0000000e0140";
 const FRANK = "00000000-0000-4000-8000-0000000f0a4c";
 const CALLS = "00000000-0000-4000-8000-0000000ca115";
 
-let database: TestDatabase;
 let server: TestServer;
 let token: string;
 
-function configFor(db: TestDatabase) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !(TEST_ENV_VARIABLES as readonly string[]).includes(k)) env[k] = v;
-  Object.assign(env, { BASE_URL: "http://localhost:1", LOG_LEVEL: "warn" }, db.env);
-  return loadConfig(env);
-}
-
-async function buildOldDatabase() {
-  const config = configFor(database);
-  const logger = createLogger("warn");
-  await prepareDatabase(config, logger, { until: LAST_BEFORE });
-  const old = await openDatabase(config, logger);
-  try {
-    const q = async (text: string, ...params: unknown[]) =>
-      (await old.db.executeQuery(CompiledQuery.raw(text, params))).rows;
-    await q(`insert into organization (id, name, slug, "createdAt") values ($1, $1, $1, now())`, ORG);
+/** The rows the version before 0914 wrote. */
+async function writeOldRows(q: OldQuery) {
+  await q(`insert into organization (id, name, slug, "createdAt") values ($1, $1, $1, now())`, ORG);
+  await q(
+    "insert into kassa_organization_settings (organization_id, usage_based_billing_enabled) values ($1, true)",
+    ORG,
+  );
+  await q(
+    `insert into kassa_customer (id, organization_id, external_id, email, created_at, deleted_at) values
+     ($1, $4, 'ext-dan', 'dan@example.com', now() - interval '2 days', now() - interval '1 day'),
+     ($2, $4, 'ext-dan', 'erin@example.com', now() - interval '1 day', null),
+     ($3, $4, 'ext-frank', 'frank@example.com', now(), null)`,
+    DAN,
+    ERIN,
+    FRANK,
+    ORG,
+  );
+  await q(
+    `insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, created_at) values
+     ($1, $2, 'Calls', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"api_call"}]}',
+      '{"func":"count"}', now())`,
+    CALLS,
+    ORG,
+  );
+  // Orphans as the old ingest stored them: no customer, the external id kept.
+  const events: Array<[string, string]> = [
+    ["ev_d1", "ext-dan"],
+    ["ev_d2", "ext-dan"],
+    ["ev_f1", "ext-frank"],
+    ["ev_g1", "ext-gina"],
+  ];
+  for (const [id, ext] of events)
     await q(
-      "insert into kassa_organization_settings (organization_id, usage_based_billing_enabled) values ($1, true)",
+      `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id)
+       values ($1, $2, 'api_call', now() - interval '3 days', now() - interval '3 days', null, $3)`,
+      id,
       ORG,
+      ext,
     );
-    await q(
-      `insert into kassa_customer (id, organization_id, external_id, email, created_at, deleted_at) values
-       ($1, $4, 'ext-dan', 'dan@example.com', now() - interval '2 days', now() - interval '1 day'),
-       ($2, $4, 'ext-dan', 'erin@example.com', now() - interval '1 day', null),
-       ($3, $4, 'ext-frank', 'frank@example.com', now(), null)`,
-      DAN,
-      ERIN,
-      FRANK,
-      ORG,
-    );
-    await q(
-      `insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, created_at) values
-       ($1, $2, 'Calls', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"api_call"}]}',
-        '{"func":"count"}', now())`,
-      CALLS,
-      ORG,
-    );
-    // Orphans as the old ingest stored them: no customer, the external id kept.
-    const events: Array<[string, string]> = [
-      ["ev_d1", "ext-dan"],
-      ["ev_d2", "ext-dan"],
-      ["ev_f1", "ext-frank"],
-      ["ev_g1", "ext-gina"],
-    ];
-    for (const [id, ext] of events)
-      await q(
-        `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id, external_customer_id)
-         values ($1, $2, 'api_call', now() - interval '3 days', now() - interval '3 days', null, $3)`,
-        id,
-        ORG,
-        ext,
-      );
-    await q(
-      `insert into kassa_customer_meter_claim (organization_id, customer_id, external_id, claimed_at) values
-       ($1, $2, 'ext-dan', now() - interval '2 days'), ($1, $3, 'ext-dan', now() - interval '1 day'),
-       ($1, $4, 'ext-frank', now())`,
-      ORG,
-      DAN,
-      ERIN,
-      FRANK,
-    );
-    // The totals those claims folded: Dan's and Erin's both counted ext-dan's two events.
-    await q(
-      `insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, agg_count, consumed, created_at)
-       values ('cm_dan', $1, $2, $5, 2, 2, now()), ('cm_erin', $1, $3, $5, 2, 2, now()),
-         ('cm_frank', $1, $4, $5, 1, 1, now())`,
-      ORG,
-      DAN,
-      ERIN,
-      FRANK,
-      CALLS,
-    );
-  } finally {
-    await old.close();
-  }
+  await q(
+    `insert into kassa_customer_meter_claim (organization_id, customer_id, external_id, claimed_at) values
+     ($1, $2, 'ext-dan', now() - interval '2 days'), ($1, $3, 'ext-dan', now() - interval '1 day'),
+     ($1, $4, 'ext-frank', now())`,
+    ORG,
+    DAN,
+    ERIN,
+    FRANK,
+  );
+  // The totals those claims folded: Dan's and Erin's both counted ext-dan's two events.
+  await q(
+    `insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, agg_count, consumed, created_at)
+     values ('cm_dan', $1, $2, $5, 2, 2, now()), ('cm_erin', $1, $3, $5, 2, 2, now()),
+       ('cm_frank', $1, $4, $5, 1, 1, now())`,
+    ORG,
+    DAN,
+    ERIN,
+    FRANK,
+    CALLS,
+  );
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase({ empty: true });
-  try {
-    await buildOldDatabase();
-  } catch (error) {
-    await database.drop();
-    throw error;
-  }
-  server = await startTestServer({ inProcess: true, database });
-  const merchant = await createMerchant(server, "Claims");
-  await server.sql(
-    `insert into "member" (id, "organizationId", "userId", role, "createdAt") values (gen_random_uuid()::text, $1, $2, 'owner', now())`,
-    ORG,
-    merchant.owner.id,
-  );
-  token = await createToken({ ...merchant, organizationId: ORG }, [
-    "events:read",
-    "meters:write",
-    "customers:write",
-    "customer_meters:read",
-  ]);
+  ({ server, token } = await startOnOldDatabase({
+    until: LAST_BEFORE,
+    write: writeOldRows,
+    organizationId: ORG,
+    scopes: ["events:read", "meters:write", "customers:write", "customer_meters:read"],
+  }));
 }, 300_000);
 
 afterAll(async () => {

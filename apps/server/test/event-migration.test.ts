@@ -1,14 +1,8 @@
 // Runs on both databases: migration 0892 moves rows between tables and partitions with the engine's own statements.
-import { CompiledQuery } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
-import { openDatabase } from "../src/db/database.js";
-import { createLogger } from "../src/kit/logger.js";
-import { prepareDatabase } from "../src/prepare-database.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { startTestServer, type TestServer } from "./support/server.js";
-import { TEST_ENV_VARIABLES } from "./support/test-env.js";
-import { call, createMerchant, createToken } from "./support/v1.js";
+import { type OldQuery, startOnOldDatabase } from "./support/old-database.js";
+import type { TestServer } from "./support/server.js";
+import { call } from "./support/v1.js";
 
 /**
  * Migrating an events table that already holds rows (issue 16's scale work): a database as a
@@ -201,128 +195,99 @@ const TOTALS = [
 const EVENT_DUMP = `select id, organization_id, name, source, timestamp, ingested_at, customer_id,
   external_customer_id, external_id, metadata from kassa_event order by id`;
 
-let database: TestDatabase;
 let server: TestServer;
 let token: string;
 let before: Array<Record<string, unknown>>;
 
-/** The environment a test server gets, for the configuration of the pre-migration steps. */
-function configFor(db: TestDatabase) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !(TEST_ENV_VARIABLES as readonly string[]).includes(k)) env[k] = v;
-  Object.assign(env, { BASE_URL: "http://localhost:1", LOG_LEVEL: "warn" }, db.env);
-  return loadConfig(env);
-}
+/** The old version's rows, written as it wrote them into its database (migrated up to 0880). */
+async function writeOldRows(q: OldQuery) {
+  const [last] = await q("select max(name) as name from kassa_migration");
+  expect((last as { name: string }).name).toBe(LAST_BEFORE_PARTITIONS);
+  const [isPartitioned] = await q("select relkind from pg_class where relname = 'kassa_event'");
+  expect((isPartitioned as { relkind: string }).relkind).toBe("r");
 
-/** The old version's database: migrated up to 0880, then its rows written as it wrote them. */
-async function buildOldDatabase() {
-  const config = configFor(database);
-  const logger = createLogger("warn");
-  await prepareDatabase(config, logger, { until: LAST_BEFORE_PARTITIONS });
-  const old = await openDatabase(config, logger);
-  try {
-    const q = async (text: string, ...params: unknown[]) =>
-      (await old.db.executeQuery(CompiledQuery.raw(text, params))).rows;
-    const [last] = await q("select max(name) as name from kassa_migration");
-    expect((last as { name: string }).name).toBe(LAST_BEFORE_PARTITIONS);
-    const [isPartitioned] = await q("select relkind from pg_class where relname = 'kassa_event'");
-    expect((isPartitioned as { relkind: string }).relkind).toBe("r");
-
-    for (const org of [ORG, OTHER_ORG]) {
-      await q(`insert into organization (id, name, slug, "createdAt") values ($1, $1, $1, now())`, org);
-      await q(
-        "insert into kassa_organization_settings (organization_id, usage_based_billing_enabled) values ($1, true)",
-        org,
-      );
-    }
+  for (const org of [ORG, OTHER_ORG]) {
+    await q(`insert into organization (id, name, slug, "createdAt") values ($1, $1, $1, now())`, org);
     await q(
-      `insert into kassa_customer (id, organization_id, external_id, email, created_at) values
-       ($1, $3, 'ext-alice', 'alice@example.com', now()), ($2, $3, null, 'bob@example.com', now())`,
-      ALICE,
-      BOB,
-      ORG,
+      "insert into kassa_organization_settings (organization_id, usage_based_billing_enabled) values ($1, true)",
+      org,
     );
-    await q(
-      `insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, created_at) values
-       ($1, $3, 'Calls', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"api_call"}]}',
-        '{"func":"count"}', now()),
-       ($2, $3, 'Tokens', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"completion"}]}',
-        '{"func":"sum","property":"tokens"}', now())`,
-      CALLS,
-      TOKENS,
-      ORG,
-    );
-    // As the old ingest stored them: ON CONFLICT on the unique (organization, external_id) index.
-    let stored = 0;
-    for (const [i, e] of SENT.entries()) {
-      const rows = await q(
-        `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id,
-           external_customer_id, external_id, metadata)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         on conflict (organization_id, external_id) where external_id is not null do nothing returning id`,
-        e.id,
-        e.org ?? ORG,
-        e.name,
-        e.timestamp,
-        new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString(),
-        e.customer_id ?? null,
-        e.external_customer_id ?? null,
-        e.external_id ?? null,
-        JSON.stringify(e.tokens === undefined ? {} : { tokens: e.tokens, model: "m1" }),
-      );
-      stored += rows.length;
-    }
-    expect(stored).toBe(KEPT.length);
-    for (const t of TOTALS)
-      await q(
-        `insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, agg_value, agg_count,
-           consumed, credited, created_at, modified_at) values ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
-        t.id,
-        ORG,
-        t.customer,
-        t.meter,
-        t.agg_value,
-        t.agg_count,
-        t.consumed,
-        t.credited,
-      );
-    await q(
-      `insert into kassa_meter_ledger (id, organization_id, customer_meter_id, period, kind, units, created_at)
-       values ('led_1', $1, 'cm_alice_calls', 0, 'credit', 10, now())`,
-      ORG,
-    );
-    before = (await q(EVENT_DUMP)) as Array<Record<string, unknown>>;
-    expect(before.map((r) => r.id)).toEqual(KEPT.map((e) => e.id).sort());
-  } finally {
-    await old.close();
   }
+  await q(
+    `insert into kassa_customer (id, organization_id, external_id, email, created_at) values
+     ($1, $3, 'ext-alice', 'alice@example.com', now()), ($2, $3, null, 'bob@example.com', now())`,
+    ALICE,
+    BOB,
+    ORG,
+  );
+  await q(
+    `insert into kassa_meter (id, organization_id, name, unit, filter, aggregation, created_at) values
+     ($1, $3, 'Calls', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"api_call"}]}',
+      '{"func":"count"}', now()),
+     ($2, $3, 'Tokens', 'scalar', '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"completion"}]}',
+      '{"func":"sum","property":"tokens"}', now())`,
+    CALLS,
+    TOKENS,
+    ORG,
+  );
+  // As the old ingest stored them: ON CONFLICT on the unique (organization, external_id) index.
+  let stored = 0;
+  for (const [i, e] of SENT.entries()) {
+    const rows = await q(
+      `insert into kassa_event (id, organization_id, name, timestamp, ingested_at, customer_id,
+         external_customer_id, external_id, metadata)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       on conflict (organization_id, external_id) where external_id is not null do nothing returning id`,
+      e.id,
+      e.org ?? ORG,
+      e.name,
+      e.timestamp,
+      new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString(),
+      e.customer_id ?? null,
+      e.external_customer_id ?? null,
+      e.external_id ?? null,
+      JSON.stringify(e.tokens === undefined ? {} : { tokens: e.tokens, model: "m1" }),
+    );
+    stored += rows.length;
+  }
+  expect(stored).toBe(KEPT.length);
+  for (const t of TOTALS)
+    await q(
+      `insert into kassa_customer_meter (id, organization_id, customer_id, meter_id, agg_value, agg_count,
+         consumed, credited, created_at, modified_at) values ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
+      t.id,
+      ORG,
+      t.customer,
+      t.meter,
+      t.agg_value,
+      t.agg_count,
+      t.consumed,
+      t.credited,
+    );
+  await q(
+    `insert into kassa_meter_ledger (id, organization_id, customer_meter_id, period, kind, units, created_at)
+     values ('led_1', $1, 'cm_alice_calls', 0, 'credit', 10, now())`,
+    ORG,
+  );
+  before = (await q(EVENT_DUMP)) as Array<Record<string, unknown>>;
+  expect(before.map((r) => r.id)).toEqual(KEPT.map((e) => e.id).sort());
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase({ empty: true });
-  try {
-    await buildOldDatabase();
-  } catch (error) {
-    await database.drop();
-    throw error;
-  }
   // The server's start runs the migrations from 0892 on.
-  server = await startTestServer({ inProcess: true, database });
-  const merchant = await createMerchant(server, "Migrated");
-  await server.sql(
-    `insert into "member" (id, "organizationId", "userId", role, "createdAt") values (gen_random_uuid()::text, $1, $2, 'owner', now())`,
-    ORG,
-    merchant.owner.id,
-  );
-  token = await createToken({ ...merchant, organizationId: ORG }, [
-    "events:write",
-    "events:read",
-    "meters:read",
-    "meters:write",
-    "customers:write",
-    "customer_meters:read",
-  ]);
+  ({ server, token } = await startOnOldDatabase({
+    until: LAST_BEFORE_PARTITIONS,
+    write: writeOldRows,
+    organizationId: ORG,
+    scopes: [
+      "events:write",
+      "events:read",
+      "meters:read",
+      "meters:write",
+      "customers:write",
+      "customer_meters:read",
+    ],
+  }));
 }, 300_000);
 afterAll(async () => {
   await server?.stop();
