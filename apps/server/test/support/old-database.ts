@@ -11,7 +11,7 @@ import { prepareDatabase } from "../../src/prepare-database.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 import { startTestServer, type TestServer } from "./server.js";
 import { TEST_ENV_VARIABLES } from "./test-env.js";
-import { createMerchant, createToken } from "./v1.js";
+import { call, createMerchant, createToken } from "./v1.js";
 
 /** Runs SQL on the old database ($1..$n parameters), answering its rows. */
 export type OldQuery = (text: string, ...params: unknown[]) => Promise<unknown[]>;
@@ -69,4 +69,21 @@ export async function startOnOldDatabase(options: {
   );
   const token = await createToken({ ...merchant, organizationId: options.organizationId }, options.scopes);
   return { database, server, token };
+}
+
+/**
+ * Makes a count-by-name meter recompute its totals from the events: a filter equivalent to
+ * `name = eventName` (the clause added never excludes an event) is still a change.
+ */
+export async function recomputeByName(server: TestServer, token: string, meterId: string, eventName: string) {
+  const res = await call(server, token, "PATCH", `/v1/meters/${meterId}`, {
+    filter: {
+      conjunction: "and",
+      clauses: [
+        { property: "name", operator: "eq", value: eventName },
+        { property: "name", operator: "ne", value: "never" },
+      ],
+    },
+  });
+  if (res.status !== 200) throw new Error(`recompute: ${res.status} ${JSON.stringify(res.body)}`);
 }
