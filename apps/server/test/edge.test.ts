@@ -1,7 +1,8 @@
 // Runs on both databases: NUL and lone surrogates are what PostgreSQL's drivers refuse; the edge must answer before either engine sees them.
 /**
- * The edge rule on both faces (kit/edge.ts): a body too large is a 413 that closes the
- * connection honestly; text PostgreSQL cannot store, a body that is not an object and JSON
+ * The edge rule on both faces (kit/edge.ts): a body declared too large is a 413 on a
+ * connection that stays usable (the rest is read and dropped), one cut off partway a 413 that
+ * closes the connection honestly; text PostgreSQL cannot store, a body that is not an object and JSON
  * nested too deep are 422s naming the field, in each face's error shape. The generated cases
  * are in fuzz.test.ts; these are the fixed ones.
  */
@@ -69,24 +70,67 @@ function request(
 
 describe(`413 on a kept-alive connection (${TEST_DB})`, () => {
   const tooLarge = Buffer.from(JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) }));
+  const headersFor = (path: string) => ({
+    "content-type": "application/json",
+    origin: server.url,
+    ...(path.startsWith("/v1") ? { authorization: `Bearer ${token}` } : {}),
+  });
   it.each(["/v1/products/", "/api/auth/sign-in/email"])(
-    "POST %s: the 413 says Connection: close, and the next request on the agent gets its answer",
+    "POST %s, a body declared too large: 413, the rest read and dropped, and the connection carries the next request",
     async (path) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
-        const headers = {
-          "content-type": "application/json",
-          origin: server.url,
-          ...(path.startsWith("/v1") ? { authorization: `Bearer ${token}` } : {}),
-        };
-        const big = await request(agent, "POST", path, tooLarge, headers);
+        // The 413 is answered before the body is read; the client may still be sending it. The
+        // server reads the rest and drops it, so the client gets its answer (not a broken pipe,
+        // as when the answer closed the connection under it) and the connection stays usable.
+        const big = await request(agent, "POST", path, tooLarge, headersFor(path));
         expect(big.status).toBe(413);
-        // The connection the 413 came on cannot carry another request: the next one must
-        // still get its answer (before, the server said keep-alive and closed the socket).
+        expect(big.headers.connection).toBe("keep-alive");
         const next = await request(agent, "GET", "/api/auth/ok");
         expect(next.status).toBe(200);
         expect(JSON.parse(next.body)).toEqual({ ok: true });
+        expect(next.socket).toBe(big.socket);
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
+
+  it.each(["/v1/products/", "/api/auth/sign-in/email"])(
+    "POST %s, a chunked body past the limit: 413 with Connection: close, and the next request gets its answer",
+    async (path) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        // No length declared: the server reads up to the limit and stops partway, so the answer
+        // closes the connection. The client sends past the limit, then waits for the answer.
+        const big = await new Promise<Answer>((resolve, reject) => {
+          const req = http.request(
+            `${server.url}${path}`,
+            { method: "POST", agent, headers: { ...headersFor(path), "transfer-encoding": "chunked" } },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("end", () => {
+                resolve({
+                  status: res.statusCode ?? 0,
+                  headers: res.headers,
+                  body: Buffer.concat(chunks).toString(),
+                  socket: req.socket,
+                });
+                req.destroy();
+              });
+            },
+          );
+          req.on("error", (error) => {
+            if (!req.destroyed) reject(error);
+          });
+          req.write(tooLarge.subarray(0, 1024 * 1024 + 64 * 1024));
+        });
+        expect(big.status).toBe(413);
         expect(big.headers.connection).toBe("close");
+        const next = await request(agent, "GET", "/api/auth/ok");
+        expect(next.status).toBe(200);
+        expect(JSON.parse(next.body)).toEqual({ ok: true });
       } finally {
         agent.destroy();
       }

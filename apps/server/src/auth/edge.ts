@@ -6,6 +6,7 @@ import {
   isJsonContentType,
   parseJsonBody,
   readBoundedBody,
+  refuseDeclaredTooLarge,
   reportUnexpected,
 } from "../kit/edge.js";
 import type { Logger } from "../kit/logger.js";
@@ -23,7 +24,9 @@ import { specMessages } from "./messages.js";
  */
 export async function checkAuthRequest(raw: Request): Promise<Request> {
   checkUrl(new URL(raw.url));
-  if (raw.method === "GET" || raw.method === "HEAD" || !raw.body) return raw;
+  if (raw.method === "GET" || raw.method === "HEAD") return raw;
+  refuseDeclaredTooLarge(raw);
+  if (!raw.body) return raw;
   const text = await readBoundedBody(raw);
   if (isJsonContentType(raw)) parseJsonBody(text);
   const headers = new Headers(raw.headers);
@@ -36,14 +39,17 @@ const json = (status: number, body: Record<string, string>, headers: Record<stri
 
 const errorBody = (code: string, fallback: string) => ({ code, message: specMessages[code] ?? fallback });
 
-/** An edge refusal: 413 (closing the connection: the rest of the body is never read) or 422. */
+/**
+ * An edge refusal: 413 (closing the connection only when the body was cut off partway; see
+ * `EdgeRefusal` in kit/edge.ts) or 422.
+ */
 export function authEdgeRefusal(error: EdgeError): Response {
   const r = error.refusal;
   if (r.kind === "too_large")
     return json(
       413,
       { code: "PAYLOAD_TOO_LARGE", message: `The request body is larger than ${r.limit} bytes.` },
-      { Connection: "close" },
+      r.cut ? { Connection: "close" } : {},
     );
   return json(422, { code: "VALIDATION_ERROR", message: `[${r.loc.join(".")}] ${r.msg}` });
 }

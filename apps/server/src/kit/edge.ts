@@ -15,7 +15,14 @@ export type Loc = (string | number)[];
 
 /** Why a request was refused at the edge, before any handler saw it. */
 export type EdgeRefusal =
-  | { kind: "too_large"; limit: number }
+  /**
+   * `cut`: the body was cut off partway (a chunked body past the limit), so the connection
+   * cannot carry another request and the answer closes it. A body declared too large is refused
+   * before any of it is read; the server then reads and discards the rest (@hono/node-server
+   * drains it, up to 64 MiB or 500 ms) and the connection stays open, so a client still sending
+   * gets its 413 instead of a broken pipe.
+   */
+  | { kind: "too_large"; limit: number; cut: boolean }
   | { kind: "invalid"; type: string; loc: Loc; msg: string; input: unknown };
 
 export class EdgeError extends Error {
@@ -94,6 +101,18 @@ export function checkUrl(url: URL): void {
 }
 
 /**
+ * Refuses a body whose declared length is over the limit, before anything reads it. Call it
+ * before asking for `req.body`: @hono/node-server's request starts pulling the socket into a
+ * web stream when its body is first asked for, and a socket held by that stream is not drained
+ * after the 413 (the connection was then closed under the client after 500 ms).
+ */
+export function refuseDeclaredTooLarge(req: Request): void {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES)
+    throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: false });
+}
+
+/**
  * Reads a body up to the limit; a longer one is refused before it is all in memory. A body of
  * a declared length is read whole (Node's parser delivers exactly that many bytes, and
  * @hono/node-server's request reads them straight from the socket: asking for `req.body`
@@ -101,12 +120,12 @@ export function checkUrl(url: URL): void {
  * CPU in a profile); one without (chunked) is read as a stream and cut off at the limit.
  */
 export async function readBoundedBody(req: Request): Promise<string> {
+  refuseDeclaredTooLarge(req);
   const length = req.headers.get("content-length");
-  const declared = Number(length ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
   if (length !== null && /^\d+$/.test(length)) {
     const whole = Buffer.from(await req.arrayBuffer());
-    if (whole.byteLength > MAX_BODY_BYTES) throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+    if (whole.byteLength > MAX_BODY_BYTES)
+      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: false });
     return whole.toString("utf8");
   }
   if (!req.body) return "";
@@ -119,7 +138,7 @@ export async function readBoundedBody(req: Request): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES });
+      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: true });
     }
     chunks.push(value);
   }

@@ -137,20 +137,24 @@ function renderError(logger: Logger) {
 
 /** 413: the body is larger than the edge reads (see kit/edge.ts). */
 class PayloadTooLarge extends ApiError {
-  constructor(limit: number) {
+  constructor(
+    limit: number,
+    private readonly cut: boolean,
+  ) {
     super("PayloadTooLarge", 413, `The request body is larger than ${limit} bytes.`);
   }
 
-  // The rest of the body is never read, so the connection cannot carry another request.
-  override headers() {
-    return { Connection: "close" };
+  // A body cut off partway leaves the connection unusable: the answer closes it. An unread one
+  // is drained by the server and the connection kept (kit/edge.ts, `EdgeRefusal`).
+  override headers(): Record<string, string> {
+    return this.cut ? { Connection: "close" } : {};
   }
 }
 
 /** A refusal of the edge rule in Polar's shapes: 413, or a 422 naming the field. */
 export function edgeRefusalAsApiError(error: EdgeError): ApiError {
   const r = error.refusal;
-  if (r.kind === "too_large") return new PayloadTooLarge(r.limit);
+  if (r.kind === "too_large") return new PayloadTooLarge(r.limit, r.cut);
   return RequestValidationError.field(r.loc, r.msg, r.input, r.type);
 }
 
