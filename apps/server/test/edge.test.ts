@@ -6,9 +6,11 @@
  * nested too deep are 422s naming the field, in each face's error shape. The generated cases
  * are in fuzz.test.ts; these are the fixed ones.
  */
+import { createHash } from "node:crypto";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB } from "./support/database.js";
+import { type RawAnswer, rawRequest } from "./support/raw-http.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { createUser, type TestUser } from "./support/users.js";
 import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
@@ -26,46 +28,15 @@ beforeAll(async () => {
     "products:write",
     "meters:write",
     "organization_access_tokens:write",
+    "files:write",
   ]);
   user = await createUser(server);
 });
 afterAll(() => server?.stop());
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  socket: unknown;
-}
-
 /** One request through the given agent; answers with the socket it went over. */
-function request(
-  agent: http.Agent,
-  method: string,
-  path: string,
-  body?: Buffer,
-  headers = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${server.url}${path}`,
-      { method, agent, headers: { ...headers, ...(body ? { "content-length": body.length } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString(),
-            socket: req.socket,
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+function request(agent: http.Agent, method: string, path: string, body?: Buffer, headers = {}) {
+  return rawRequest(agent, `${server.url}${path}`, method, body, headers);
 }
 
 describe(`413 on a kept-alive connection (${TEST_DB})`, () => {
@@ -103,7 +74,7 @@ describe(`413 on a kept-alive connection (${TEST_DB})`, () => {
       try {
         // No length declared: the server reads up to the limit and stops partway, so the answer
         // closes the connection. The client sends past the limit, then waits for the answer.
-        const big = await new Promise<Answer>((resolve, reject) => {
+        const big = await new Promise<RawAnswer>((resolve, reject) => {
           const req = http.request(
             `${server.url}${path}`,
             { method: "POST", agent, headers: { ...headersFor(path), "transfer-encoding": "chunked" } },
@@ -136,6 +107,34 @@ describe(`413 on a kept-alive connection (${TEST_DB})`, () => {
       }
     },
   );
+
+  it("PUT of an upload part declared far larger than the part: 413, and the connection carries the next PUT", async () => {
+    const created = await call(server, token, "POST", "/v1/files/", {
+      name: "d.bin",
+      mime_type: "application/octet-stream",
+      size: 100,
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 100 }] },
+      service: "downloadable",
+    });
+    expect(created.status).toBe(201);
+    // The signed URL names the server as `localhost`, which node:http may resolve to ::1 first.
+    const url = String(created.body.upload.parts[0].url).replace("//localhost:", "//127.0.0.1:");
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // Refused from its declared length before a byte is read, while the client may still be
+      // sending: the server reads the rest and drops it instead of closing under it.
+      const big = await rawRequest(agent, url, "PUT", Buffer.alloc(4 * 1024 * 1024, 1));
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body)).toMatchObject({ error: "PayloadTooLarge" });
+      const bytes = Buffer.alloc(100, 2);
+      const next = await rawRequest(agent, url, "PUT", bytes);
+      expect(next.status).toBe(200);
+      expect(next.socket).toBe(big.socket);
+      expect(next.headers["x-amz-checksum-sha256"]).toBe(createHash("sha256").update(bytes).digest("base64"));
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it("a request that fits keeps the connection alive", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -439,6 +439,19 @@ describe("Stripe webhooks", () => {
       expect(rows).toEqual([]);
     });
 
+  it("refuses a body larger than 4 MiB unread (413), storing nothing", async () => {
+    const evt = event("payment_intent.succeeded", { id: "pi_big", object: "payment_intent", metadata: {} });
+    const body = JSON.stringify({ ...evt, padding: "x".repeat(4 * 1024 * 1024) });
+    const res = await post(
+      body,
+      Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }),
+    );
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: "PayloadTooLarge" });
+    const rows = await server.sql("select 1 from kassa_processor_event where id = $1", evt.id);
+    expect(rows).toEqual([]);
+  });
+
   it("reads Stripe's events in the processor interface's words", () => {
     const failed = fromStripeEvent(
       event("payment_intent.payment_failed", {

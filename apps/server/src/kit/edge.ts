@@ -106,10 +106,9 @@ export function checkUrl(url: URL): void {
  * web stream when its body is first asked for, and a socket held by that stream is not drained
  * after the 413 (the connection was then closed under the client after 500 ms).
  */
-export function refuseDeclaredTooLarge(req: Request): void {
+export function refuseDeclaredTooLarge(req: Request, limit = MAX_BODY_BYTES): void {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES)
-    throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: false });
+  if (declared > limit) throw new EdgeError({ kind: "too_large", limit, cut: false });
 }
 
 /**
@@ -119,13 +118,12 @@ export function refuseDeclaredTooLarge(req: Request): void {
  * instead builds a full WHATWG Request and a web stream over it, a tenth of a small POST's
  * CPU in a profile); one without (chunked) is read as a stream and cut off at the limit.
  */
-export async function readBoundedBody(req: Request): Promise<string> {
-  refuseDeclaredTooLarge(req);
+export async function readBoundedBody(req: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  refuseDeclaredTooLarge(req, limit);
   const length = req.headers.get("content-length");
   if (length !== null && /^\d+$/.test(length)) {
     const whole = Buffer.from(await req.arrayBuffer());
-    if (whole.byteLength > MAX_BODY_BYTES)
-      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: false });
+    if (whole.byteLength > limit) throw new EdgeError({ kind: "too_large", limit, cut: false });
     return whole.toString("utf8");
   }
   if (!req.body) return "";
@@ -136,9 +134,9 @@ export async function readBoundedBody(req: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel();
-      throw new EdgeError({ kind: "too_large", limit: MAX_BODY_BYTES, cut: true });
+      throw new EdgeError({ kind: "too_large", limit, cut: true });
     }
     chunks.push(value);
   }

@@ -56,7 +56,8 @@ export function registerStorageRoutes(
   deps: StorageDeps & { logger: Logger },
 ) {
   const fail = (c: Context, error: unknown, extra: Record<string, string> = {}) => {
-    if (error instanceof ApiError) return c.json(error.body(), error.status, { ...SAFE, ...extra });
+    if (error instanceof ApiError)
+      return c.json(error.body(), error.status, { ...SAFE, ...extra, ...error.headers() });
     deps.logger.error("storage request failed", { path: c.req.path, error });
     return c.json({ error: "InternalServerError", detail: "Something went wrong on our side." }, 500, extra);
   };
@@ -71,7 +72,7 @@ export function registerStorageRoutes(
         query: { expires: c.req.query("expires"), signature: c.req.query("signature") },
         contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
         checksumHeader: c.req.header("x-amz-checksum-sha256"),
-        body: c.req.raw.body as WebReadableStream<Uint8Array> | null,
+        body: () => c.req.raw.body as WebReadableStream<Uint8Array> | null,
       });
       return c.body(null, 200, {
         ...CORS,

@@ -23,6 +23,17 @@ export interface StorageDeps {
 
 class StorageError extends ApiError {}
 
+/** 413 for a part whose body ran past its size while being read (no length was declared). */
+class PartCutOff extends StorageError {
+  constructor(message: string) {
+    super("PayloadTooLarge", 413, message);
+  }
+
+  override headers(): Record<string, string> {
+    return { Connection: "close" };
+  }
+}
+
 const expired = () =>
   new StorageError("NotPermitted", 403, "The URL is invalid or has expired. Ask for a new one.");
 
@@ -52,7 +63,13 @@ export async function putPart(
     query: SignedQuery;
     contentLength: number | undefined;
     checksumHeader: string | undefined;
-    body: WebReadableStream<Uint8Array> | null;
+    /**
+     * The request's body, asked for only once every check has passed: @hono/node-server starts
+     * pulling the socket into the body's stream when it is first asked for, and a socket held
+     * by that stream is not drained after a refusal (the connection closed under a client still
+     * sending). Unasked, the server reads and drops the rest, and the connection stays usable.
+     */
+    body: () => WebReadableStream<Uint8Array> | null;
   },
 ): Promise<{ etag: string; sha256Base64: string }> {
   if (!isUuid(input.fileId) || !Number.isSafeInteger(input.number)) throw expired();
@@ -82,14 +99,16 @@ export async function putPart(
       "x-amz-checksum-sha256 differs from the part's declared checksum.",
     );
   try {
-    const stored = await deps.env.storage.putPart(file.id, part.number, input.body, {
+    const stored = await deps.env.storage.putPart(file.id, part.number, input.body(), {
       size,
       sha256: declared ? Buffer.from(declared, "base64") : undefined,
     });
     return { etag: stored.sha256.toString("hex"), sha256Base64: stored.sha256.toString("base64") };
   } catch (error) {
     if (!(error instanceof PartRefused)) throw error;
-    if (error.reason === "too_large") throw new StorageError("PayloadTooLarge", 413, error.message);
+    // Cut off partway: the rest of the body is unread and the connection cannot carry another
+    // request, so the answer closes it.
+    if (error.reason === "too_large") throw new PartCutOff(error.message);
     if (error.reason === "bad_digest") throw new StorageError("BadDigest", 400, error.message);
     throw new StorageError("IncompleteBody", 400, error.message);
   }

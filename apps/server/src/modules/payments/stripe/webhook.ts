@@ -3,10 +3,17 @@ import type { Kysely } from "kysely";
 import Stripe from "stripe";
 import type { KassaDatabase } from "../../../db/schema.js";
 import type { Clock } from "../../../kit/clock.js";
+import { EdgeError, readBoundedBody } from "../../../kit/edge.js";
 import type { Logger } from "../../../kit/logger.js";
 import { recordProcessorEvent } from "../events.js";
 
 export const STRIPE_WEBHOOK_PATH = "/v1/integrations/stripe/webhook";
+
+/**
+ * The largest Stripe event body read: Stripe's events carry one object (lists inside it are
+ * paginated), far below this; anything larger is refused before it fills memory.
+ */
+export const STRIPE_WEBHOOK_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface StripeWebhookDeps {
   db: Kysely<KassaDatabase>;
@@ -25,7 +32,21 @@ export interface StripeWebhookDeps {
  */
 export function mountStripeWebhook<E extends Env>(app: Hono<E>, deps: StripeWebhookDeps) {
   app.post(STRIPE_WEBHOOK_PATH, async (c) => {
-    const body = await c.req.text();
+    // Open to anyone until the signature is checked, so the body is read within a bound.
+    let body: string;
+    try {
+      body = await readBoundedBody(c.req.raw, STRIPE_WEBHOOK_MAX_BYTES);
+    } catch (error) {
+      if (!(error instanceof EdgeError) || error.refusal.kind !== "too_large") throw error;
+      return c.json(
+        {
+          error: "PayloadTooLarge",
+          detail: `The request body is larger than ${STRIPE_WEBHOOK_MAX_BYTES} bytes.`,
+        },
+        413,
+        error.refusal.cut ? { Connection: "close" } : {},
+      );
+    }
     const signature = c.req.header("stripe-signature");
     if (!signature)
       return c.json({ error: "BadRequest", detail: "The Stripe-Signature header is missing." }, 400);
