@@ -19,7 +19,14 @@ beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
   acme = await createMerchant(server, "Acme");
   other = await createMerchant(server, "Other");
-  token = await createToken(acme, ["discounts:write", "products:write"]);
+  token = await createToken(acme, [
+    "discounts:write",
+    "products:write",
+    "organization_access_tokens:write",
+    "webhooks:write",
+    "customers:write",
+    "customer_sessions:write",
+  ]);
   otherToken = await createToken(other, ["discounts:write"]);
 });
 afterAll(() => server?.stop());
@@ -69,6 +76,43 @@ describe("Idempotency-Key", () => {
     const plain = await call(server, token, "POST", D, { ...body, code: "PLAIN1" });
     expect(plain.status).toBe(201);
     expect(await discountsNamed(body.name)).toBe(2);
+  });
+
+  it("an answer carrying a secret shown once is never kept: the database holds no copy, a retry runs again", async () => {
+    const customer = await call(server, token, "POST", "/v1/customers/", { email: "idem@example.com" });
+    expect(customer.status).toBe(201);
+    const cases: [string, unknown, (body: Record<string, unknown>) => string][] = [
+      [
+        `/v1/organization-access-tokens/?organization_id=${acme.organizationId}`,
+        { comment: "ci", scopes: ["products:write"] },
+        (b) => String(b.token),
+      ],
+      [
+        "/v1/webhooks/endpoints",
+        { url: "https://example.com/hooks", format: "raw", events: [] },
+        (b) => String(b.secret),
+      ],
+      ["/v1/customer-sessions/", { customer_id: customer.body.id }, (b) => String(b.token)],
+    ];
+    for (const [path, body, secretOf] of cases) {
+      const first = await call(server, token, "POST", path, body, keyed(`secret-${path}`));
+      expect(first.status, `${path} ${JSON.stringify(first.body)}`).toBe(201);
+      expect(first.headers.get("cache-control"), path).toBe("no-store");
+      const secret = secretOf(first.body);
+      expect(secret.length, path).toBeGreaterThan(16);
+      const kept = await server.sql("select 1 from kassa_idempotency_key where key = $1", `secret-${path}`);
+      expect(kept, path).toEqual([]);
+      const stored = await server.sql(
+        "select 1 from kassa_idempotency_key where strpos(coalesce(response_body, ''), $1) > 0",
+        secret,
+      );
+      expect(stored, path).toEqual([]);
+      // The retry runs again: a new secret, not the first one replayed.
+      const again = await call(server, token, "POST", path, body, keyed(`secret-${path}`));
+      expect(again.status, path).toBe(201);
+      expect(again.headers.get("idempotent-replayed"), path).toBeNull();
+      expect(secretOf(again.body), path).not.toBe(secret);
+    }
   });
 
   it("the same key with another body or on another endpoint: 422 naming the header, nothing created", async () => {

@@ -98,7 +98,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * key with the same method, path and body gets it again (`Idempotent-Replayed: true`) without
  * running twice. The key with another request: 422. While the first request runs, a second
  * one waits for its answer (up to 10 s, then 409). 5xx answers are not kept (a retry runs
- * again), nor 401/403/429.
+ * again), nor 401/403/429, nor an answer marked `Cache-Control: no-store` (a secret shown once).
  */
 export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; logger: Logger }) {
   const { db, clock, logger } = deps;
@@ -190,7 +190,15 @@ export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; log
       throw error;
     }
     const res = c.res;
-    if (res.status >= 500 || NOT_STORED.has(res.status)) {
+    // An answer that carries a secret shown once (a new access token, a webhook endpoint's
+    // secret, a customer session's token) says `Cache-Control: no-store` and is not kept:
+    // storing it would keep the secret in the database for a day and hand it out again.
+    // The key is let go, so a retry runs again (and makes another token).
+    if (
+      res.status >= 500 ||
+      NOT_STORED.has(res.status) ||
+      /\bno-store\b/i.test(res.headers.get("cache-control") ?? "")
+    ) {
       await release(scope, key, token);
       return;
     }

@@ -78,3 +78,10 @@ export function withDocumentedPaths<T extends { paths?: Record<string, unknown> 
   for (const [path, item] of Object.entries(document.paths)) paths[documentedPaths.get(path) ?? path] = item;
   return { ...document, paths };
 }
+
+/**
+ * Headers of an answer that carries a secret shown once (a new access token, a webhook
+ * endpoint's secret, a customer session's token): no cache keeps it, and the idempotency
+ * middleware (v1/idempotency.ts) does not store it for a replay.
+ */
+export const NO_STORE = { "Cache-Control": "no-store" } as const;

@@ -9,7 +9,7 @@ import {
 import { createMiddleware } from "hono/factory";
 import { clientAddress, type V1App, type V1Env } from "../../kit/api/env.js";
 import { TooManyRequests } from "../../kit/api/errors.js";
-import { customerRoute, errorResponses, route } from "../../kit/api/openapi.js";
+import { customerRoute, errorResponses, NO_STORE, route } from "../../kit/api/openapi.js";
 import type { RateLimiter } from "../../kit/rate-limit.js";
 import { authenticateCode, authenticatedUser, type CodeDeps, introspect, requestCode } from "./codes.js";
 import { CustomerSession, CustomerSessionCreate, CustomerSessionMailed } from "./schemas.js";
@@ -137,6 +137,8 @@ export function registerCustomerSessionRoutes(
     return c.json(
       await service.openCustomerSession({ ctx: c.var.ctx, input: body, baseURL: opts.baseURL }),
       201,
+      // The session's token is in this answer only: never kept (by an idempotency key) nor cached.
+      NO_STORE,
     );
   });
   const mailer = opts.codes?.mailer;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
-import { errorResponses, route } from "../../kit/api/openapi.js";
+import { errorResponses, NO_STORE, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
 import {
   OrganizationAccessToken,
@@ -95,7 +95,8 @@ export function registerOrganizationAccessTokenRoutes(app: V1App) {
   });
   app.openapi(create, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await service.createToken({ ctx: c.var.ctx, input: body }), 201);
+    // The token is in this answer only: never kept (by an idempotency key) nor cached.
+    return c.json(await service.createToken({ ctx: c.var.ctx, input: body }), 201, NO_STORE);
   });
   app.openapi(update, async (c) => {
     const { id } = c.req.valid("param");

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, repeatable } from "../../kit/api/list.js";
-import { errorResponses, route } from "../../kit/api/openapi.js";
+import { errorResponses, NO_STORE, route } from "../../kit/api/openapi.js";
 import { DateTimeInput, IdParam } from "../../kit/api/schemas.js";
 import {
   ReplayRequest,
@@ -149,7 +149,8 @@ export function registerWebhookRoutes(app: V1App) {
   });
   app.openapi(createEndpoint, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await service.createEndpoint({ ctx: c.var.ctx, input: body }), 201);
+    // The secret is in this answer in full: never kept (by an idempotency key) nor cached.
+    return c.json(await service.createEndpoint({ ctx: c.var.ctx, input: body }), 201, NO_STORE);
   });
   app.openapi(getEndpoint, async (c) => {
     const { id } = c.req.valid("param");
@@ -162,7 +163,7 @@ export function registerWebhookRoutes(app: V1App) {
   });
   app.openapi(resetSecret, async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(await service.resetEndpointSecret({ ctx: c.var.ctx, input: { id } }), 200);
+    return c.json(await service.resetEndpointSecret({ ctx: c.var.ctx, input: { id } }), 200, NO_STORE);
   });
   app.openapi(deleteEndpoint, async (c) => {
     const { id } = c.req.valid("param");
