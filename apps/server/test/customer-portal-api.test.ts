@@ -116,7 +116,8 @@ async function signIn(email: string): Promise<string> {
 beforeAll(async () => {
   server = await startTestServer({
     inProcess: true,
-    env: { RATE_LIMIT: "on", PORTAL_CODE_RATE_LIMIT: String(RATE_LIMIT) },
+    // LOG_LEVEL info: the test reads the mailbox's log line (it must not carry the code).
+    env: { RATE_LIMIT: "on", PORTAL_CODE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: "info" },
   });
   acme = await createMerchant(server, "Acme Portal");
   token = await createToken(acme, [
@@ -144,6 +145,9 @@ describe("sign-in by a mailed code", () => {
     expect(mail?.subject).toContain("sign-in code");
     expect(mail?.html).toContain(codeIn(mail?.text ?? ""));
     expect(mail?.text).toContain(`/portal/`);
+    // The mailbox logs each mail it keeps, but never the code (it is in the subject).
+    expect(server.output()).toContain(`dev mailbox: portal`);
+    expect(server.output()).not.toContain(codeIn(mail?.text ?? ""));
 
     const polar = sdk(server, cst);
     const me = await polar.customerPortal.customers.get({ customerSession: cst });

@@ -77,7 +77,9 @@ export function createMailer(opts: {
       mode: "mailbox",
       async send(message, into) {
         await store(message, into);
-        logger.info(`dev mailbox: "${message.subject}" to ${message.to}`, { kind: message.kind });
+        // Not the subject: a sign-in code's is the code itself, and logs are read more widely
+        // than the mailbox (which the dashboard's dev page and `/api/dev/mailbox` show).
+        logger.info(`dev mailbox: ${message.kind} mail to ${message.to}`, { kind: message.kind });
       },
       start() {},
       async close() {},
