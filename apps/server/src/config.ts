@@ -135,6 +135,7 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool.default(false),
   S3_PREFIX: z.string().default(""),
+  S3_TIMEOUT_MS: positiveInt.default(60_000),
   GITHUB_BENEFIT_CLIENT_ID: optionalString,
   GITHUB_BENEFIT_CLIENT_SECRET: optionalString,
   GITHUB_BENEFIT_TOKEN: optionalString,
@@ -270,6 +271,8 @@ export interface KassaConfig {
       forcePathStyle: boolean;
       credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
       prefix: string;
+      /** How long a request may wait to connect, and a connection may stay silent (ms). */
+      timeoutMs: number;
     };
   };
   /** The platforms customers connect accounts of in the portal (absent: that benefit type waits with an error). */
@@ -400,6 +403,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
           : undefined,
       prefix: env.S3_PREFIX,
+      timeoutMs: env.S3_TIMEOUT_MS,
     };
   } else if (env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) {
     throw new ConfigError("S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set");

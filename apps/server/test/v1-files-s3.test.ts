@@ -1,6 +1,7 @@
 // Runs on PostgreSQL only: files in an S3-compatible bucket (a local fake); nothing engine-specific.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
@@ -153,5 +154,49 @@ describe("files in an S3-compatible bucket", () => {
     });
     expect(res.status).toBe(400);
     expect(await keys(`kassa/uploads/${created.id}/`)).toEqual([]);
+  });
+
+  it("a bucket that accepts connections and never answers fails the upload after S3_TIMEOUT_MS instead of holding it", async () => {
+    // A TCP server that takes the connection and the request, and says nothing back.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("data", () => {});
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    const stalled = await startTestServer({
+      inProcess: true,
+      env: {
+        S3_BUCKET: BUCKET,
+        S3_ENDPOINT: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+        S3_FORCE_PATH_STYLE: "1",
+        S3_ACCESS_KEY_ID: KEYS.accessKeyId,
+        S3_SECRET_ACCESS_KEY: KEYS.secretAccessKey,
+        S3_TIMEOUT_MS: "1000",
+      },
+    });
+    try {
+      const merchant = await createMerchant(stalled, "Stalled");
+      const stalledPolar = sdk(stalled, await createToken(merchant, ["files:write"]));
+      const created = await stalledPolar.files.create({
+        name: "s.bin",
+        mimeType: "application/octet-stream",
+        size: 100,
+        upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: 100 }] },
+        service: "downloadable",
+      });
+      const res = await fetch(created.upload.parts[0]?.url ?? "", {
+        method: "PUT",
+        body: new Uint8Array(randomBytes(100)),
+      });
+      expect(res.status).toBe(500);
+      expect(sockets.size).toBeGreaterThan(0);
+      expect(stalled.output()).toContain("storage request failed");
+    } finally {
+      await stalled.stop();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
   });
 });

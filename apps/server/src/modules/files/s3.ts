@@ -26,6 +26,8 @@ export interface S3Options {
   prefix: string;
   /** Local directory where parts are checked and files joined before they go to the bucket. */
   stagingDir: string;
+  /** How long a request may wait to connect, and a connection may stay silent (ms). */
+  timeoutMs: number;
 }
 
 const isMissing = (error: unknown) =>
@@ -49,6 +51,11 @@ export function s3Storage(opts: S3Options): FileStorage {
     // Plain requests that every S3-compatible service understands (no aws-chunked trailers).
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
+    // The SDK waits forever by default: a bucket that accepts a connection and never answers
+    // would hold an upload, a download or the abandoned-uploads sweep (and a graceful stop
+    // behind it) for good. A silent connection fails the call after `timeoutMs`; no total
+    // bound, so a large part still uploads over a slow link while bytes move.
+    requestHandler: { connectionTimeout: Math.min(opts.timeoutMs, 10_000), socketTimeout: opts.timeoutMs },
   });
   const Bucket = opts.bucket;
   const staging = diskLayout(opts.stagingDir);
