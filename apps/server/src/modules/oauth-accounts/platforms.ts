@@ -21,20 +21,67 @@ export class PlatformError extends Error {
   }
 }
 
-async function send(
-  platform: OAuthPlatform,
-  what: string,
-  url: string,
-  init: RequestInit,
-): Promise<Response> {
+/** The most of an answer's body read: GitHub's list of 100 invitations is a few hundred KiB. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** The most of an error answer's body read (its message is cut to 300 characters anyway). */
+const MAX_ERROR_BYTES = 16 * 1024;
+
+/** A 2xx answer, its body read within {@link MAX_ANSWER_BYTES}. */
+interface Answer {
+  status: number;
+  json(): unknown;
+}
+
+/** Up to `limit` bytes of a body; `cut` when there was more (the rest is not read). */
+async function readCapped(res: Response, limit: number): Promise<{ text: string; cut: boolean }> {
+  if (!res.body) return { text: "", cut: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: Buffer.concat(chunks).toString("utf8"), cut: false };
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return { text: Buffer.concat(chunks).toString("utf8"), cut: true };
+    }
+    chunks.push(value);
+  }
+}
+
+/**
+ * One call, bounded in time (the whole of it, the body included) and in the bytes read: the
+ * platforms' URLs come from the configuration, and a grant holds its customer's lock meanwhile.
+ */
+async function send(platform: OAuthPlatform, what: string, url: string, init: RequestInit): Promise<Answer> {
+  const failed = (error: unknown) =>
+    new PlatformError(platform, 0, error instanceof Error ? error.message : String(error), what);
   let res: Response;
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
-    throw new PlatformError(platform, 0, error instanceof Error ? error.message : String(error), what);
+    throw failed(error);
   }
-  if (!res.ok) throw new PlatformError(platform, res.status, await res.text().catch(() => ""), what);
-  return res;
+  if (!res.ok) {
+    const { text } = await readCapped(res, MAX_ERROR_BYTES).catch(() => ({ text: "" }));
+    throw new PlatformError(platform, res.status, text, what);
+  }
+  let body: { text: string; cut: boolean };
+  try {
+    body = await readCapped(res, MAX_ANSWER_BYTES);
+  } catch (error) {
+    throw failed(error);
+  }
+  if (body.cut)
+    throw new PlatformError(
+      platform,
+      res.status,
+      `the answer is larger than ${MAX_ANSWER_BYTES} bytes`,
+      what,
+    );
+  const { status } = res;
+  return { status, json: () => JSON.parse(body.text) as unknown };
 }
 
 /** What a provider's token endpoint gave: `expiresAt` in unix seconds when the token expires. */
@@ -81,7 +128,7 @@ export function githubOAuth(config: ConnectionPlatformConfig): OAuthClient {
     const res = await send("github", "to the token request", `${config.oauthUrl}/login/oauth/access_token`, {
       ...form({ client_id: config.clientId, client_secret: config.clientSecret, ...values }),
     });
-    return tokenSet("github", (await res.json()) as Record<string, unknown>, now());
+    return tokenSet("github", res.json() as Record<string, unknown>, now());
   };
   return {
     authorizeUrl(redirectUri, state) {
@@ -100,7 +147,7 @@ export function githubOAuth(config: ConnectionPlatformConfig): OAuthClient {
       const res = await send("github", "to GET /user", `${config.apiUrl}/user`, {
         headers: { authorization: `Bearer ${accessToken}`, accept: "application/vnd.github+json" },
       });
-      const body = (await res.json()) as { id?: unknown; login?: unknown };
+      const body = res.json() as { id?: unknown; login?: unknown };
       return { id: String(body.id), username: typeof body.login === "string" ? body.login : null };
     },
   };
@@ -111,7 +158,7 @@ export function discordOAuth(config: ConnectionPlatformConfig): OAuthClient {
     const res = await send("discord", "to the token request", `${config.apiUrl}/oauth2/token`, {
       ...form({ client_id: config.clientId, client_secret: config.clientSecret, ...values }),
     });
-    return tokenSet("discord", (await res.json()) as Record<string, unknown>, now());
+    return tokenSet("discord", res.json() as Record<string, unknown>, now());
   };
   return {
     authorizeUrl(redirectUri, state) {
@@ -134,7 +181,7 @@ export function discordOAuth(config: ConnectionPlatformConfig): OAuthClient {
       const res = await send("discord", "to GET /users/@me", `${config.apiUrl}/users/@me`, {
         headers: { authorization: `Bearer ${accessToken}` },
       });
-      const body = (await res.json()) as { id?: unknown; username?: unknown };
+      const body = res.json() as { id?: unknown; username?: unknown };
       return { id: String(body.id), username: typeof body.username === "string" ? body.username : null };
     },
   };
@@ -173,7 +220,7 @@ export function githubApi(config: ConnectionPlatformConfig): GitHubApi {
       const list = await send("github", what, `${repoUrl(owner, repo)}/invitations?per_page=100`, {
         headers,
       });
-      const invitations = (await list.json()) as { id: number; invitee?: { id?: number } | null }[];
+      const invitations = list.json() as { id: number; invitee?: { id?: number } | null }[];
       const pending = invitations.find((i) => String(i.invitee?.id) === accountId);
       const url = pending
         ? `${repoUrl(owner, repo)}/invitations/${pending.id}`
