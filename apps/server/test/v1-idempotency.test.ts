@@ -115,6 +115,27 @@ describe("Idempotency-Key", () => {
     }
   });
 
+  it("a token of the organization without the route's scope never gets another token's kept answer", async () => {
+    const body = discount();
+    const first = await call(server, token, "POST", D, body, keyed("scoped-1"));
+    expect(first.status).toBe(201);
+    const productsOnly = await createToken(acme, ["products:write"]);
+    // Without a key it is refused for its scope; with the first token's key, not answered
+    // from the kept answer either.
+    const plain = await call(server, productsOnly, "POST", D, body);
+    expect(plain.status).toBe(403);
+    const keyedAgain = await call(server, productsOnly, "POST", D, body, keyed("scoped-1"));
+    expect(keyedAgain.status).toBe(403);
+    expect(keyedAgain.body).toEqual(plain.body);
+    expect(keyedAgain.headers.get("idempotent-replayed")).toBeNull();
+    // A token holding the endpoint's scope gets the answer, as the organization's keys promise.
+    const same = await createToken(acme, ["discounts:write"]);
+    const replay = await call(server, same, "POST", D, body, keyed("scoped-1"));
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.id).toBe(first.body.id);
+    expect(await discountsNamed(body.name)).toBe(1);
+  });
+
   it("the same key with another body or on another endpoint: 422 naming the header, nothing created", async () => {
     const body = discount();
     const first = await call(server, token, "POST", D, body, keyed("create-2"));

@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
+import type { Scope } from "@kassa/contracts";
 import { createMiddleware } from "hono/factory";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../db/schema.js";
 import type { V1Env } from "../kit/api/env.js";
 import { ApiError, RequestValidationError } from "../kit/api/errors.js";
+import { checkScope } from "../kit/api/scopes.js";
 import type { Clock } from "../kit/clock.js";
 import type { Ctx } from "../kit/context.js";
 import type { Logger } from "../kit/logger.js";
@@ -24,6 +26,8 @@ const MAX_KEY_LENGTH = 255;
 const NOT_STORED = new Set([401, 403, 429]);
 /** The headers of an answer that are replayed with it. */
 const REPLAYED_HEADERS = ["content-type", "location", "content-location"];
+/** Kept beside the headers, never sent: the scope of the endpoint that made the answer. */
+const SCOPE_FIELD = ":scope";
 
 export class IdempotencyKeyInUse extends ApiError {
   constructor() {
@@ -169,7 +173,12 @@ export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; log
           "This Idempotency-Key was already used with another request (method, path or body); use a new key.",
         );
       if (row.response_status !== null) {
-        const headers = new Headers(row.response_headers ?? {});
+        const { [SCOPE_FIELD]: routeScope, ...kept } = row.response_headers ?? {};
+        // The keys are the organization's, and a replay is answered before the route runs:
+        // the caller must pass the gate of the endpoint that made the answer, as the route
+        // would have asked (a token of the organization without its scope gets the 403).
+        if (routeScope) checkScope(routeScope as Scope, ctx);
+        const headers = new Headers(kept);
         headers.set("Idempotent-Replayed", "true");
         return new Response(row.response_body, { status: row.response_status, headers });
       }
@@ -208,6 +217,8 @@ export function idempotency(deps: { db: Kysely<KassaDatabase>; clock: Clock; log
         const value = res.headers.get(name);
         if (value !== null) headers[name] = value;
       }
+      const routeScope = c.get("routeScope");
+      if (routeScope) headers[SCOPE_FIELD] = routeScope;
       await db
         .updateTable("kassa_idempotency_key")
         .set({

@@ -1,5 +1,6 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Scope } from "@kassa/contracts";
 import type { Ctx } from "../context.js";
 
 /**
@@ -9,7 +10,12 @@ import type { Ctx } from "../context.js";
  */
 export type V1Env = {
   Bindings: HttpBindings;
-  Variables: { ctx: Ctx; authenticate: () => Promise<Ctx> };
+  Variables: {
+    ctx: Ctx;
+    authenticate: () => Promise<Ctx>;
+    /** The scope of the endpoint that answered, once its gate let the caller in (kit/api/scopes.ts). */
+    routeScope?: Scope;
+  };
 };
 
 export type V1App = OpenAPIHono<V1Env>;
