@@ -8,6 +8,7 @@ import type { AuthHandler } from "./auth/handler.js";
 import type { createMembershipReader } from "./auth/session-reader.js";
 import type { KassaConfig } from "./config.js";
 import type { KassaDatabase } from "./db/schema.js";
+import { forwardedClient } from "./kit/api/env.js";
 import type { Clock } from "./kit/clock.js";
 import type { EventSink } from "./kit/context.js";
 import { checkUrl, internalErrorText, reportUnexpected } from "./kit/edge.js";
@@ -96,12 +97,12 @@ async function rewriteAuthRequest(raw: Request, sub: string): Promise<Request> {
   });
 }
 
-function clientAddress(req: Request, env: HttpBindings | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+function clientAddress(req: Request, env: HttpBindings | undefined, trustProxy: number): string {
+  return (
+    forwardedClient(req.headers.get("x-forwarded-for"), trustProxy) ??
+    env?.incoming?.socket?.remoteAddress ??
+    "unknown"
+  );
 }
 
 /** Builds the HTTP application from its parts. Nothing here is global. */

@@ -90,7 +90,18 @@ const envSchema = z.object({
   MEMBERSHIP_LIMIT: positiveInt.default(100),
   INVITATION_EXPIRES_IN: positiveInt.default(172800),
   ALLOW_REMOVING_ALL_TEAMS: bool.default(false),
-  TRUST_PROXY: bool.default(false),
+  // Proxies in front of Kassa that append to X-Forwarded-For: 0 (off), 1 (`true`), or a count.
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(\d{1,2}|true|false|yes|no|on|off)$/i, "must be a number of proxies (0 to 16), true or false")
+    .transform((v) => {
+      const word = v.toLowerCase();
+      if (["true", "yes", "on"].includes(word)) return 1;
+      if (["false", "no", "off"].includes(word)) return 0;
+      return Number(v);
+    })
+    .pipe(z.number().int().min(0).max(16))
+    .default(0),
   ADMIN_EMAILS: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WEB_DIR: optionalString,
@@ -203,8 +214,12 @@ export interface KassaConfig {
     invitationExpiresIn: number;
     allowRemovingAllTeams: boolean;
   };
-  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
-  trustProxy: boolean;
+  /**
+   * How many proxies in front of Kassa append to X-Forwarded-For (0: none, the socket's peer is
+   * the client). The client is the entry that many from the right: entries further left are
+   * whatever the client sent.
+   */
+  trustProxy: number;
   /** Users signing up with these addresses get the platform admin role. */
   adminEmails: string[];
   logLevel: Env["LOG_LEVEL"];

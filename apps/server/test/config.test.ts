@@ -18,6 +18,7 @@ afterAll(runCleanups);
 describe("bad configuration stops start-up with a message naming the variable", () => {
   const cases: [string, Record<string, string>, string][] = [
     ["PORT=abc", { PORT: "abc" }, "PORT"],
+    ["TRUST_PROXY=maybe", { TRUST_PROXY: "maybe" }, "TRUST_PROXY"],
     ["DATABASE_URL=mysql://x", { DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
     ["SMTP_URL=http://x", { SMTP_URL: "http://x" }, "SMTP_URL"],
     ["CAPTCHA_PROVIDER=foo", { CAPTCHA_PROVIDER: "foo", CAPTCHA_SECRET_KEY: "s" }, "CAPTCHA_PROVIDER"],

@@ -81,6 +81,23 @@ describe("rate limiting, on by default", () => {
     expect(row?.count).toBe(SIGN_IN_MAX);
   });
 
+  it("behind one trusted proxy counts the address the proxy saw, whatever the client wrote before it", async () => {
+    const client = new Client(server.url);
+    // The proxy appends the address it saw (203.0.113.30); the entries before it are the
+    // client's own, new on every request: they must not buy a new budget.
+    for (let i = 0; i < SIGN_IN_MAX; i++) {
+      const res = await wrongSignIn(client, user.email, {
+        "x-forwarded-for": `198.51.100.${i + 1}, 203.0.113.30`,
+      });
+      expect(res.status).toBe(401);
+    }
+    expectLimited(
+      await wrongSignIn(client, user.email, { "x-forwarded-for": "198.51.100.99, 203.0.113.30" }),
+    );
+    const rows = await server.sql<{ key: string }>(`select key from "rateLimit"`);
+    expect(rows.some((r) => r.key.includes("198.51.100."))).toBe(false);
+  });
+
   it("is stricter on sign-up (5 a minute) and on reset requests (5 per 5 minutes)", async () => {
     const client = new Client(server.url);
     const from = { "x-forwarded-for": "203.0.113.20" };

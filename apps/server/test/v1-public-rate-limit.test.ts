@@ -20,25 +20,38 @@ describe("public checkout endpoints", () => {
       const statuses: number[] = [];
       let retryAfter: string | null = null;
       let body: unknown = null;
-      for (const path of [
-        "/v1/checkouts/client/polar_c_unknown1",
-        "/v1/checkouts/client/polar_c_unknown2",
-        "/v1/checkout-links/polar_cl_unknown/redirect",
-        "/v1/checkouts/client/polar_c_unknown3",
+      for (const [method, path] of [
+        ["GET", "/v1/checkouts/client/polar_c_unknown1"],
+        ["GET", "/v1/checkout-links/polar_cl_unknown/redirect"],
+        // A dunning mail's card link opens a session: limited the same (it was registered
+        // before the limit, which then never ran for it).
+        ["POST", "/v1/subscription-payment-links/session"],
+        ["GET", "/v1/checkouts/client/polar_c_unknown3"],
       ]) {
-        const res = await call(server, undefined, "GET", path);
+        const res = await call(
+          server,
+          undefined,
+          method as string,
+          path as string,
+          method === "POST" ? { subscription_id: "none", expires: "1", signature: "x" } : undefined,
+        );
         statuses.push(res.status);
         if (res.status === 429) {
           retryAfter = res.headers.get("retry-after");
           body = res.body;
         }
       }
-      expect(statuses).toEqual([404, 404, 404, 429]);
+      expect(statuses.slice(0, 3)).not.toContain(429);
+      expect(statuses[3]).toBe(429);
       expect(Number(retryAfter)).toBeGreaterThan(0);
       expect(body).toMatchObject({ error: "TooManyRequests" });
       // The confirm endpoint shares the budget; the authenticated API does not.
       expect(
         (await call(server, undefined, "POST", "/v1/checkouts/client/polar_c_x/confirm", {})).status,
+      ).toBe(429);
+      const link = { subscription_id: "none", expires: "1", signature: "x" };
+      expect(
+        (await call(server, undefined, "POST", "/v1/subscription-payment-links/session", link)).status,
       ).toBe(429);
       expect((await call(server, token, "GET", "/v1/products/")).status).toBe(200);
     } finally {

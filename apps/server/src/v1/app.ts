@@ -94,7 +94,7 @@ export interface V1Deps {
   mailer?: Mailer | undefined;
   /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
   sandboxTokenRateLimit?: number | undefined;
-  trustProxy?: boolean;
+  trustProxy?: number;
   files: FilesEnv;
   /** Each organization's time: the sandbox's test clocks (absent: the real time for all). */
   testClocks?: TestClocks | undefined;
@@ -350,7 +350,7 @@ export function createV1Api(deps: V1Deps) {
           baseURL: deps.baseURL,
         }
       : undefined,
-    trustProxy: deps.trustProxy ?? false,
+    trustProxy: deps.trustProxy ?? 0,
     limiter:
       deps.portalCodeRateLimit === undefined
         ? undefined
@@ -370,7 +370,6 @@ export function createV1Api(deps: V1Deps) {
   });
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
-    registerPaymentLinkRoutes(api, deps.lifecycle);
     registerTestClockRoutes(api, {
       clocks: deps.testClocks,
       lifecycle: deps.lifecycle,
@@ -380,7 +379,7 @@ export function createV1Api(deps: V1Deps) {
   if (deps.payments?.sandbox)
     registerSandboxRoutes(api, {
       sandbox: deps.payments.sandbox,
-      trustProxy: deps.trustProxy ?? false,
+      trustProxy: deps.trustProxy ?? 0,
       limiter:
         deps.sandboxTokenRateLimit === undefined
           ? undefined
@@ -402,7 +401,7 @@ export function createV1Api(deps: V1Deps) {
       max: deps.publicRateLimitPerMinute,
       windowSeconds: 60,
     });
-    const trustProxy = deps.trustProxy ?? false;
+    const trustProxy = deps.trustProxy ?? 0;
     const publicLimit = createMiddleware<V1Env>(async (c, next) => {
       const verdict = await limit(`v1:public:${clientAddress(c, trustProxy)}`);
       if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
@@ -414,7 +413,9 @@ export function createV1Api(deps: V1Deps) {
     // License keys checked from a merchant's app with no credential (the body names the organization).
     for (const p of PUBLIC_LICENSE_KEY_PATHS) api.use(p, publicLimit);
   }
-  // After the public limit above: Hono runs middleware in the order it was added.
+  // After the public limit above: Hono runs middleware in the order it was added (a route
+  // registered before its `use` is answered without it).
+  if (deps.lifecycle) registerPaymentLinkRoutes(api, deps.lifecycle);
   registerLicenseKeyRoutes(api, {
     db: deps.db,
     clock: deps.clock,

@@ -21,13 +21,29 @@ export type V1Env = {
 export type V1App = OpenAPIHono<V1Env>;
 
 /**
- * The caller's address for per-address limits: the first `X-Forwarded-For` entry behind a
- * trusted proxy, else the socket's peer.
+ * The caller's address for per-address limits: the `X-Forwarded-For` entry the trusted proxies
+ * vouch for (`forwardedClient`), else the socket's peer.
  */
 export function clientAddress(
   c: { req: { header(name: string): string | undefined }; env: HttpBindings | undefined },
-  trustProxy: boolean,
+  trustProxy: number,
 ): string {
-  const forwarded = trustProxy ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-  return forwarded || c.env?.incoming?.socket?.remoteAddress || "unknown";
+  return (
+    forwardedClient(c.req.header("x-forwarded-for"), trustProxy) ||
+    c.env?.incoming?.socket?.remoteAddress ||
+    "unknown"
+  );
+}
+
+/**
+ * The client's address in `X-Forwarded-For` behind `hops` trusted proxies that each append the
+ * address they saw: the entry `hops` from the right. The entries left of it are whatever the
+ * client wrote, so they never count (taking the first entry let anyone pick a new address, and
+ * so a fresh rate-limit budget, with each request). Undefined with no trusted proxy, or when
+ * the header has fewer entries than that (the request did not come through them).
+ */
+export function forwardedClient(header: string | null | undefined, hops: number): string | undefined {
+  if (hops <= 0 || !header) return undefined;
+  const entries = header.split(",").map((e) => e.trim());
+  return entries.length >= hops ? entries[entries.length - hops] || undefined : undefined;
 }

@@ -129,7 +129,7 @@ export function registerCustomerSessionRoutes(
     /** Absent: no mailer, the code endpoints are not served. */
     codes?: CodeDeps | undefined;
     limiter?: RateLimiter | undefined;
-    trustProxy?: boolean;
+    trustProxy?: number;
   },
 ) {
   app.openapi(create, async (c) => {
@@ -167,7 +167,7 @@ export function registerCustomerSessionRoutes(
   const { limiter } = opts;
   const limit = createMiddleware<V1Env>(async (c, next) => {
     if (limiter) {
-      const verdict = await limiter(`portal:code:${clientAddress(c, opts.trustProxy ?? false)}`);
+      const verdict = await limiter(`portal:code:${clientAddress(c, opts.trustProxy ?? 0)}`);
       if (!verdict.allowed) throw new TooManyRequests(verdict.retryAfter);
     }
     await next();

@@ -31,7 +31,7 @@ export interface SandboxRouteDeps {
   sandbox: SandboxProcessor;
   /** Per client address; undefined when rate limits are off. */
   limiter: RateLimiter | undefined;
-  trustProxy: boolean;
+  trustProxy: number;
 }
 
 export function registerSandboxRoutes(app: V1App, deps: SandboxRouteDeps) {
