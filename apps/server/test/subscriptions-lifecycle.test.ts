@@ -908,6 +908,38 @@ describe("one subscription per customer", () => {
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
     await subscribe(s, product, {}, "once@example.com");
   });
+
+  it("holds when one buyer confirms several subscription checkouts at once: one subscription, one charge", async () => {
+    const s = await shop("Racing");
+    const product = await monthly(s, 700);
+    const secrets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+        products: [product],
+        customer_email: i % 2 ? "Racer@example.com" : "racer@example.com",
+      });
+      expect(c.status).toBe(201);
+      secrets.push(c.body.client_secret);
+    }
+    const tokens = await Promise.all(secrets.map(() => cardToken(GOOD)));
+    const answers = await Promise.all(
+      secrets.map((secret, i) =>
+        call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, {
+          confirmation_token_id: tokens[i],
+          customer_billing_address: FR,
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 403, 403, 403]);
+    for (const refused of answers.filter((a) => a.status === 403))
+      expect(refused.body.error).toBe("AlreadyActiveSubscriptionError");
+    const subscriptions = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_subscription where organization_id = $1",
+      s.merchant.organizationId,
+    );
+    expect(subscriptions[0]?.n).toBe(1);
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([700]);
+  });
 });
 
 describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-1.3)", () => {

@@ -6,6 +6,7 @@ import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import { findDiscount, holdRedemption } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
+import { findProducts } from "../products/index.js";
 import { hasBillableSubscription } from "../subscriptions/index.js";
 import { AlreadyActiveSubscription, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
@@ -97,14 +98,20 @@ async function claimLocked(
   if (issues.length > 0) throw new RequestValidationError(issues);
   if (product?.is_recurring) {
     const organization = await findOrganization(trx, row.organization_id);
-    if (
-      !organization?.allow_multiple_subscriptions &&
-      (await hasBillableSubscription(trx, row.organization_id, {
-        customerId: next.customer_id,
-        email: next.customer_email,
-      }))
-    )
-      throw new AlreadyActiveSubscription();
+    if (!organization?.allow_multiple_subscriptions) {
+      const who = { customerId: next.customer_id, email: next.customer_email };
+      // One claim at a time per buyer, and a subscription checkout of theirs still being paid
+      // counts as their subscription: otherwise two checkouts confirmed together (or one while
+      // another waits for 3-D Secure) both pass the check, and the buyer ends with two.
+      await repo.lockBuyer(trx, row.organization_id, who);
+      if (await hasBillableSubscription(trx, row.organization_id, who)) throw new AlreadyActiveSubscription();
+      const inFlight = await repo.productsInFlight(trx, row.organization_id, who, row.id);
+      if (
+        inFlight.length > 0 &&
+        (await findProducts(trx, row.organization_id, inFlight)).some((p) => p.recurring_interval)
+      )
+        throw new AlreadyActiveSubscription();
+    }
   }
 
   const now = ctx.clock.now();

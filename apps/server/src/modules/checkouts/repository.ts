@@ -177,3 +177,48 @@ export function listStuckCheckouts(
     );
   return query.orderBy("modified_at").orderBy("id").limit(limit).execute();
 }
+
+/**
+ * Serializes, until the transaction ends, the claims of checkouts for one buyer of one
+ * organization (the customer's id when the checkout names one, else the e-mail): the "one
+ * subscription per customer" rule is a check then a write, which two confirms running at once
+ * would both pass.
+ */
+export async function lockBuyer(
+  db: Db,
+  organizationId: string,
+  who: { customerId: string | null; email: string | null },
+): Promise<void> {
+  const buyer = who.customerId ?? (who.email ?? "").toLowerCase();
+  await sql`select pg_advisory_xact_lock(hashtext(${`kassa_checkout_buyer:${organizationId}:${buyer}`}))`.execute(
+    db,
+  );
+}
+
+/**
+ * The products of the buyer's other checkouts claimed and not yet settled (`confirmed`: being
+ * charged, or waiting for the buyer's 3-D Secure or for the reconciler), by customer id or
+ * e-mail, as `hasBillableSubscription` matches them.
+ */
+export async function productsInFlight(
+  db: Db,
+  organizationId: string,
+  who: { customerId: string | null; email: string | null },
+  exceptId: string,
+): Promise<string[]> {
+  if (!who.customerId && !who.email) return [];
+  const rows = await db
+    .selectFrom("kassa_checkout")
+    .select("product_id")
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "confirmed")
+    .where("id", "!=", exceptId)
+    .where((eb) =>
+      eb.or([
+        ...(who.customerId ? [eb("customer_id", "=", who.customerId)] : []),
+        ...(who.email ? [eb(sql<string>`lower(customer_email)`, "=", who.email.toLowerCase())] : []),
+      ]),
+    )
+    .execute();
+  return rows.flatMap((r) => (r.product_id ? [r.product_id] : []));
+}
