@@ -49,6 +49,9 @@ describe("public checkout endpoints", () => {
       expect(
         (await call(server, undefined, "POST", "/v1/checkouts/client/polar_c_x/confirm", {})).status,
       ).toBe(429);
+      expect(
+        (await call(server, undefined, "GET", "/v1/customer-portal/organizations/no-such-shop")).status,
+      ).toBe(429);
       const link = { subscription_id: "none", expires: "1", signature: "x" };
       expect(
         (await call(server, undefined, "POST", "/v1/subscription-payment-links/session", link)).status,

@@ -362,12 +362,6 @@ export function createV1Api(deps: V1Deps) {
             windowSeconds: 60,
           }),
   });
-  registerCustomerPortalRoutes(api, {
-    db: deps.db,
-    lifecycle: deps.lifecycle,
-    connections: deps.connections,
-    baseURL: deps.baseURL,
-  });
   if (deps.lifecycle) {
     registerSubscriptionLifecycleRoutes(api, deps.lifecycle);
     registerTestClockRoutes(api, {
@@ -410,12 +404,20 @@ export function createV1Api(deps: V1Deps) {
     api.use(`${V1_PREFIX}/checkouts/client/*`, publicLimit);
     api.use(`${V1_PREFIX}/checkout-links/:secret/redirect`, publicLimit);
     api.use(`${V1_PREFIX}/subscription-payment-links/*`, publicLimit);
+    // The portal's sign-in page reads its seller and products with no credential.
+    api.use(`${V1_PREFIX}/customer-portal/organizations/*`, publicLimit);
     // License keys checked from a merchant's app with no credential (the body names the organization).
     for (const p of PUBLIC_LICENSE_KEY_PATHS) api.use(p, publicLimit);
   }
   // After the public limit above: Hono runs middleware in the order it was added (a route
   // registered before its `use` is answered without it).
   if (deps.lifecycle) registerPaymentLinkRoutes(api, deps.lifecycle);
+  registerCustomerPortalRoutes(api, {
+    db: deps.db,
+    lifecycle: deps.lifecycle,
+    connections: deps.connections,
+    baseURL: deps.baseURL,
+  });
   registerLicenseKeyRoutes(api, {
     db: deps.db,
     clock: deps.clock,
