@@ -912,11 +912,16 @@ describe("one subscription per customer", () => {
   it("holds when one buyer confirms several subscription checkouts at once: one subscription, one charge", async () => {
     const s = await shop("Racing");
     const product = await monthly(s, 700);
+    // The buyer named three ways: as an existing customer, and by address in two spellings.
+    const customer = await call(server, s.token, "POST", "/v1/customers/", { email: "racer@example.com" });
+    expect(customer.status).toBe(201);
     const secrets: string[] = [];
     for (let i = 0; i < 4; i++) {
       const c = await call(server, s.token, "POST", "/v1/checkouts/", {
         products: [product],
-        customer_email: i % 2 ? "Racer@example.com" : "racer@example.com",
+        ...(i === 0
+          ? { customer_id: customer.body.id }
+          : { customer_email: i % 2 ? "Racer@example.com" : "racer@example.com" }),
       });
       expect(c.status).toBe(201);
       secrets.push(c.body.client_secret);

@@ -180,16 +180,18 @@ export function listStuckCheckouts(
 
 /**
  * Serializes, until the transaction ends, the claims of checkouts for one buyer of one
- * organization (the customer's id when the checkout names one, else the e-mail): the "one
- * subscription per customer" rule is a check then a write, which two confirms running at once
- * would both pass.
+ * organization: the "one subscription per customer" rule is a check then a write, which two
+ * confirms running at once would both pass. Keyed by the lower-cased e-mail (a checkout that
+ * names a customer takes their e-mail, and confirm needs one), so a checkout naming the
+ * customer and one giving only their address wait for each other; by the customer's id only
+ * when there is no e-mail.
  */
 export async function lockBuyer(
   db: Db,
   organizationId: string,
   who: { customerId: string | null; email: string | null },
 ): Promise<void> {
-  const buyer = who.customerId ?? (who.email ?? "").toLowerCase();
+  const buyer = who.email ? who.email.toLowerCase() : (who.customerId ?? "");
   await sql`select pg_advisory_xact_lock(hashtext(${`kassa_checkout_buyer:${organizationId}:${buyer}`}))`.execute(
     db,
   );
