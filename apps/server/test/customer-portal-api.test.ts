@@ -329,6 +329,44 @@ describe("the customer's own data", () => {
     expect(sub.body.product_id).toBe(pro);
   });
 
+  it("moves only to a public plan: a private or draft one is refused in Polar's words, the merchant may", async () => {
+    const hidden = async (name: string, visibility: "private" | "draft") => {
+      const res = await call(server, token, "POST", "/v1/products/", {
+        name,
+        visibility,
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 500 }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const secret = await hidden("Secret", "private");
+    const draft = await hidden("Draft", "draft");
+    const base = `/v1/customer-portal/subscriptions/${ada.subscriptionId}`;
+    for (const product_id of [secret, draft]) {
+      for (const [method, path] of [
+        ["POST", `${base}/change-preview`],
+        ["PATCH", base],
+      ] as const) {
+        const res = await call(server, adaCst, method, path, { product_id });
+        expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(422);
+        expect(res.body.detail).toEqual([
+          expect.objectContaining({ loc: ["body", "product_id"], msg: "Product visibility is not allowed." }),
+        ]);
+      }
+    }
+    const sub = await call(server, adaCst, "GET", base);
+    expect(sub.body.product_id).toBe(pro);
+    // The merchant's own API may move a subscription to a private plan (Polar: every visibility).
+    const merchant = await call(
+      server,
+      token,
+      "GET",
+      `/v1/subscriptions/${ada.subscriptionId}/preview?product_id=${secret}`,
+    );
+    expect(merchant.status, JSON.stringify(merchant.body)).toBe(200);
+  });
+
   it("customer A's session never reads B's orders, subscriptions or cards (404)", async () => {
     const paths = [
       ["GET", `/v1/customer-portal/orders/${bob.orderId}`],

@@ -151,9 +151,8 @@ export function registerCustomerAccountRoutes(app: V1App, db: Db, lifecycle: Lif
     const { id } = c.req.valid("param");
     // The customer's own subscription or a 404, before anything is computed.
     await service.getSubscription({ ctx, input: { id } });
-    return c.json(
-      await previewChange(lifecycle, ctx, id, { product_id: c.req.valid("json").product_id }),
-      200,
-    );
+    const customerId = service.callerOf(ctx).customerId;
+    const input = { product_id: c.req.valid("json").product_id };
+    return c.json(await previewChange(lifecycle, ctx, id, input, { customerId }), 200);
   });
 }

@@ -71,6 +71,11 @@ function checkChangeable(sub: SubscriptionRow) {
   if (!BILLABLE_STATUSES.includes(sub.status)) throw new InactiveSubscription(sub.id);
 }
 
+/** What a customer may move to from the portal: public products only (Polar's portal); the merchant, any. */
+function visibleTo(acting: { customerId?: string }): readonly string[] | null {
+  return acting.customerId ? ["public"] : null;
+}
+
 /**
  * The change to `productId` at `now` (Polar's rules): the product must be the organization's,
  * live, recurring, with a fixed or free price in the subscription's currency. The part of the
@@ -85,11 +90,14 @@ async function plan(
   productId: string,
   asked: ProrationBehavior | null | undefined,
   now: Date,
+  visibilities: readonly string[] | null,
 ): Promise<Plan> {
   const org = sub.organization_id;
   const [product] = isUuid(productId) ? await findProducts(db, org, [productId]) : [];
   if (!product) throw productError("Product does not exist.", productId);
   if (product.is_archived) throw productError("Product is archived.", productId);
+  if (visibilities && !visibilities.includes(product.visibility))
+    throw productError("Product visibility is not allowed.", productId);
   if (!product.recurring_interval) throw productError("Product is not recurring.", productId);
   const prices = (await activePrices(db, org, [product.id])).filter(
     (p) => p.price_currency === sub.currency && p.amount_type !== "metered_unit",
@@ -209,13 +217,14 @@ export async function previewChange(
   ctx: Ctx,
   id: string,
   input: { product_id?: string | undefined; proration_behavior?: ProrationBehavior | undefined },
+  acting: { customerId?: string } = {},
 ) {
   const sub = isUuid(id) ? await findSubscription(ctx.db, ctx.organizationId, id) : undefined;
   if (!sub) throw new SubscriptionNotFound();
   if (!input.product_id) return { now: null, next_renewal: await renewalPreview(deps, ctx.db, sub) };
   checkChangeable(sub);
   const now = ctx.clock.now();
-  const p = await plan(ctx.db, sub, input.product_id, input.proration_behavior, now);
+  const p = await plan(ctx.db, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
   const waiting = [...(await pendingEntries(ctx.db, sub.id)), ...p.entries];
   const charged = p.behavior === "invoice" ? await invoiceNow(deps, ctx.db, p.next, waiting) : null;
   return {
@@ -254,7 +263,7 @@ export async function changePlan(
     checkChangeable(sub);
     if (sub.product_id === input.product_id) return { row: sub, orderId: null };
     const now = ctx.clock.now();
-    const p = await plan(trx, sub, input.product_id, input.proration_behavior, now);
+    const p = await plan(trx, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
     const row = await updateSubscription(trx, sub.id, {
       product_id: p.next.product_id,
       price_ids: JSON.stringify(p.next.price_ids),
