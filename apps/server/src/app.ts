@@ -214,6 +214,7 @@ export function createApp(deps: AppDeps) {
     readMembership: deps.readMembership,
     publicRateLimitPerMinute: config.rateLimit ? config.publicRateLimit : undefined,
     portalCodeRateLimit: config.rateLimit ? config.portalCodeRateLimit : undefined,
+    portalCodeFailureLimit: config.rateLimit ? config.portalCodeFailureLimit : undefined,
     mailer: deps.mailer,
     events: deps.events ?? webhookEventSink(deps.testClocks ?? deps.clock),
     payments: deps.payments,

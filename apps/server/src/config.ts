@@ -73,6 +73,7 @@ const envSchema = z.object({
   V1_RATE_LIMIT: positiveInt.default(500),
   PUBLIC_RATE_LIMIT: positiveInt.default(120),
   PORTAL_CODE_RATE_LIMIT: positiveInt.default(10),
+  PORTAL_CODE_FAILURE_LIMIT: positiveInt.default(300),
   RATE_LIMIT_STORE: optionalString.pipe(z.enum(["memory", "redis", "database"]).optional()),
   REDIS_URL: optionalString.refine(
     (v) => v === undefined || /^rediss?:\/\//.test(v),
@@ -193,6 +194,7 @@ export interface KassaConfig {
   publicRateLimit: number;
   /** Portal sign-in code requests and attempts a minute per client address. */
   portalCodeRateLimit: number;
+  portalCodeFailureLimit: number;
   /**
    * Where rate-limit counters live (kit/rate-limit.ts): this process's memory, Redis (shared by
    * every process using it), or the database (shared by every process on it, a write per hit).
@@ -483,6 +485,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     v1RateLimit: env.V1_RATE_LIMIT,
     publicRateLimit: env.PUBLIC_RATE_LIMIT,
     portalCodeRateLimit: env.PORTAL_CODE_RATE_LIMIT,
+    portalCodeFailureLimit: env.PORTAL_CODE_FAILURE_LIMIT,
     rateLimitStore,
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,

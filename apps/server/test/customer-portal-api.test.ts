@@ -421,3 +421,77 @@ describe("rate limit", () => {
     expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
+
+describe("wrong codes across many addresses", () => {
+  const BUDGET = 3;
+  let guarded: TestServer;
+  afterAll(() => guarded?.stop());
+
+  it("past the installation's budget of wrong codes, even a right one waits for the window (429)", async () => {
+    guarded = await startTestServer({
+      inProcess: true,
+      env: {
+        RATE_LIMIT: "on",
+        PORTAL_CODE_RATE_LIMIT: "40",
+        PORTAL_CODE_FAILURE_LIMIT: String(BUDGET),
+        TRUST_PROXY: "1",
+        LOG_LEVEL: "info",
+      },
+    });
+    const shop = await createMerchant(guarded, "Guarded Shop");
+    const shopToken = await createToken(shop, ["customers:write"]);
+    const carol = await call(guarded, shopToken, "POST", "/v1/customers/", { email: "carol@example.com" });
+    expect(carol.status, JSON.stringify(carol.body)).toBe(201);
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    const asked = await call(
+      guarded,
+      undefined,
+      "POST",
+      "/v1/customer-portal/customer-session/request",
+      { email: "carol@example.com", organization_id: shop.organizationId },
+      from("10.0.0.1"),
+    );
+    expect(asked.status).toBe(202);
+    const mails = (await call(guarded, undefined, "GET", "/api/dev/mailbox?to=carol%40example.com")).body
+      .items as { text: string }[];
+    const code = codeIn(mails[0]?.text ?? "");
+    expect(code).toMatch(/^[A-Z0-9]{6}$/);
+    const wrong = code === "ZZZZZZ" ? "YYYYYY" : "ZZZZZZ";
+    // One guess from each of BUDGET + 1 addresses: each is under its own limit, all are wrong.
+    for (let i = 1; i <= BUDGET + 1; i++) {
+      const res = await call(
+        guarded,
+        undefined,
+        "POST",
+        "/v1/customer-portal/customer-session/authenticate",
+        { code: wrong },
+        from(`10.0.1.${i}`),
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(401);
+    }
+    const right = await call(
+      guarded,
+      undefined,
+      "POST",
+      "/v1/customer-portal/customer-session/authenticate",
+      { code },
+      from("10.0.2.1"),
+    );
+    expect(right.status, JSON.stringify(right.body)).toBe(429);
+    const retryAfter = Number(right.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    // Nothing was taken: the code is still there, no session was opened.
+    const codes = await guarded.sql(
+      "select id from kassa_customer_session_code where customer_id = $1",
+      carol.body.id,
+    );
+    expect(codes).toHaveLength(1);
+    const sessions = await guarded.sql(
+      "select id from kassa_customer_session where customer_id = $1",
+      carol.body.id,
+    );
+    expect(sessions).toHaveLength(0);
+    expect(guarded.output()).toContain("too many wrong codes across all addresses");
+  });
+});

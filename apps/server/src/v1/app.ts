@@ -34,7 +34,7 @@ import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
 import { registerCustomFieldRoutes } from "../modules/custom-fields/index.js";
 import { recomputeMeterTotals, registerCustomerMeterRoutes } from "../modules/customer-meters/index.js";
 import { registerCustomerPortalRoutes } from "../modules/customer-portal/index.js";
-import { registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
+import { codeFailureGuard, registerCustomerSessionRoutes } from "../modules/customer-sessions/index.js";
 import { customerWire, registerCustomerRoutes } from "../modules/customers/index.js";
 import { registerDiscountRoutes } from "../modules/discounts/index.js";
 import { registerEventRoutes } from "../modules/events/index.js";
@@ -90,6 +90,8 @@ export interface V1Deps {
   publicRateLimitPerMinute?: number | undefined;
   /** Portal sign-in code requests and attempts a minute per client address; undefined: no limit. */
   portalCodeRateLimit?: number | undefined;
+  /** Wrong portal sign-in codes in 15 minutes, installation-wide, before code sign-in pauses. */
+  portalCodeFailureLimit?: number | undefined;
   /** Sends the portal's sign-in codes (absent: suites that build /v1 alone; no code is mailed). */
   mailer?: Mailer | undefined;
   /** Sandbox confirmation tokens a minute per client address; undefined: no limit. */
@@ -351,6 +353,20 @@ export function createV1Api(deps: V1Deps) {
         }
       : undefined,
     trustProxy: deps.trustProxy ?? 0,
+    failures:
+      deps.portalCodeFailureLimit === undefined
+        ? undefined
+        : codeFailureGuard({
+            failures: createRateLimiter({
+              store: deps.rateLimitStore,
+              db: deps.db,
+              clock: deps.clock,
+              max: deps.portalCodeFailureLimit,
+              windowSeconds: 15 * 60,
+            }),
+            clock: deps.clock,
+            logger: deps.logger,
+          }),
     limiter:
       deps.portalCodeRateLimit === undefined
         ? undefined

@@ -1,3 +1,4 @@
+export { codeFailureGuard } from "./code-guard.js";
 export { registerCustomerSessionRoutes } from "./routes.js";
 export {
   type AuthenticatedCustomerSession,

@@ -11,7 +11,9 @@ import { clientAddress, type V1App, type V1Env } from "../../kit/api/env.js";
 import { TooManyRequests } from "../../kit/api/errors.js";
 import { customerRoute, errorResponses, NO_STORE, route } from "../../kit/api/openapi.js";
 import type { RateLimiter } from "../../kit/rate-limit.js";
+import type { CodeFailureGuard } from "./code-guard.js";
 import { authenticateCode, authenticatedUser, type CodeDeps, introspect, requestCode } from "./codes.js";
+import { CustomerSessionCodeInvalidOrExpired } from "./errors.js";
 import { CustomerSession, CustomerSessionCreate, CustomerSessionMailed } from "./schemas.js";
 import * as service from "./service.js";
 
@@ -86,7 +88,8 @@ const authenticateRoute = createRoute({
   path: "/v1/customer-portal/customer-session/authenticate",
   tags: [TAG],
   summary: "Exchange a mailed sign-in code for a customer session token",
-  description: "No authentication. A code works once. Limited per client address with the request.",
+  description:
+    "No authentication. A code works once. Limited per client address with the request, and wrong codes for the whole installation (`PORTAL_CODE_FAILURE_LIMIT` in 15 minutes, then 429 until the window ends).",
   request: {
     body: {
       required: true,
@@ -129,6 +132,8 @@ export function registerCustomerSessionRoutes(
     /** Absent: no mailer, the code endpoints are not served. */
     codes?: CodeDeps | undefined;
     limiter?: RateLimiter | undefined;
+    /** Wrong codes counted for the whole installation (`PORTAL_CODE_FAILURE_LIMIT`). */
+    failures?: CodeFailureGuard | undefined;
     trustProxy?: number;
   },
 ) {
@@ -178,7 +183,14 @@ export function registerCustomerSessionRoutes(
     await requestCode(codes, c.req.valid("json"));
     return c.body(null, 202);
   });
-  app.openapi(authenticateRoute, async (c) =>
-    c.json(await authenticateCode(codes, c.req.valid("json")), 200),
-  );
+  const { failures } = opts;
+  app.openapi(authenticateRoute, async (c) => {
+    failures?.check();
+    try {
+      return c.json(await authenticateCode(codes, c.req.valid("json")), 200);
+    } catch (error) {
+      if (error instanceof CustomerSessionCodeInvalidOrExpired) await failures?.failed();
+      throw error;
+    }
+  });
 }
