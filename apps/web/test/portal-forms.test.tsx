@@ -14,7 +14,7 @@ interface Seen {
   body: unknown;
 }
 
-function stub(answer: (req: Seen) => [number, unknown]) {
+function stub(answer: (req: Seen) => [number, unknown] | [number, unknown, Record<string, string>]) {
   const seen: Seen[] = [];
   routeFetchTo((async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
@@ -25,10 +25,10 @@ function stub(answer: (req: Seen) => [number, unknown]) {
       body: text ? JSON.parse(text) : undefined,
     };
     seen.push(req);
-    const [status, body] = answer(req);
+    const [status, body, headers = {}] = answer(req);
     return new Response(status === 202 ? null : JSON.stringify(body), {
       status,
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...headers },
     });
   }) as typeof fetch);
   return seen;
@@ -93,6 +93,16 @@ describe("sign-in by code", () => {
     fireEvent.change(screen.getByLabelText("Code"), { target: { value: "ZZZZZZ" } });
     fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
     expect((await screen.findByRole("alert")).textContent).toContain("wrong or has expired");
+  });
+
+  it("a paused sign-in says how long to wait, from Retry-After", async () => {
+    stub(() => [429, { error: "TooManyRequests", detail: "Rate limit exceeded." }, { "retry-after": "841" }]);
+    renderWithTheme(
+      <SignIn organization={organization} initialEmail="ada@example.com" onSignedIn={() => {}} />,
+    );
+    fireEvent.change(screen.getByLabelText("Code"), { target: { value: "ABC123" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("Try again in 15 minutes.");
   });
 });
 

@@ -72,13 +72,19 @@ async function errorOf(res: Response): Promise<V1Error> {
       : typeof body.error_description === "string"
         ? body.error_description
         : undefined;
+  if (res.status === 429)
+    return new V1Error(res.status, error, tooManyAttempts(res.headers.get("retry-after")));
   const fallback =
-    res.status === 429
-      ? "Too many attempts. Wait a minute, then try again."
-      : res.status >= 500
-        ? "Something went wrong on our side. Try again."
-        : `The server answered ${res.status}.`;
+    res.status >= 500 ? "Something went wrong on our side. Try again." : `The server answered ${res.status}.`;
   return new V1Error(res.status, error, detail ?? fallback);
+}
+
+/** What a buyer reads on a 429: how long to wait, from `Retry-After` (seconds). */
+export function tooManyAttempts(retryAfter: string | null): string {
+  const seconds = Number(retryAfter);
+  if (!Number.isFinite(seconds) || seconds <= 60) return "Too many attempts. Wait a minute, then try again.";
+  const minutes = Math.ceil(seconds / 60);
+  return `Too many attempts. Try again in ${minutes} minutes.`;
 }
 
 export async function call<T>(
