@@ -1,4 +1,4 @@
-// Runs on both databases: a renewal interrupted between its charge and its record is finished once; two processes renewing the same subscriptions need PostgreSQL.
+// Runs on both databases: a renewal interrupted between its charge and its record is finished once; two processes renewing the same subscriptions, and one buyer confirming through both, need PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -133,5 +133,56 @@ if (TEST_DB === "postgres") {
       expect(state.orders.length).toBe(200);
       for (const o of state.orders) expect(o).toMatchObject({ status: "paid", n: 1 });
     }, 240_000);
+
+    it("one subscription per buyer when the buyer confirms through both processes at once", async () => {
+      const a = await start({});
+      const b = await start({}, a.database);
+      const { merchant, token, productId } = await shop(a, "One each");
+      const spellings = ["same@example.com", "Same@example.com", "SAME@example.com"];
+      const checkouts = await Promise.all(
+        Array.from({ length: 6 }, async (_, i) => {
+          const c = await call(a, token, "POST", "/v1/checkouts/", {
+            products: [productId],
+            customer_email: spellings[i % spellings.length],
+          });
+          expect(c.status, JSON.stringify(c.body)).toBe(201);
+          return c.body.client_secret as string;
+        }),
+      );
+      const via = (i: number) => (i % 2 ? a : b);
+      const tokens = await Promise.all(
+        checkouts.map(async (_, i) => {
+          const t = await call(via(i), undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+            card_number: "4242424242424242",
+            exp_month: 12,
+            exp_year: 2040,
+            cvc: "123",
+          });
+          expect(t.status, JSON.stringify(t.body)).toBe(201);
+          return t.body.id as string;
+        }),
+      );
+      const answers = await Promise.all(
+        checkouts.map((secret, i) =>
+          call(via(i), undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, {
+            confirmation_token_id: tokens[i],
+            customer_billing_address: { country: "FR" },
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403, 403]);
+      for (const refused of answers.filter((r) => r.status === 403))
+        expect(refused.body.error).toBe("AlreadyActiveSubscriptionError");
+      const subscriptions = await a.sql<{ n: number }>(
+        "select count(*)::int as n from kassa_subscription where organization_id = $1",
+        merchant.organizationId,
+      );
+      expect(subscriptions[0]?.n).toBe(1);
+      const charges = await a.sql<{ amount: number }>(
+        "select amount from kassa_sandbox_charge where organization_id = $1 and status = 'succeeded'",
+        merchant.organizationId,
+      );
+      expect(charges.map((c) => Number(c.amount))).toEqual([1000]);
+    }, 120_000);
   });
 }
