@@ -457,7 +457,11 @@ describe("Stripe webhooks", () => {
       event("payment_intent.payment_failed", {
         id: "pi_1",
         object: "payment_intent",
-        metadata: { kassa_organization_id: "org_1", checkout_id: "co_1" },
+        metadata: {
+          kassa_organization_id: "org_1",
+          checkout_id: "co_1",
+          kassa_payment_key: "checkout:co_1:2",
+        },
         last_payment_error: {
           code: "card_declined",
           decline_code: "insufficient_funds",
@@ -469,9 +473,10 @@ describe("Stripe webhooks", () => {
       type: "charge.failed",
       organizationId: "org_1",
       chargeId: "pi_1",
+      paymentKey: "checkout:co_1:2",
       declineCode: "insufficient_funds",
       message: "Your card has insufficient funds.",
-      metadata: { checkout_id: "co_1" },
+      metadata: { checkout_id: "co_1", kassa_payment_key: "checkout:co_1:2" },
     });
     const refunded = fromStripeEvent(
       event("charge.refunded", {

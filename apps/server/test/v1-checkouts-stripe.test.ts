@@ -54,6 +54,58 @@ const newCheckout = async (productId: string) => {
 const confirm = (secret: string, body: Json) =>
   call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
 
+/** Posts a signed Stripe event about a payment intent to Kassa's Stripe webhook. */
+async function stripeEvent(type: string, id: string, amount: number, metadata: Record<string, string>) {
+  const succeeded = type === "payment_intent.succeeded";
+  const evt = {
+    id: `evt_${randomUUID()}`,
+    object: "event",
+    type,
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id,
+        object: "payment_intent",
+        amount,
+        amount_received: succeeded ? amount : 0,
+        currency: "usd",
+        status: succeeded ? "succeeded" : "requires_payment_method",
+        ...(succeeded
+          ? {}
+          : {
+              last_payment_error: {
+                code: "card_declined",
+                decline_code: "generic_decline",
+                message: "Your card was declined.",
+              },
+            }),
+        metadata,
+      },
+    },
+  };
+  const body = JSON.stringify(evt);
+  return fetch(`${server.url}/v1/integrations/stripe/webhook`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }),
+    },
+    body,
+  });
+}
+
+/** Waits until Kassa has handled the Stripe event(s) it stored (the job marks each processed). */
+async function handled() {
+  for (let i = 0; i < 100; i++) {
+    const [row] = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_processor_event where processed_at is null",
+    );
+    if (row?.n === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the Stripe events were not handled");
+}
+
 describe("checkouts on Stripe", () => {
   it("the page gets the publishable key; a Stripe confirmation token pays; the order names the payment intent", async () => {
     const c = await newCheckout(ebook.id);
@@ -112,34 +164,11 @@ describe("checkouts on Stripe", () => {
     expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("confirmed");
     const pi = fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1);
     expect(pi?.form.get("metadata[checkout_id]")).toBe(c.id);
-    const evt = {
-      id: `evt_${randomUUID()}`,
-      object: "event",
-      type: "payment_intent.succeeded",
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: "pi_sca_test",
-          object: "payment_intent",
-          amount: 900,
-          amount_received: 900,
-          currency: "usd",
-          status: "succeeded",
-          metadata: { kassa_organization_id: acme.organizationId, checkout_id: c.id },
-        },
-      },
-    };
-    const body = JSON.stringify(evt);
-    const hook = await fetch(`${server.url}/v1/integrations/stripe/webhook`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
-          payload: body,
-          secret: WEBHOOK_SECRET,
-        }),
-      },
-      body,
+    expect(pi?.form.get("metadata[kassa_payment_key]")).toBe(`checkout:${c.id}:1`);
+    const hook = await stripeEvent("payment_intent.succeeded", "pi_sca_test", 900, {
+      kassa_organization_id: acme.organizationId,
+      checkout_id: c.id,
+      kassa_payment_key: `checkout:${c.id}:1`,
     });
     expect(hook.status).toBe(200);
     let status = "";
@@ -153,5 +182,41 @@ describe("checkouts on Stripe", () => {
       c.id,
     );
     expect(orders).toEqual([{ total_amount: 900, charge_id: "pi_sca_test" }]);
+  });
+
+  it("a late decline of an earlier attempt neither reopens the attempt being paid nor stops its order", async () => {
+    const c = await newCheckout(ebook.id);
+    const declined = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("declined"),
+      customer_email: "late@example.com",
+      customer_billing_address: { country: "FR" },
+    });
+    expect(declined.status).toBe(400);
+    const second = await confirm(c.client_secret, { confirmation_token_id: ctoken("threeDS") });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+    const meta = (attempt: number) => ({
+      kassa_organization_id: acme.organizationId,
+      checkout_id: c.id,
+      kassa_payment_key: `checkout:${c.id}:${attempt}`,
+    });
+    // Stripe's payment_failed of the first attempt arrives after the second was confirmed.
+    expect((await stripeEvent("payment_intent.payment_failed", "pi_late_1", 2500, meta(1))).status).toBe(200);
+    await handled();
+    const during = (await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body;
+    expect(during.status).toBe("confirmed");
+    // A success naming the first attempt is not the second's payment either.
+    expect((await stripeEvent("payment_intent.succeeded", "pi_late_1", 2500, meta(1))).status).toBe(200);
+    await handled();
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("confirmed");
+    // The second attempt's own success makes the one order.
+    expect((await stripeEvent("payment_intent.succeeded", "pi_late_2", 2500, meta(2))).status).toBe(200);
+    await handled();
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("succeeded");
+    const orders = await server.sql<{ total_amount: number; charge_id: string }>(
+      "select total_amount, charge_id from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(orders).toEqual([{ total_amount: 2500, charge_id: "pi_late_2" }]);
   });
 });

@@ -4,12 +4,13 @@ import type { ConfirmDeps } from "./claim.js";
 import { fulfil, reopen } from "./fulfil.js";
 import { isRecurring, processorCustomerFor } from "./pay.js";
 import * as repo from "./repository.js";
-import type { Claim } from "./state.js";
+import { type Claim, paymentKey } from "./state.js";
 
 /**
  * Settles a checkout whose payment the processor completed later (Stripe's 3-D Secure): on
  * `charge.succeeded` the order is recorded, on `charge.failed` the checkout is open again.
- * Idempotent: a checkout no longer `confirmed` is left as it is.
+ * Idempotent: a checkout no longer `confirmed` is left as it is, and an event of any attempt but
+ * the current one (by the idempotency key the charge carries) changes nothing.
  */
 export function checkoutPaymentListener(
   deps: ConfirmDeps & { db: Ctx["db"]; events: Ctx["events"] },
@@ -20,6 +21,9 @@ export function checkoutPaymentListener(
     if (typeof checkoutId !== "string" || !event.organizationId) return;
     const row = await repo.findCheckout(deps.db, event.organizationId, checkoutId);
     if (row?.status !== "confirmed" || row.order_id) return;
+    // Only the attempt being paid now: a late event of an earlier attempt (declined at once,
+    // then confirmed again) must neither reopen the new attempt nor be recorded as its payment.
+    if (event.paymentKey !== paymentKey(row)) return;
     const ctx: Ctx = {
       organizationId: row.organization_id,
       actor: { kind: "system", reason: `processor event ${event.type}` },

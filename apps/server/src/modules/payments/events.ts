@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { defineJob, enqueue, type JobContext } from "../../kit/jobs/index.js";
-import type { ProcessorName } from "./processor.js";
+import { PAYMENT_KEY_METADATA, type ProcessorName } from "./processor.js";
 import * as repo from "./repository.js";
 
 /**
@@ -17,6 +17,8 @@ export type PaymentEvent =
       type: "charge.succeeded";
       organizationId: string | null;
       chargeId: string;
+      /** The idempotency key the charge was made with: which attempt it was. */
+      paymentKey: string | null;
       amount: number;
       currency: string;
       metadata: Metadata;
@@ -25,6 +27,7 @@ export type PaymentEvent =
       type: "charge.failed";
       organizationId: string | null;
       chargeId: string;
+      paymentKey: string | null;
       declineCode: string;
       message: string;
       metadata: Metadata;
@@ -76,6 +79,7 @@ export function fromStripeEvent(event: Stripe.Event): PaymentEvent | null {
         type: "charge.succeeded",
         ...split(pi.metadata),
         chargeId: pi.id,
+        paymentKey: pi.metadata?.[PAYMENT_KEY_METADATA] ?? null,
         amount: pi.amount_received || pi.amount,
         currency: pi.currency,
       };
@@ -87,6 +91,7 @@ export function fromStripeEvent(event: Stripe.Event): PaymentEvent | null {
         type: "charge.failed",
         ...split(pi.metadata),
         chargeId: pi.id,
+        paymentKey: pi.metadata?.[PAYMENT_KEY_METADATA] ?? null,
         declineCode: err?.decline_code ?? err?.code ?? "generic_decline",
         message: err?.message ?? "Your card was declined.",
       };

@@ -14,6 +14,12 @@ import type { Metadata } from "../../kit/api/metadata.js";
  * Calling again with the same idempotency key and the same parameters returns the first
  * result and moves no money twice; the same key with other parameters is refused.
  */
+/**
+ * The metadata key under which a processor keeps a charge's idempotency key on the charge
+ * itself (Stripe's payment intent), so that an event names the attempt that caused it.
+ */
+export const PAYMENT_KEY_METADATA = "kassa_payment_key";
+
 export interface PaymentProcessor {
   readonly name: ProcessorName;
 

@@ -5,6 +5,7 @@ import {
   type ChargeResult,
   type CreateCustomerInput,
   type OffSessionChargeInput,
+  PAYMENT_KEY_METADATA,
   type PaymentLookup,
   type PaymentMethodSummary,
   type PaymentProcessor,
@@ -39,7 +40,7 @@ export function createStripeClient(settings: StripeSettings): Stripe {
 /** The organization is recorded on every object, so one Stripe account serves several. */
 const ORG_KEY = "kassa_organization_id";
 /** The idempotency key of a charge, kept on its payment intent so a lost answer can be found. */
-const PAYMENT_KEY = "kassa_payment_key";
+const PAYMENT_KEY = PAYMENT_KEY_METADATA;
 
 function toStripeMetadata(organizationId: string, metadata: Metadata | undefined): Record<string, string> {
   const out: Record<string, string> = {};
