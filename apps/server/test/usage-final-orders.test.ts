@@ -1,4 +1,5 @@
-// Runs on both databases: parallel revokes make one final usage order, one charge and one receipt mail; two processes on one PostgreSQL running the scheduler past a scheduled cancellation's end make one (PostgreSQL only).
+// Runs on both databases: parallel revokes make one final usage order, one charge and one receipt mail; two processes on one PostgreSQL running the scheduler past a scheduled cancellation's end make one, and usage landing while a renewal runs is billed (PostgreSQL only).
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -241,5 +242,73 @@ if (TEST_DB === "postgres") {
       await new Promise((r) => setTimeout(r, 1000));
       for (const email of emails) expect(finalMails(email)).toHaveLength(1);
     }, 240_000);
+  });
+
+  describe("usage that lands while a renewal runs", () => {
+    /**
+     * An ingest's running total can commit after the renewal read the period's usage and before
+     * it closed the period. The renewal reads the usage under the meter row's lock, so such an
+     * ingest waits and counts in the next period. The moment cannot be arranged through the
+     * API (the ingest would wait on the same lock), so the test holds the row itself and adds
+     * the 4 units as the ingest's totals statement does, while the renewal waits.
+     */
+    it("is billed by that renewal or the next, never closed into the period unbilled", async () => {
+      const server = await startTestServer({ env: FAST, keepDatabase: true });
+      servers.push(server);
+      if (server.database) databases.push(server.database);
+      const { token, productId } = await shop(server, "Racing meter");
+      const { subscriptionId, customerId } = await subscribe(
+        server,
+        token,
+        productId,
+        `${unique("race")}@example.com`,
+        8,
+      );
+      const holder = new pg.Client({ connectionString: server.database?.env.DATABASE_URL });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select id from kassa_customer_meter where customer_id = $1 for update", [
+          customerId,
+        ]);
+        const to = new Date(Date.now() + 32 * 86_400_000).toISOString();
+        const advancing = call(server, token, "POST", "/v1/test-clock/advance", { to });
+        // The renewal is waiting for the row.
+        const waiting = await until(
+          async () =>
+            (
+              await holder.query<{ n: number }>(
+                `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                 where not l.granted and a.datname = current_database()`,
+              )
+            ).rows[0]?.n ?? 0,
+          (n) => n > 0,
+          20_000,
+        );
+        expect(waiting).toBeGreaterThan(0);
+        await holder.query("update kassa_customer_meter set consumed = consumed + 4 where customer_id = $1", [
+          customerId,
+        ]);
+        await holder.query("commit");
+        const advanced = await advancing;
+        expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+      } finally {
+        await holder.end();
+      }
+      // The renewal: $10 + 12 calls × 12.5¢ = 1000 + 150 = 1150¢ (8 calls alone would be 1100¢).
+      const [order] = await server.sql<{ total_amount: number }>(
+        "select total_amount from kassa_order where subscription_id = $1 and billing_reason = 'subscription_cycle'",
+        subscriptionId,
+      );
+      expect(order?.total_amount).toBe(1150);
+      // The ledger closed the period on the 12 units it billed.
+      const usage = await server.sql<{ units: number }>(
+        `select e.units::float8 as units from kassa_meter_ledger e
+         join kassa_customer_meter cm on cm.id = e.customer_meter_id
+         where cm.customer_id = $1 and e.kind = 'usage'`,
+        customerId,
+      );
+      expect(usage.map((u) => u.units)).toEqual([-12]);
+    }, 120_000);
   });
 }

@@ -11,6 +11,7 @@ export {
   creditMeter,
   customerMeterLedger,
   customerPortalMeters,
+  lockMetersForBilling,
   meterUsage,
   recomputeMeterTotals,
   resetMeterPeriod,

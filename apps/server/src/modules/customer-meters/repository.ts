@@ -175,6 +175,20 @@ export function findNumbersFor(
     .then((r) => r.rows[0]);
 }
 
+/** Locks the customer's rows of these meters (in id order, as every locker takes them). */
+export async function lockRows(db: Db, organizationId: string, customerId: string, meterIds: string[]) {
+  if (meterIds.length === 0) return;
+  await db
+    .selectFrom("kassa_customer_meter")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("meter_id", "in", meterIds)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
 /** The row of (customer, meter), created empty if none yet (a credit or a record may come first). */
 export async function ensureRow(
   db: Db,

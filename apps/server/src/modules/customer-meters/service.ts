@@ -1,3 +1,4 @@
+import { Decimal } from "decimal.js";
 import type { Selectable, Transaction } from "kysely";
 import type { CustomerTable, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
@@ -337,7 +338,9 @@ export async function resetMeterPeriod(
   if (checkout) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
   const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
   if (!n) return undefined;
-  const balance = n.credited - n.consumed;
+  // Units may be fractional (a sum meter): differences in decimal, so 0.3 - 0.1 is 0.2 in the ledger.
+  const minus = (a: number, b: number) => new Decimal(a).minus(b).toNumber();
+  const balance = minus(n.credited, n.consumed);
   const rollover = Math.max(0, Math.min(Math.floor(balance), n.rollover_credited));
   const entry = (period: number, kind: string, units: number, reason: string) => ({
     customer_meter_id: n.id,
@@ -349,10 +352,10 @@ export async function resetMeterPeriod(
     created_at: now,
   });
   const entries = [];
-  const usage = n.consumed - n.recorded;
+  const usage = minus(n.consumed, n.recorded);
   if (usage !== 0) entries.push(entry(n.period, "usage", -usage, "Usage of the period"));
-  if (balance - rollover > 0)
-    entries.push(entry(n.period, "expiry", -(balance - rollover), "Unused credits expired"));
+  const expired = minus(balance, rollover);
+  if (expired > 0) entries.push(entry(n.period, "expiry", -expired, "Unused credits expired"));
   if (balance < 0)
     entries.push(
       checkout
@@ -536,6 +539,21 @@ async function findCustomer(
   );
   if (!row) throw RequestValidationError.field(["body", field], "Customer does not exist.", value);
   return row;
+}
+
+/**
+ * Holds the customer's meters of a subscription's metered prices until the transaction ends: a
+ * renewal or a final order takes it before it reads the usage it bills, so an ingest landing
+ * between that read and the period's reset waits, and counts in the next period, instead of
+ * being closed into this one without being billed.
+ */
+export async function lockMetersForBilling(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  meterIds: string[],
+) {
+  await repo.lockRows(db, organizationId, customerId, [...new Set(meterIds)]);
 }
 
 /** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */

@@ -65,7 +65,7 @@ export async function cycleSubscription(
       sub.recurring_interval_count,
       anchorDay,
     );
-    const q = await quoteRenewal(deps, trx, sub, start, end);
+    const q = await quoteRenewal(deps, trx, sub, start, end, undefined, { lockMeters: true });
     const { discount, discountAmount, total } = q;
     const charge = total > 0;
 

@@ -1,13 +1,20 @@
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
-import { meterUsage } from "../customer-meters/index.js";
+import { lockMetersForBilling, meterUsage } from "../customer-meters/index.js";
 import { orderWire } from "../orders/index.js";
 import { findPrices } from "../products/index.js";
 import type { SubscriptionRow } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 import { mailRenewal } from "./mails.js";
-import { discountFor, insertQuoteOrder, meteredLine, quote, resetSubscriptionMeters } from "./quote.js";
+import {
+  discountFor,
+  insertQuoteOrder,
+  meteredLine,
+  meterIdsOf,
+  quote,
+  resetSubscriptionMeters,
+} from "./quote.js";
 import { pendingEntries } from "./repository.js";
 
 /**
@@ -41,6 +48,8 @@ export async function billFinalUsage(
   const prices = (await findPrices(trx, org, sub.price_ids)).filter(
     (p) => p.amount_type === "metered_unit" && p.meter_id,
   );
+  // The usage is read under the meters' lock, held until the reset below closes the period.
+  await lockMetersForBilling(trx, org, sub.customer_id, meterIdsOf(prices));
   const used = [];
   for (const price of prices) {
     const usage = await meterUsage(trx, org, sub.customer_id, price.meter_id as string);

@@ -4,7 +4,12 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 import { checkoutAmount } from "../checkouts/index.js";
-import { meteredCharge, meterUsage, resetMeterPeriod } from "../customer-meters/index.js";
+import {
+  lockMetersForBilling,
+  meteredCharge,
+  meterUsage,
+  resetMeterPeriod,
+} from "../customer-meters/index.js";
 import { type DiscountRow, discountOn, findDiscountsById } from "../discounts/index.js";
 import {
   firstOrderOf,
@@ -160,6 +165,11 @@ export function periodLine(
   };
 }
 
+/** The meters of a subscription's metered prices. */
+export function meterIdsOf(prices: PriceRow[]): string[] {
+  return prices.flatMap((p) => (p.amount_type === "metered_unit" && p.meter_id ? [p.meter_id] : []));
+}
+
 /** A metered price's line: its usage of the period so far, priced (renewals and final orders). */
 export async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
   const usage = price.meter_id
@@ -205,10 +215,14 @@ export async function quoteRenewal(
   end: Date,
   /** The entries it bills (default: those waiting now). */
   entries?: BillingEntryRow[],
+  /** For the renewal itself (in its transaction): the metered usage is read under the meters' lock. */
+  opts: { lockMeters?: boolean } = {},
 ) {
   // Remembered for the transaction: the subscription's and the order's wire shapes render it again.
   const [product] = await findProductsOnce(db, sub.organization_id, [sub.product_id]);
   const prices = await findPrices(db, sub.organization_id, sub.price_ids);
+  if (opts.lockMeters)
+    await lockMetersForBilling(db, sub.organization_id, sub.customer_id, meterIdsOf(prices));
   const priceLines: QuoteLine[] = [];
   for (const price of prices)
     priceLines.push(
