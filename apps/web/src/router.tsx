@@ -11,6 +11,7 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import { useDocumentTitle } from "./components/document-title";
+import { validateLicenseKeySearch } from "./features/license-keys/search";
 import { authClient } from "./lib/auth-client";
 import { validateListSearch } from "./lib/list-search";
 import { sessionQuery } from "./lib/queries";
@@ -356,6 +357,13 @@ const customFieldsRoute = createRoute({
   component: lazyRouteComponent(billingPages, "CustomFieldsPage"),
 });
 
+const licenseKeysRoute = createRoute({
+  getParentRoute: () => orgRoute,
+  path: "/license-keys",
+  validateSearch: validateLicenseKeySearch,
+  component: lazyRouteComponent(billingPages, "LicenseKeysPage"),
+});
+
 const discountsRoute = createRoute({
   getParentRoute: () => orgRoute,
   path: "/discounts",
@@ -399,6 +407,13 @@ const webhookEndpointRoute = createRoute({
   path: "/webhooks/$endpointId",
   validateSearch: validateListSearch,
   component: lazyRouteComponent(billingPages, "WebhookEndpointPage"),
+});
+
+const taxRatesRoute = createRoute({
+  getParentRoute: () => orgSettingsRoute,
+  path: "/tax-rates",
+  validateSearch: validateListSearch,
+  component: lazyRouteComponent(billingPages, "TaxRatesPage"),
 });
 
 const accessTokensRoute = createRoute({
@@ -520,6 +535,7 @@ export const routeTree = rootRoute.addChildren([
       eventsRoute,
       customFieldsRoute,
       discountsRoute,
+      licenseKeysRoute,
       customersRoute,
       customerRoute,
       ordersRoute,
@@ -539,6 +555,7 @@ export const routeTree = rootRoute.addChildren([
         webhooksRoute,
         webhookEndpointRoute,
         accessTokensRoute,
+        taxRatesRoute,
       ]),
     ]),
   ]),

@@ -13,6 +13,7 @@ import {
   IconPackage,
   IconReceipt,
   IconReceipt2,
+  IconReceiptTax,
   IconRepeat,
   IconSettings,
   IconShoppingCart,
@@ -25,7 +26,7 @@ import {
 /**
  * The organization navigation of the dashboard shell, in sections. Paths are relative to
  * `/dashboard/{slug}`. The billing issues add their sections here (Products, Customers,
- * Sales) and their settings pages (webhooks, access tokens, payments) to `Settings`.
+ * Sales) and their settings pages (webhooks, access tokens, tax rates) to `Settings`.
  */
 export interface NavItem {
   label: string;
@@ -57,6 +58,7 @@ export const organizationNavigation: NavSection[] = [
     items: [
       { label: "Catalogue", path: "/products", icon: IconPackage },
       { label: "Benefits", path: "/benefits", icon: IconGift },
+      { label: "License keys", path: "/license-keys", icon: IconKey, requires: billingRead },
       { label: "Meters", path: "/meters", icon: IconGauge },
       { label: "Events", path: "/events", icon: IconActivity, requires: billingRead },
       { label: "Custom fields", path: "/custom-fields", icon: IconForms },
@@ -84,6 +86,7 @@ export const organizationNavigation: NavSection[] = [
       { label: "Invitations", path: "/settings/invitations", icon: IconMailForward },
       { label: "Teams", path: "/settings/teams", icon: IconUsersGroup },
       { label: "Billing", path: "/settings/billing", icon: IconReceipt },
+      { label: "Tax rates", path: "/settings/tax-rates", icon: IconReceiptTax },
       { label: "Webhooks", path: "/settings/webhooks", icon: IconWebhook },
       { label: "Access tokens", path: "/settings/access-tokens", icon: IconKey },
     ],

@@ -14,10 +14,12 @@ export { CustomFieldsPage } from "./custom-fields";
 export { CustomerPage, CustomersPage } from "./customers";
 export { DiscountsPage } from "./discounts";
 export { EventsPage } from "./events";
+export { LicenseKeysPage } from "./license-keys";
 export { MeterPage, MetersPage } from "./meters";
 export { OrderPage, OrdersPage } from "./orders";
 export { ProductsPage } from "./products";
 export { SubscriptionPage, SubscriptionsPage } from "./subscriptions";
+export { TaxRatesPage } from "./tax-rates";
 export { WebhookEndpointPage, WebhooksPage } from "./webhooks";
 
 export const ProductEditorPage = lazy(() =>

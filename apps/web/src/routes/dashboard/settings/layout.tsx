@@ -5,7 +5,7 @@ import { useCurrentOrganization } from "../../../features/organization/viewer";
 
 /**
  * `/dashboard/{slug}/settings/...`: the organization's settings pages (organization, members,
- * invitations, teams; the billing issues add webhooks, access tokens, payments, tax rates).
+ * invitations, teams, billing, webhooks, access tokens, tax rates).
  */
 export function SettingsLayout() {
   const { query } = useCurrentOrganization();
