@@ -278,12 +278,18 @@ describe("the customer's own data", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe("PaymentMethodInUseByActiveSubscription");
 
-    const added = await call(server, adaCst, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-      confirmation_token_id: await cardToken("5555555555554444"),
-      set_default: false,
-    });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
-    const second = added.body.payment_method.id as string;
+    // Through Polar's SDK, which parses the answer strictly (its PaymentMethodCard).
+    const added = await polar.customerPortal.customers.addPaymentMethod(
+      { customerSession: adaCst },
+      {
+        confirmationTokenId: await cardToken("5555555555554444"),
+        setDefault: false,
+        returnUrl: "https://shop.example.com/back",
+      },
+    );
+    if (added.status !== "succeeded") throw new Error(`card not saved: ${JSON.stringify(added)}`);
+    expect(added.paymentMethod).toMatchObject({ type: "card", methodMetadata: { last4: "4444" } });
+    const second = added.paymentMethod.id;
     const made = await call(
       server,
       adaCst,
@@ -404,6 +410,28 @@ describe("the customer's own data", () => {
       expect(seen).not.toContain(id);
     const bobSub = await call(server, token, "GET", `/v1/subscriptions/${bob.subscriptionId}`);
     expect(bobSub.body.cancel_at_period_end).toBe(false);
+  });
+
+  it("cancels through Polar's SDK with its cancellation_reason and cancellation_comment", async () => {
+    const polar = sdk(server, adaCst);
+    const canceled = await polar.customerPortal.subscriptions.update(
+      { customerSession: adaCst },
+      {
+        id: ada.subscriptionId,
+        customerSubscriptionUpdate: {
+          cancelAtPeriodEnd: true,
+          cancellationReason: "too_expensive",
+          cancellationComment: "Back next year",
+        },
+      },
+    );
+    expect(canceled.cancelAtPeriodEnd).toBe(true);
+    const seen = await call(server, token, "GET", `/v1/subscriptions/${ada.subscriptionId}`);
+    expect(seen.body).toMatchObject({
+      cancel_at_period_end: true,
+      customer_cancellation_reason: "too_expensive",
+      customer_cancellation_comment: "Back next year",
+    });
   });
 });
 

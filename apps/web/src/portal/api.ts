@@ -15,7 +15,7 @@ export type CustomerSubscription = z.output<typeof W.CustomerSubscription>;
 export type PaymentMethod = z.output<typeof W.CustomerPaymentMethod>;
 export type SubscriptionPreview = z.output<typeof W.SubscriptionPreview>;
 export type CancellationReason = NonNullable<
-  z.output<typeof W.CustomerSubscriptionCancel>["customer_cancellation_reason"]
+  z.output<typeof W.CustomerSubscriptionCancel>["cancellation_reason"]
 >;
 export type BenefitGrant = z.output<typeof W.CustomerBenefitGrant>;
 export type LicenseKey = z.output<typeof W.LicenseKeyWithActivations>;
@@ -142,8 +142,8 @@ export function portalClient(token: string) {
     cancel: (subId: string, reason: CancellationReason | null, comment: string | null) =>
       send<CustomerSubscription>("PATCH", `/subscriptions/${id(subId)}`, {
         cancel_at_period_end: true,
-        customer_cancellation_reason: reason,
-        customer_cancellation_comment: comment,
+        cancellation_reason: reason,
+        cancellation_comment: comment,
       }),
     uncancel: (subId: string) =>
       send<CustomerSubscription>("PATCH", `/subscriptions/${id(subId)}`, { cancel_at_period_end: false }),

@@ -138,7 +138,15 @@ export const CustomerPaymentMethodCreateResponse = z
       processor: z.literal("stripe"),
       customer_id: z.string(),
       created_at: z.string(),
+      modified_at: z.string().nullable(),
       default: z.boolean(),
+      method_metadata: z.object({
+        brand: z.string(),
+        last4: z.string(),
+        exp_month: z.number(),
+        exp_year: z.number(),
+      }),
+      /** The same card (Kassa's own field, kept for its pages; Polar's SDK reads `method_metadata`). */
       card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
     }),
   })

@@ -134,9 +134,18 @@ export const SubscriptionUpdate = z
   .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct, SubscriptionUpdateTrial])
   .meta({ id: "SubscriptionUpdate" });
 
-/** The customer portal's `PATCH /v1/customer-portal/subscriptions/{id}`: cancel or take it back. */
+/**
+ * The customer portal's `PATCH /v1/customer-portal/subscriptions/{id}`: cancel or take it back,
+ * with Polar's `cancellation_reason` / `cancellation_comment` (the SDK's names there). The
+ * merchant API's `customer_cancellation_*` names are accepted too (Kassa's portal sent them before).
+ */
 export const CustomerSubscriptionCancel = z
-  .strictObject({ ...cancellationFields, cancel_at_period_end: z.boolean().nullish() })
+  .strictObject({
+    ...cancellationFields,
+    cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+    cancellation_comment: z.string().max(2000).nullish(),
+    cancel_at_period_end: z.boolean().nullish(),
+  })
   .meta({ id: "CustomerSubscriptionCancel" });
 
 /** The customer portal's plan change (the organization's `allow_customer_updates` permits it). */

@@ -255,7 +255,16 @@ export function registerCustomerPortalRoutes(
       await changePlan(lifecycle, ctx, id, { product_id: body.product_id }, { customerId });
     } else if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
     else if (body.cancel_at_period_end === true)
-      await cancelAtPeriodEnd(lifecycle, ctx, id, body, { customerId });
+      await cancelAtPeriodEnd(
+        lifecycle,
+        ctx,
+        id,
+        {
+          customer_cancellation_reason: body.cancellation_reason ?? body.customer_cancellation_reason,
+          customer_cancellation_comment: body.cancellation_comment ?? body.customer_cancellation_comment,
+        },
+        { customerId },
+      );
     return c.json(await service.getSubscription({ ctx, input: { id } }), 200);
   });
   app.openapi(addPaymentMethod, async (c) => {

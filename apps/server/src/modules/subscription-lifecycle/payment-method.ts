@@ -64,7 +64,15 @@ export async function savePaymentMethod(
       processor: "stripe" as const,
       customer_id: customer.id,
       created_at: now.toISOString(),
+      modified_at: null,
       default: input.set_default,
+      // Polar's PaymentMethodCard: the card under `method_metadata`; `card` kept for Kassa's pages.
+      method_metadata: {
+        brand: method.brand,
+        last4: method.last4,
+        exp_month: method.expMonth,
+        exp_year: method.expYear,
+      },
       card: {
         brand: method.brand,
         last4: method.last4,
