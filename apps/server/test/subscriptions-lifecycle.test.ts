@@ -945,6 +945,39 @@ describe("one subscription per customer", () => {
     expect(subscriptions[0]?.n).toBe(1);
     expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([700]);
   });
+
+  it("knows the buyer by their external id too, before and after the customer exists", async () => {
+    const s = await shop("External");
+    const product = await monthly(s, 600);
+    const checkout = async (email: string) => {
+      const c = await call(server, s.token, "POST", "/v1/checkouts/", {
+        products: [product],
+        customer_email: email,
+        external_customer_id: "ext-42",
+      });
+      expect(c.status, JSON.stringify(c.body)).toBe(201);
+      return c.body.client_secret as string;
+    };
+    const confirm = async (secret: string) =>
+      call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, {
+        confirmation_token_id: await cardToken(GOOD),
+        customer_billing_address: FR,
+      });
+    // Three checkouts for one external id under three addresses, confirmed at once: one wins.
+    const secrets = await Promise.all(["a@example.com", "b@example.com", "c@example.com"].map(checkout));
+    const first = await Promise.all(secrets.map(confirm));
+    expect(first.map((r) => r.status).sort()).toEqual([200, 403, 403]);
+    // Later, once the customer exists, a fourth address under the same external id is refused too.
+    const again = await confirm(await checkout("d@example.com"));
+    expect(again.status, JSON.stringify(again.body)).toBe(403);
+    expect(again.body.error).toBe("AlreadyActiveSubscriptionError");
+    const subscriptions = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_subscription where organization_id = $1",
+      s.merchant.organizationId,
+    );
+    expect(subscriptions[0]?.n).toBe(1);
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => c.amount)).toEqual([600]);
+  });
 });
 
 describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-1.3)", () => {

@@ -99,7 +99,12 @@ async function claimLocked(
   if (product?.is_recurring) {
     const organization = await findOrganization(trx, row.organization_id);
     if (!organization?.allow_multiple_subscriptions) {
-      const who = { customerId: next.customer_id, email: next.customer_email };
+      // The buyer as fulfil will find them: the customer named, the external id, the e-mail.
+      const who = {
+        customerId: next.customer_id,
+        email: next.customer_email,
+        externalId: next.external_customer_id,
+      };
       // One claim at a time per buyer, and a subscription checkout of theirs still being paid
       // counts as their subscription: otherwise two checkouts confirmed together (or one while
       // another waits for 3-D Secure) both pass the check, and the buyer ends with two.

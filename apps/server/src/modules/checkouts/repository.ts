@@ -178,37 +178,45 @@ export function listStuckCheckouts(
   return query.orderBy("modified_at").orderBy("id").limit(limit).execute();
 }
 
+/** A buyer as a checkout names them: any of the three may be known. */
+export interface Buyer {
+  customerId: string | null;
+  email: string | null;
+  externalId?: string | null | undefined;
+}
+
 /**
  * Serializes, until the transaction ends, the claims of checkouts for one buyer of one
  * organization: the "one subscription per customer" rule is a check then a write, which two
- * confirms running at once would both pass. Keyed by the lower-cased e-mail (a checkout that
- * names a customer takes their e-mail, and confirm needs one), so a checkout naming the
- * customer and one giving only their address wait for each other; by the customer's id only
- * when there is no e-mail.
+ * confirms running at once would both pass. A lock per name the buyer goes by: the lower-cased
+ * e-mail (a checkout that names a customer takes their e-mail, and confirm needs one) and the
+ * external customer id (fulfil finds the customer by it first); the customer's id only when
+ * there is no e-mail. Two checkouts sharing any one name wait for each other; the locks are taken
+ * in one order, so none waits in a circle.
  */
-export async function lockBuyer(
-  db: Db,
-  organizationId: string,
-  who: { customerId: string | null; email: string | null },
-): Promise<void> {
-  const buyer = who.email ? who.email.toLowerCase() : (who.customerId ?? "");
-  await sql`select pg_advisory_xact_lock(hashtext(${`kassa_checkout_buyer:${organizationId}:${buyer}`}))`.execute(
-    db,
-  );
+export async function lockBuyer(db: Db, organizationId: string, who: Buyer): Promise<void> {
+  const names = new Set<string>();
+  if (who.email) names.add(`e:${who.email.toLowerCase()}`);
+  else if (who.customerId) names.add(`c:${who.customerId}`);
+  if (who.externalId) names.add(`x:${who.externalId}`);
+  for (const name of [...names].sort())
+    await sql`select pg_advisory_xact_lock(hashtext(${`kassa_checkout_buyer:${organizationId}:${name}`}))`.execute(
+      db,
+    );
 }
 
 /**
  * The products of the buyer's other checkouts claimed and not yet settled (`confirmed`: being
- * charged, or waiting for the buyer's 3-D Secure or for the reconciler), by customer id or
- * e-mail, as `hasBillableSubscription` matches them.
+ * charged, or waiting for the buyer's 3-D Secure or for the reconciler), by customer id,
+ * e-mail or external customer id, as `hasBillableSubscription` matches them.
  */
 export async function productsInFlight(
   db: Db,
   organizationId: string,
-  who: { customerId: string | null; email: string | null },
+  who: Buyer,
   exceptId: string,
 ): Promise<string[]> {
-  if (!who.customerId && !who.email) return [];
+  if (!who.customerId && !who.email && !who.externalId) return [];
   const rows = await db
     .selectFrom("kassa_checkout")
     .select("product_id")
@@ -219,6 +227,7 @@ export async function productsInFlight(
       eb.or([
         ...(who.customerId ? [eb("customer_id", "=", who.customerId)] : []),
         ...(who.email ? [eb(sql<string>`lower(customer_email)`, "=", who.email.toLowerCase())] : []),
+        ...(who.externalId ? [eb("external_customer_id", "=", who.externalId)] : []),
       ]),
     )
     .execute();

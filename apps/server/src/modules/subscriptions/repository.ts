@@ -259,28 +259,42 @@ export function findSubscriptionAnyOrganization(db: Db, id: string) {
 }
 
 /**
- * Whether the customer (by id, or by e-mail for a buyer not yet known) has a subscription of
- * the organization that still bills: the `allow_multiple_subscriptions: false` rule.
+ * Whether the buyer has a subscription of the organization that still bills: the
+ * `allow_multiple_subscriptions: false` rule. The buyer is every customer they may turn out to
+ * be at fulfil: the one named by id, the one with their external id, the one with their e-mail.
  */
 export async function hasBillableSubscription(
   db: Db,
   organizationId: string,
-  who: { customerId: string | null; email: string | null },
+  who: { customerId: string | null; email: string | null; externalId?: string | null | undefined },
 ) {
-  if (!who.customerId && !who.email) return false;
-  let query = db
+  if (!who.customerId && !who.email && !who.externalId) return false;
+  const row = await db
     .selectFrom("kassa_subscription as s")
+    .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
     .select("s.id")
     .where("s.organization_id", "=", organizationId)
     .where("s.ended_at", "is", null)
-    .where("s.status", "in", BILLABLE_STATUSES);
-  if (who.customerId) query = query.where("s.customer_id", "=", who.customerId);
-  else
-    query = query
-      .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
-      .where(sql<string>`lower(c.email)`, "=", (who.email ?? "").toLowerCase())
-      .where("c.deleted_at", "is", null);
-  return (await query.limit(1).executeTakeFirst()) !== undefined;
+    .where("s.status", "in", BILLABLE_STATUSES)
+    .where((eb) =>
+      eb.or([
+        ...(who.customerId ? [eb("s.customer_id", "=", who.customerId)] : []),
+        ...(who.email
+          ? [
+              eb.and([
+                eb(sql<string>`lower(c.email)`, "=", who.email.toLowerCase()),
+                eb("c.deleted_at", "is", null),
+              ]),
+            ]
+          : []),
+        ...(who.externalId
+          ? [eb.and([eb("c.external_id", "=", who.externalId), eb("c.deleted_at", "is", null)])]
+          : []),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export interface SubscriptionExportFilters {
