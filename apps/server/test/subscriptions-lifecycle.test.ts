@@ -439,6 +439,59 @@ describe("renewals", () => {
       DAY,
     );
   });
+
+  it("moves the period's end through Polar's SDK: renewed then, to the cent, the next periods on its day", async () => {
+    const s = await shop("Moved period");
+    const product = await monthly(s, 1200);
+    const { subscriptionId } = await subscribe(s, product);
+    const started = await subscription(s, subscriptionId);
+    const polar = sdk(server, s.token);
+    // Later than it would end: the 3rd of the month after, at noon (any time in the future will do).
+    const end = new Date(started.current_period_end);
+    const moved = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() + 1, 3, 12, 0, 0));
+    const updated = await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { currentBillingPeriodEnd: moved },
+    });
+    expect(updated.currentPeriodEnd?.toISOString()).toBe(moved.toISOString());
+    // Nothing is charged for the longer period (no proration): the checkout's order only.
+    expect((await ordersOf(subscriptionId)).map((o) => o.total_amount)).toEqual([1200]);
+    // The renewal comes at the new end, then a month later on the 3rd.
+    const result = await advance(s, { to: new Date(moved.getTime() + 35 * DAY).toISOString() });
+    expect(result.ran).toMatchObject({ renewals: 2, charges: 2, paid: 2 });
+    const orders = await ordersOf(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.total_amount])).toEqual([
+      ["subscription_create", 1200],
+      ["subscription_cycle", 1200],
+      ["subscription_cycle", 1200],
+    ]);
+    expect(new Date(orders[1]!.created_at).toISOString()).toBe(moved.toISOString());
+    const next = new Date(Date.UTC(moved.getUTCFullYear(), moved.getUTCMonth() + 1, 3, 12, 0, 0));
+    expect(new Date(orders[2]!.created_at).toISOString()).toBe(next.toISOString());
+
+    // A time already past is refused at its field, and a subscription set to cancel cannot move.
+    const past = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      current_billing_period_end: "2020-01-01T00:00:00Z",
+    });
+    expect(past.status).toBe(422);
+    expect(past.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "current_billing_period_end"],
+        msg: "Input should be in the future",
+      }),
+    ]);
+    const canceled = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: true,
+    });
+    expect(canceled.status).toBe(200);
+    const refused = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      current_billing_period_end: new Date(
+        Date.parse(canceled.body.current_period_end) + 5 * DAY,
+      ).toISOString(),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("AlreadyCanceledSubscription");
+  });
 });
 
 describe("dunning", () => {

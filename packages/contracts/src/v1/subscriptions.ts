@@ -129,9 +129,28 @@ export const SubscriptionUpdateTrial = z
   })
   .meta({ id: "SubscriptionUpdateTrial" });
 
+/**
+ * `PATCH /v1/subscriptions/{id}` `{current_billing_period_end}`: the current period ends (and the
+ * subscription renews) then instead, earlier or later, without proration.
+ */
+export const SubscriptionUpdateBillingPeriod = z
+  .strictObject({
+    current_billing_period_end: z.iso.datetime({ offset: true }).meta({
+      description:
+        "A new end for the current billing period, in the future: the subscription renews then. Not on a canceled subscription.",
+    }),
+  })
+  .meta({ id: "SubscriptionUpdateBillingPeriod" });
+
 /** The bodies `PATCH /v1/subscriptions/{id}` takes (each variant forbids other keys, as Polar's). */
 export const SubscriptionUpdate = z
-  .union([SubscriptionCancel, SubscriptionRevoke, SubscriptionUpdateProduct, SubscriptionUpdateTrial])
+  .union([
+    SubscriptionCancel,
+    SubscriptionRevoke,
+    SubscriptionUpdateProduct,
+    SubscriptionUpdateTrial,
+    SubscriptionUpdateBillingPeriod,
+  ])
   .meta({ id: "SubscriptionUpdate" });
 
 /**
