@@ -14,13 +14,12 @@ import {
   customerKey,
   isClaimable,
   isCurrentAttempt,
-  isRedeemable,
   paymentKey,
   recordedOutcome,
   settlementOf,
   setupOutcome,
 } from "../src/modules/checkouts/state.js";
-import type { DiscountRow } from "../src/modules/discounts/index.js";
+import { type DiscountRow, isRedeemable } from "../src/modules/discounts/index.js";
 
 const row = (patch: Partial<CheckoutRow>) =>
   ({ id: "c1", status: "open", attempt: 0, payment_outcome: null, ...patch }) as CheckoutRow;

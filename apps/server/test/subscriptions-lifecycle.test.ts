@@ -492,6 +492,92 @@ describe("renewals", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("AlreadyCanceledSubscription");
   });
+
+  it("sets a discount on a running subscription through Polar's SDK: redeemed once, from the next order, to the cent", async () => {
+    const s = await shop("Later discount");
+    const product = await monthly(s, 2500);
+    const { subscriptionId } = await subscribe(s, product);
+    const other = await subscribe(s, product);
+    const made = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Loyalty",
+      type: "percentage",
+      basis_points: 2000,
+      duration: "repeating",
+      duration_in_months: 2,
+      max_redemptions: 1,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const polar = sdk(server, s.token);
+    const updated = await polar.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { discountId: made.body.id },
+    });
+    // 25.00 less 20% = 20.00 a period, at once on the subscription.
+    expect(updated.amount).toBe(2000);
+    expect(updated.discountId).toBe(made.body.id);
+    const discount = await call(server, s.token, "GET", `/v1/discounts/${made.body.id}`);
+    expect(discount.body.redemptions_count).toBe(1);
+    const patch = (id: string, discount_id: string | null) =>
+      call(server, s.token, "PATCH", `/v1/subscriptions/${id}`, { discount_id });
+    const again = await patch(subscriptionId, made.body.id);
+    expect(again.status).toBe(422);
+    expect(again.body.detail[0]).toMatchObject({
+      loc: ["body", "discount_id"],
+      msg: "This discount is already applied to the subscription.",
+    });
+    // Its one redemption is taken: another subscription cannot have it.
+    const usedUp = await patch(other.subscriptionId, made.body.id);
+    expect(usedUp.status).toBe(422);
+    expect(usedUp.body.detail[0]).toMatchObject({
+      loc: ["body", "discount_id"],
+      msg: "Discount does not exist, is not applicable to this product or is not redeemable.",
+    });
+    expect((await subscription(s, other.subscriptionId)).discount_id).toBeNull();
+
+    // Worked example: the checkout's order was 25.00; the next two renewals 20.00 (2 months),
+    // the third 25.00 again.
+    await advance(s, { by: "P3M" });
+    const orders = await ordersOf(subscriptionId);
+    expect(
+      orders.map((o) => [o.billing_reason, o.subtotal_amount, o.discount_amount, o.total_amount]),
+    ).toEqual([
+      ["subscription_create", 2500, 0, 2500],
+      ["subscription_cycle", 2500, 500, 2000],
+      ["subscription_cycle", 2500, 500, 2000],
+      ["subscription_cycle", 2500, 0, 2500],
+    ]);
+    // Removing it (null) puts the amount back at once.
+    const removed = await patch(other.subscriptionId, null);
+    expect(removed.status).toBe(200);
+    const set = await patch(subscriptionId, null);
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ discount_id: null, amount: 2500 });
+  });
+
+  it("a discount's redemptions hold when it is set on several subscriptions at once", async () => {
+    const s = await shop("Parallel discount");
+    const product = await monthly(s, 1000);
+    const subs = [];
+    for (let i = 0; i < 5; i++) subs.push((await subscribe(s, product)).subscriptionId);
+    const made = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Two only",
+      type: "fixed",
+      amount: 300,
+      currency: "usd",
+      duration: "forever",
+      max_redemptions: 2,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const answers = await Promise.all(
+      subs.map((id) =>
+        call(server, s.token, "PATCH", `/v1/subscriptions/${id}`, { discount_id: made.body.id }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 422, 422, 422]);
+    for (const ok of answers.filter((a) => a.status === 200)) expect(ok.body.amount).toBe(700);
+    const discount = await call(server, s.token, "GET", `/v1/discounts/${made.body.id}`);
+    expect(discount.body.redemptions_count).toBe(2);
+  });
 });
 
 describe("dunning", () => {

@@ -721,7 +721,9 @@ export interface DiscountRedemptionTable {
   id: string;
   organization_id: string;
   discount_id: string;
-  checkout_id: string;
+  /** The checkout that redeemed it, or null for a discount set on a subscription afterwards. */
+  checkout_id: ColumnType<string | null, string | null | undefined, string | null>;
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
 }
 

@@ -142,6 +142,15 @@ export const SubscriptionUpdateBillingPeriod = z
   })
   .meta({ id: "SubscriptionUpdateBillingPeriod" });
 
+/** `PATCH /v1/subscriptions/{id}` `{discount_id}`: set the discount from the next order on, or remove it (`null`). */
+export const SubscriptionUpdateDiscount = z
+  .strictObject({
+    discount_id: z.string().nullable().meta({
+      description: "The discount to apply from the next order on; `null` removes the current one.",
+    }),
+  })
+  .meta({ id: "SubscriptionUpdateDiscount" });
+
 /** The bodies `PATCH /v1/subscriptions/{id}` takes (each variant forbids other keys, as Polar's). */
 export const SubscriptionUpdate = z
   .union([
@@ -150,6 +159,7 @@ export const SubscriptionUpdate = z
     SubscriptionUpdateProduct,
     SubscriptionUpdateTrial,
     SubscriptionUpdateBillingPeriod,
+    SubscriptionUpdateDiscount,
   ])
   .meta({ id: "SubscriptionUpdate" });
 

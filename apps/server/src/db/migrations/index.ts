@@ -46,6 +46,7 @@ import { migration as m0912_webhook_delivery_no_send_fk } from "./0912_webhook_d
 import { migration as m0913_meter_totals_fillfactor } from "./0913_meter_totals_fillfactor.js";
 import { migration as m0914_claimed_events_carry_customer } from "./0914_claimed_events_carry_customer.js";
 import { migration as m0915_event_orphans } from "./0915_event_orphans.js";
+import { migration as m0916_subscription_discount_redemptions } from "./0916_subscription_discount_redemptions.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -91,4 +92,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0913_meter_totals_fillfactor": m0913_meter_totals_fillfactor,
   "0914_claimed_events_carry_customer": m0914_claimed_events_carry_customer,
   "0915_event_orphans": m0915_event_orphans,
+  "0916_subscription_discount_redemptions": m0916_subscription_discount_redemptions,
 };

@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
-import { findDiscount, holdRedemption } from "../discounts/index.js";
+import { findDiscount, holdRedemption, isRedeemable } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
 import { findProducts } from "../products/index.js";
@@ -14,7 +14,7 @@ import type { CheckoutRow } from "./repository.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
 import { applyUpdate, type BuyerBase, buyerContext, type CheckoutDeps, rowPatch } from "./service.js";
-import { type Claim, claimedColumns, isClaimable, isRedeemable } from "./state.js";
+import { type Claim, claimedColumns, isClaimable } from "./state.js";
 import { checkoutWire } from "./wire.js";
 
 export interface ConfirmDeps extends CheckoutDeps {

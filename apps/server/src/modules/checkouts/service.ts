@@ -15,6 +15,7 @@ import {
   findDiscount,
   findDiscountByCode,
   findDiscountsById,
+  isRedeemable,
 } from "../discounts/index.js";
 import {
   type PriceWire,
@@ -41,7 +42,6 @@ import type {
   CheckoutUpdateInput,
   CheckoutUpdatePublicInput,
 } from "./schemas.js";
-import { isRedeemable } from "./state.js";
 import { type CheckoutEnv, checkoutPublicWire, checkoutsWire, checkoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's 24 hours). */

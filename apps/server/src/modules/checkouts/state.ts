@@ -16,7 +16,6 @@
  * lock): a second caller (a parallel confirm, the reconciler, a processor event) finds it moved
  * on and does nothing.
  */
-import type { DiscountRow } from "../discounts/index.js";
 import type { ChargeResult, PaymentLookup, SetupResult } from "../payments/index.js";
 import type { CheckoutRow } from "./repository.js";
 
@@ -103,15 +102,6 @@ export function isCurrentAttempt(row: Pick<CheckoutRow, "status" | "attempt">, c
 export function recordedOutcome(row: CheckoutRow): Paid | undefined {
   if (row.status !== "confirmed" || !row.payment_outcome) return undefined;
   return { ok: true, ...row.payment_outcome };
-}
-
-/** A discount that may still be redeemed now: live, within its dates, not used up. */
-export function isRedeemable(d: DiscountRow, now: Date): boolean {
-  if (d.deleted_at) return false;
-  if (d.starts_at && d.starts_at > now) return false;
-  if (d.ends_at && d.ends_at < now) return false;
-  if (d.max_redemptions !== null && d.redemptions_count >= d.max_redemptions) return false;
-  return true;
 }
 
 /** The outcome of a charge. */

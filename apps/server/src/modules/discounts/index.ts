@@ -10,3 +10,4 @@ export {
   releaseRedemption,
 } from "./repository.js";
 export { registerDiscountRoutes } from "./routes.js";
+export { appliesTo, isRedeemable } from "./rules.js";

@@ -127,13 +127,18 @@ export function findDiscountsById(db: Db, organizationId: string, ids: string[])
 }
 
 /**
- * Holds one redemption for a checkout and counts it on the discount, in the caller's
+ * Holds one redemption for a checkout (or a subscription given the discount later) and counts it on the discount, in the caller's
  * transaction; the caller holds the discount's row lock (`findDiscount(..., { forUpdate: true })`),
  * so `max_redemptions` holds under parallel checkouts.
  */
 export async function holdRedemption(
   db: Db,
-  row: { id: string; organization_id: string; discount_id: string; checkout_id: string; created_at: Date },
+  row: {
+    id: string;
+    organization_id: string;
+    discount_id: string;
+    created_at: Date;
+  } & ({ checkout_id: string } | { subscription_id: string }),
 ) {
   await db.insertInto("kassa_discount_redemption").values(row).execute();
   await db

@@ -14,6 +14,7 @@ import { updateBillingPeriodEnd } from "./billing-period.js";
 import { cancelAtPeriodEnd, revoke, uncancel } from "./cancel.js";
 import { changePlan, previewChange } from "./change.js";
 import type { LifecycleDeps } from "./deps.js";
+import { changeDiscount } from "./discount.js";
 import { updateTrial } from "./trial.js";
 
 const TAG = "subscriptions";
@@ -28,7 +29,7 @@ const update = route({
   tags: [TAG],
   summary: "Update a subscription",
   description:
-    "Change plan (`product_id`, `proration_behavior`), set, extend or end a trial (`trial_end`: a time, or `now` to charge the first period at once), move the end of the current period and so the next renewal (`current_billing_period_end`, no proration), cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
+    "Change plan (`product_id`, `proration_behavior`), set, extend or end a trial (`trial_end`: a time, or `now` to charge the first period at once), move the end of the current period and so the next renewal (`current_billing_period_end`, no proration), set or remove the discount from the next order on (`discount_id`), cancel at the end of the period (`cancel_at_period_end: true`), take a scheduled cancellation back (`false`), or end it now (`revoke: true`).",
   scope: "subscriptions:write",
   request: {
     params: IdParam,
@@ -85,11 +86,13 @@ export function registerSubscriptionLifecycleRoutes(app: V1App, deps: LifecycleD
           ? await updateTrial(deps, ctx, id, body)
           : "current_billing_period_end" in body
             ? await updateBillingPeriodEnd(ctx, id, body)
-            : "revoke" in body
-              ? await revoke(deps, ctx, id, body)
-              : body.cancel_at_period_end
-                ? await cancelAtPeriodEnd(deps, ctx, id, body)
-                : await uncancel(deps, ctx, id);
+            : "discount_id" in body
+              ? await changeDiscount(ctx, id, body)
+              : "revoke" in body
+                ? await revoke(deps, ctx, id, body)
+                : body.cancel_at_period_end
+                  ? await cancelAtPeriodEnd(deps, ctx, id, body)
+                  : await uncancel(deps, ctx, id);
     return c.json(await answer(ctx, row), 200);
   });
   app.openapi(preview, async (c) =>
