@@ -29,10 +29,12 @@ beforeAll(async () => {
       JOB_POLL_INTERVAL_MS: "200",
       STRIPE_PUBLISHABLE_KEY: "pk_test_kassa_fake",
       STRIPE_API_URL: fake.url,
+      // The reconciler passes often; it looks only at checkouts claimed 5 minutes ago or more.
+      CHECKOUT_RECONCILE_INTERVAL_MS: "200",
     },
   });
   acme = await createMerchant(server, "Acme");
-  token = await createToken(acme, ["checkouts:write", "products:write"]);
+  token = await createToken(acme, ["checkouts:write", "products:write", "discounts:write"]);
   const create = async (body: Json) => (await call(server, token, "POST", "/v1/products/", body)).body;
   ebook = await create({ name: "E-book", prices: [{ amount_type: "fixed", price_amount: 2500 }] });
   plan = await create({
@@ -218,5 +220,51 @@ describe("checkouts on Stripe", () => {
       c.id,
     );
     expect(orders).toEqual([{ total_amount: 2500, charge_id: "pi_late_2" }]);
+  });
+
+  it("a 3-D Secure payment never finished is canceled at Stripe after an hour: the checkout reopens, its discount given back", async () => {
+    const made = await call(server, token, "POST", "/v1/discounts/", {
+      name: "Only one",
+      type: "percentage",
+      basis_points: 1000,
+      duration: "once",
+      max_redemptions: 1,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const created = await call(server, token, "POST", "/v1/checkouts/", {
+      products: [ebook.id],
+      discount_id: made.body.id,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const c = created.body;
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("threeDS"),
+      customer_email: "gone@example.com",
+      customer_billing_address: { country: "FR" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+    const redemptions = async () =>
+      (await call(server, token, "GET", `/v1/discounts/${made.body.id}`)).body.redemptions_count as number;
+    expect(await redemptions()).toBe(1);
+    // The buyer closed the page. Two hours later (the claim and the expiry moved back, as the
+    // clock cannot be), the reconciler gives the payment up.
+    await server.sql(
+      `update kassa_checkout set modified_at = now() - interval '2 hours', expires_at = now() - interval '1 hour'
+       where id = $1`,
+      c.id,
+    );
+    let status = "confirmed";
+    for (let i = 0; i < 100 && status === "confirmed"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status;
+    }
+    expect(status).toBe("expired");
+    expect(await redemptions()).toBe(0);
+    const pi = fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1);
+    const canceled = fake.requests.filter((r) => /^\/v1\/payment_intents\/[^/]+\/cancel$/.test(r.path));
+    expect(canceled).toHaveLength(1);
+    expect(pi?.form.get("metadata[checkout_id]")).toBe(c.id);
+    expect(await server.sql("select id from kassa_order where checkout_id = $1", c.id)).toEqual([]);
   });
 });

@@ -281,6 +281,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         .map(publicView);
       return { object: "search_result", data, has_more: false, next_page: null, url: path };
     }
+    m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path);
+    if (method === "POST" && m?.[1]) {
+      const pi = objects.get(m[1]);
+      if (pi?.object !== "payment_intent") throw missing("payment_intent", m[1], "intent");
+      // Stripe cancels an intent still waiting for something, never a finished one.
+      if (pi.status === "succeeded" || pi.status === "canceled")
+        throw new StripeFailure(400, {
+          type: "invalid_request_error",
+          code: "payment_intent_unexpected_state",
+          message: `You cannot cancel this PaymentIntent because it has a status of ${pi.status as string}.`,
+        });
+      Object.assign(pi, { status: "canceled", cancellation_reason: form.get("cancellation_reason") });
+      return publicView(pi);
+    }
     if (method === "POST" && path === "/v1/refunds") return refund(form);
     throw new StripeFailure(404, {
       type: "invalid_request_error",

@@ -26,7 +26,18 @@ export async function settleFromProcessor(
     organizationId: row.organization_id,
     idempotencyKey: paymentKey(row),
   });
-  const next = settlementOf(lookup);
+  let next = settlementOf(lookup);
+  if (next.action === "wait" && lookup.status === "pending" && isAbandoned(row, ctx.clock.now())) {
+    // The buyer never finished (3-D Secure): the charge is canceled at the processor, so it can
+    // no longer take money, and the checkout opens again (its discount redemption given back).
+    next = settlementOf(
+      await deps.processor.cancelPendingPayment({
+        organizationId: row.organization_id,
+        idempotencyKey: paymentKey(row),
+        chargeId: lookup.chargeId,
+      }),
+    );
+  }
   if (next.action === "wait") return "pending";
   if (next.action === "reopen")
     return (await reopen(ctx, deps, claimed, next.message)) ? "reopened" : "settled";
@@ -49,13 +60,28 @@ export async function settleFromProcessor(
 }
 
 /**
+ * How long a claimed checkout may wait for its buyer to finish a payment (3-D Secure) before
+ * the payment is given up: an hour after the claim, or the checkout's own expiry if later.
+ * Until then the checkout holds its discount redemption and counts as the buyer's subscription.
+ */
+export const PENDING_PAYMENT_LIMIT_MS = 60 * 60 * 1000;
+
+function isAbandoned(row: repo.CheckoutRow, now: Date): boolean {
+  const claimedAt = row.modified_at ?? row.created_at;
+  const limit = Math.max(claimedAt.getTime() + PENDING_PAYMENT_LIMIT_MS, row.expires_at.getTime());
+  return now.getTime() > limit;
+}
+
+/**
  * A confirm that stopped half-way (the process was killed, the database or the processor failed)
  * leaves its checkout `confirmed`: claimed, perhaps charged, without its order. The reconciler
  * finishes each one without the buyer's help:
  * - the outcome of the charge was recorded: the order is recorded;
  * - otherwise the processor is asked what the attempt's key did (`findPayment`): charged -> the
  *   order; declined or never charged -> the checkout is open again, the discount given back;
- *   pending (Stripe's 3-D Secure) -> left to the processor's events.
+ *   pending (Stripe's 3-D Secure) -> left to the processor's events, until the buyer has had
+ *   `PENDING_PAYMENT_LIMIT_MS` (or the checkout's expiry, if later): then the charge is
+ *   canceled at the processor and the checkout opens again, its discount given back.
  * It looks only at checkouts unchanged for `afterMs`, longer than any confirm can still be
  * running (the Stripe client's timeout and retries), so it never races a live request. Several
  * processes may run it at once: the checkout's row lock and attempt number make every step

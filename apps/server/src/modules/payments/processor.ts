@@ -65,6 +65,17 @@ export interface PaymentProcessor {
    */
   findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup>;
   /**
+   * Gives up a charge still waiting for the buyer (Stripe's 3-D Secure never completed): the
+   * processor cancels it, so it can no longer take money, and answers what it is now: `failed`
+   * once canceled, or `succeeded` if the buyer completed it first. A charge not pending is
+   * answered as `findPayment` would.
+   */
+  cancelPendingPayment(input: {
+    organizationId: string;
+    idempotencyKey: string;
+    chargeId: string | null;
+  }): Promise<PaymentLookup>;
+  /**
    * Whether `findPayment` answers at once for a call that just ended (the sandbox: the same
    * database). Stripe's search lags writes by up to a minute, so its "none" is trusted only by
    * the reconciler, minutes later.

@@ -285,6 +285,15 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
+  /** The sandbox never leaves a charge pending: what became of it is all there is to answer. */
+  async cancelPendingPayment(input: {
+    organizationId: string;
+    idempotencyKey: string;
+    chargeId: string | null;
+  }): Promise<PaymentLookup> {
+    return this.findPayment({ organizationId: input.organizationId, idempotencyKey: input.idempotencyKey });
+  }
+
   async findPayment(input: { organizationId: string; idempotencyKey: string }): Promise<PaymentLookup> {
     if (!input.idempotencyKey)
       throw new ProcessorRequestError("invalid_request", "An idempotency key is required.");

@@ -337,6 +337,30 @@ export class StripeProcessor implements PaymentProcessor {
     }
   }
 
+  async cancelPendingPayment(input: {
+    organizationId: string;
+    idempotencyKey: string;
+    chargeId: string | null;
+  }): Promise<PaymentLookup> {
+    if (!input.chargeId) return this.findPayment(input);
+    try {
+      const pi = await this.stripe.paymentIntents.cancel(input.chargeId, {
+        cancellation_reason: "abandoned",
+      });
+      if (pi.status === "canceled")
+        return {
+          status: "failed",
+          declineCode: "abandoned",
+          message: "The payment was not completed in time.",
+        };
+      return this.findPayment(input);
+    } catch (error) {
+      // Not cancelable any more (it succeeded, or failed, meanwhile): answer what it is.
+      if (error instanceof Stripe.errors.StripeInvalidRequestError) return this.findPayment(input);
+      return requestError(error);
+    }
+  }
+
   private async createIntent(
     organizationId: string,
     idempotencyKey: string,
