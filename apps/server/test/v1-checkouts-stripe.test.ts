@@ -34,7 +34,7 @@ beforeAll(async () => {
     },
   });
   acme = await createMerchant(server, "Acme");
-  token = await createToken(acme, ["checkouts:write", "products:write", "discounts:write"]);
+  token = await createToken(acme, ["checkouts:write", "products:write", "discounts:write", "orders:read"]);
   const create = async (body: Json) => (await call(server, token, "POST", "/v1/products/", body)).body;
   ebook = await create({ name: "E-book", prices: [{ amount_type: "fixed", price_amount: 2500 }] });
   plan = await create({
@@ -86,6 +86,25 @@ async function stripeEvent(type: string, id: string, amount: number, metadata: R
     },
   };
   const body = JSON.stringify(evt);
+  return fetch(`${server.url}/v1/integrations/stripe/webhook`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }),
+    },
+    body,
+  });
+}
+
+/** Posts a signed Stripe event of any type about `object` to Kassa's Stripe webhook. */
+async function postStripeEvent(type: string, object: Record<string, unknown>) {
+  const body = JSON.stringify({
+    id: `evt_${randomUUID()}`,
+    object: "event",
+    type,
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+  });
   return fetch(`${server.url}/v1/integrations/stripe/webhook`, {
     method: "POST",
     headers: {
@@ -266,5 +285,54 @@ describe("checkouts on Stripe", () => {
     expect(canceled).toHaveLength(1);
     expect(pi?.form.get("metadata[checkout_id]")).toBe(c.id);
     expect(await server.sql("select id from kassa_order where checkout_id = $1", c.id)).toEqual([]);
+  });
+
+  it("a refund made in Stripe's dashboard is recorded on its order: amount, status, once", async () => {
+    const c = await newCheckout(ebook.id);
+    const paid = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("visa"),
+      customer_email: "dashboard@example.com",
+      customer_billing_address: { country: "FR" },
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const [order] = await server.sql<{ id: string; charge_id: string; total_amount: number }>(
+      "select id, charge_id, total_amount from kassa_order where checkout_id = $1",
+      c.id,
+    );
+    expect(order?.total_amount).toBe(2500);
+    // Worked example: 10.00 of the 25.00 given back in Stripe's dashboard (no tax on this order).
+    const refund = {
+      id: `re_${randomUUID().slice(0, 8)}`,
+      object: "refund",
+      amount: 1000,
+      currency: "usd",
+      payment_intent: order!.charge_id,
+      status: "succeeded",
+      metadata: {},
+    };
+    expect((await postStripeEvent("refund.created", refund)).status).toBe(200);
+    expect((await postStripeEvent("refund.updated", refund)).status).toBe(200);
+    await handled();
+    const seen = await call(server, token, "GET", `/v1/orders/${order!.id}`);
+    expect(seen.body).toMatchObject({
+      status: "partially_refunded",
+      refunded_amount: 1000,
+      refunded_tax_amount: 0,
+    });
+    const refunds = await server.sql<{
+      amount: number;
+      reason: string;
+      status: string;
+      processor_refund_id: string;
+    }>("select amount, reason, status, processor_refund_id from kassa_refund where order_id = $1", order!.id);
+    expect(refunds).toEqual([
+      { amount: 1000, reason: "other", status: "succeeded", processor_refund_id: refund.id },
+    ]);
+    // The rest, refunded there too: the order is refunded in full.
+    const rest = { ...refund, id: `re_${randomUUID().slice(0, 8)}`, amount: 1500 };
+    expect((await postStripeEvent("refund.created", rest)).status).toBe(200);
+    await handled();
+    const after = await call(server, token, "GET", `/v1/orders/${order!.id}`);
+    expect(after.body).toMatchObject({ status: "refunded", refunded_amount: 2500 });
   });
 });

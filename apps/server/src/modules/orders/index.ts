@@ -8,6 +8,7 @@ export {
   claimDueRetries,
   findOrder,
   findOrderAnyOrganization,
+  findOrderByCharge,
   firstOrderOf,
   insertItems as insertOrderItems,
   insertOrder,

@@ -138,6 +138,19 @@ export function orderToCharge(db: Db, id: string) {
  * The order of the organization (a customer's own order when `customerId` is given); with
  * `forUpdate`, locked: every refund of an order is claimed and settled under this lock.
  */
+/**
+ * The order paid by this processor charge, in whatever organization (a processor's event about a
+ * charge made outside Kassa's calls, e.g. a refund from Stripe's dashboard, names no organization).
+ */
+export function findOrderByCharge(db: Db, processor: string, chargeId: string) {
+  return db
+    .selectFrom("kassa_order")
+    .select(["id", "organization_id"])
+    .where("processor", "=", processor)
+    .where("charge_id", "=", chargeId)
+    .executeTakeFirst();
+}
+
 export function findOrder(
   db: Db,
   organizationId: string,

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { Ctx, EventSink } from "../../kit/context.js";
 import { defineJob, type JobContext } from "../../kit/jobs/index.js";
+import { findOrderByCharge } from "../orders/index.js";
 import type { PaymentEventListener, PaymentProcessor } from "../payments/index.js";
 import { webhookEventSink } from "../webhooks/index.js";
 import * as repo from "./repository.js";
-import { REFUND_SUBMIT_JOB, resubmitRefund, settleRefund } from "./service.js";
+import { REFUND_SUBMIT_JOB, recordExternalRefund, resubmitRefund, settleRefund } from "./service.js";
 
 /** Kassa acting on a refund of `organizationId` outside any request (a job, a processor event). */
 function systemCtx(organizationId: string, job: JobContext, reason: string, events?: EventSink): Ctx {
@@ -33,7 +34,8 @@ export function refundJobs(opts: { processor: PaymentProcessor; events?: EventSi
 /**
  * Settles refunds the processor answered `pending` (Stripe) when its event says how they ended.
  * The refund is found by the id Kassa put in the processor's metadata, else by the processor's
- * refund id. Idempotent, as processor events are delivered at least once. `events`: the
+ * refund id. A succeeded refund that is neither (made in Stripe's dashboard) is recorded on the
+ * order its charge paid (`recordExternalRefund`). Idempotent, as processor events are delivered at least once. `events`: the
  * composition root's outbox (default the webhook sink alone).
  */
 export const refundPaymentListener =
@@ -44,7 +46,21 @@ export const refundPaymentListener =
     const row =
       (typeof kassaId === "string" ? await repo.findRefundAnyOrganization(job.db, kassaId) : undefined) ??
       (await repo.findRefundByProcessorId(job.db, "stripe", event.refundId));
-    if (!row) return;
+    if (!row) {
+      // Not one of Kassa's (no id of ours on it): a refund made in the processor's dashboard.
+      if (typeof kassaId === "string" || event.status !== "succeeded" || !event.chargeId) return;
+      const order = await findOrderByCharge(job.db, "stripe", event.chargeId);
+      if (!order || (event.organizationId && event.organizationId !== order.organization_id)) return;
+      const ctx = systemCtx(order.organization_id, job, "refund made at the processor", events);
+      await ctx.db.transaction().execute((trx) =>
+        recordExternalRefund(trx, ctx, {
+          orderId: order.id,
+          processorRefundId: event.refundId,
+          total: event.amount,
+        }),
+      );
+      return;
+    }
     if (event.organizationId && event.organizationId !== row.organization_id) return;
     const ctx = systemCtx(row.organization_id, job, "processor refund event", events);
     await ctx.db

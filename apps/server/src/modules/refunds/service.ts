@@ -246,6 +246,72 @@ export async function settleRefund(
   return current;
 }
 
+/**
+ * A refund made at the processor outside Kassa (Stripe's dashboard), told by its event: recorded
+ * as a succeeded refund of the order (reason `other`), so the order's refunded amount, status and
+ * webhooks say what the processor did. `total` is tax included: split into the amount and its
+ * tax at the order's rate (all of what is left when it is all of it), never more than is left.
+ * Once per processor refund id (its unique index): a repeated event finds the row and does nothing.
+ */
+export async function recordExternalRefund(
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  input: { orderId: string; processorRefundId: string; total: number },
+): Promise<repo.RefundRow | undefined> {
+  const order = await findOrder(trx, ctx.organizationId, input.orderId, { forUpdate: true });
+  if (!order?.processor) return undefined;
+  if (await repo.findRefundByProcessorId(trx, order.processor, input.processorRefundId)) return undefined;
+  const pending = await repo.pendingTotals(trx, order.id);
+  const left = {
+    amount: Math.max(0, order.net_amount - order.refunded_amount - pending.amount),
+    taxAmount: Math.max(0, order.tax_amount - order.refunded_tax_amount - pending.taxAmount),
+  };
+  let amount: number;
+  let taxAmount: number;
+  if (input.total >= left.amount + left.taxAmount) {
+    amount = left.amount;
+    taxAmount = left.taxAmount;
+  } else {
+    const gross = order.net_amount + order.tax_amount;
+    amount = gross > 0 ? Math.round((input.total * order.net_amount) / gross) : input.total;
+    amount = Math.min(amount, left.amount);
+    taxAmount = Math.min(input.total - amount, left.taxAmount);
+  }
+  if (amount + taxAmount <= 0) return undefined;
+  const now = ctx.clock.now();
+  const row = await repo.insertRefund(trx, {
+    id: randomUUID(),
+    organization_id: order.organization_id,
+    order_id: order.id,
+    subscription_id: order.subscription_id,
+    customer_id: order.customer_id,
+    status: "succeeded",
+    reason: "other",
+    amount,
+    tax_amount: taxAmount,
+    currency: order.currency,
+    comment: "Refunded at the payment processor",
+    revoke_benefits: false,
+    processor: order.processor,
+    processor_refund_id: input.processorRefundId,
+    failure_reason: null,
+    metadata: JSON.stringify({}),
+    created_at: now,
+    modified_at: null,
+  });
+  await repo.updateRefund(trx, row.id, { announced: true });
+  const refunded = order.refunded_amount + amount;
+  const updated = await recordRefundedAmounts(trx, order.id, {
+    refunded_amount: refunded,
+    refunded_tax_amount: order.refunded_tax_amount + taxAmount,
+    status: orderStatusAfter(order, refunded),
+    modified_at: now,
+  });
+  await emit(ctx, trx, "refund.created", refundWire(row));
+  await announceOrderRefunded(trx, ctx, updated);
+  return row;
+}
+
 function outcomeOf(result: Awaited<ReturnType<PaymentProcessor["refund"]>>): RefundOutcome {
   if (result.status === "failed")
     return { status: "failed", processorRefundId: result.refundId, failureReason: result.code };
