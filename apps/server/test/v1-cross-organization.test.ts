@@ -763,6 +763,9 @@ function cases(): Case[] {
     c("PATCH /v1/subscriptions/{id}", ["body:product_id"], `/v1/subscriptions/${A.subscription}`, 422, {
       product_id: B.recurringProduct,
     }),
+    c("PATCH /v1/subscriptions/{id}", ["body:discount_id"], `/v1/subscriptions/${A.subscription}`, 422, {
+      discount_id: B.discount,
+    }),
     c("GET /v1/subscriptions/{id}/preview", ["path:id"], `/v1/subscriptions/${B.subscription}/preview`, 404),
     c(
       "GET /v1/subscriptions/{id}/preview",
