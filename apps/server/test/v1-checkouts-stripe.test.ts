@@ -57,42 +57,25 @@ const confirm = (secret: string, body: Json) =>
   call(server, undefined, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
 
 /** Posts a signed Stripe event about a payment intent to Kassa's Stripe webhook. */
-async function stripeEvent(type: string, id: string, amount: number, metadata: Record<string, string>) {
+function stripeEvent(type: string, id: string, amount: number, metadata: Record<string, string>) {
   const succeeded = type === "payment_intent.succeeded";
-  const evt = {
-    id: `evt_${randomUUID()}`,
-    object: "event",
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id,
-        object: "payment_intent",
-        amount,
-        amount_received: succeeded ? amount : 0,
-        currency: "usd",
-        status: succeeded ? "succeeded" : "requires_payment_method",
-        ...(succeeded
-          ? {}
-          : {
-              last_payment_error: {
-                code: "card_declined",
-                decline_code: "generic_decline",
-                message: "Your card was declined.",
-              },
-            }),
-        metadata,
-      },
-    },
-  };
-  const body = JSON.stringify(evt);
-  return fetch(`${server.url}/v1/integrations/stripe/webhook`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }),
-    },
-    body,
+  return postStripeEvent(type, {
+    id,
+    object: "payment_intent",
+    amount,
+    amount_received: succeeded ? amount : 0,
+    currency: "usd",
+    status: succeeded ? "succeeded" : "requires_payment_method",
+    ...(succeeded
+      ? {}
+      : {
+          last_payment_error: {
+            code: "card_declined",
+            decline_code: "generic_decline",
+            message: "Your card was declined.",
+          },
+        }),
+    metadata,
   });
 }
 
