@@ -151,6 +151,47 @@ describe("meter form", () => {
   });
 });
 
+describe("meter form: unarchiving", () => {
+  it("an archived meter's editor offers Unarchive meter; it sends is_archived false at once and the list shows it active", async () => {
+    const meter = {
+      id: "meter-1",
+      created_at: "2026-03-01T10:00:00Z",
+      modified_at: null,
+      name: "API calls",
+      unit: "scalar",
+      filter: { conjunction: "and", clauses: [] },
+      aggregation: { func: "count" },
+      metadata: {},
+      archived_at: "2026-03-02T10:00:00Z",
+    };
+    let archived = true;
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/events/": page([]),
+      "/v1/meters/": () => page([{ ...meter, archived_at: archived ? meter.archived_at : null }]),
+      "PATCH /v1/meters/meter-1": () => {
+        archived = false;
+        return { ...meter, archived_at: null };
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/meters?archived=true", { session });
+    const table = await screen.findByRole("table", { name: "Meters" }, slow);
+    expect(within(table).getByText("Archived")).toBeTruthy();
+    await user.click(within(table).getByRole("button", { name: "Edit API calls" }));
+    const dialog = await screen.findByRole("dialog", { name: "Edit meter" });
+    expect(within(dialog).queryByRole("button", { name: "Archive meter" })).toBeNull();
+    await user.click(within(dialog).getByRole("button", { name: "Unarchive meter" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Edit meter" })).toBeNull());
+    expect(requests.filter((r) => r.method === "PATCH").map((r) => [r.path, r.body])).toEqual([
+      ["/v1/meters/meter-1", { is_archived: false }],
+    ]);
+    await waitFor(() =>
+      expect(within(screen.getByRole("table", { name: "Meters" })).getByText("Active")).toBeTruthy(),
+    );
+    expect(within(screen.getByRole("table", { name: "Meters" })).queryByText("Archived")).toBeNull();
+  });
+});
+
 describe("benefit form", () => {
   it("uploads a downloadables benefit's files through the files API and sends their ids", async () => {
     const uploadUrl = "http://localhost:3000/storage/uploads/u-1/1?expires=1&signature=s";

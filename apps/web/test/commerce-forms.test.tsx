@@ -71,6 +71,50 @@ describe("product form", () => {
   });
 });
 
+describe("product form: unarchiving", () => {
+  it("an archived product offers Unarchive (no Archive); it sends is_archived false at once and shows the product live", async () => {
+    let archived = true;
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/meters/": page([]),
+      "/v1/benefits/": page([]),
+      "/v1/custom-fields/": page([]),
+      "/v1/products/prod-1": () => ({ ...product, is_archived: archived }),
+      "PATCH /v1/products/prod-1": () => {
+        archived = false;
+        return { ...product, is_archived: false };
+      },
+    });
+    const { user } = renderApp("/dashboard/acme/products/prod-1", { session });
+    const unarchive = await screen.findByRole("button", { name: "Unarchive" }, slow);
+    expect(screen.getByText("Archived")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Archive" })).toBeNull();
+    await user.click(unarchive);
+    // Live again: Archive is back, the badge gone; no confirmation was asked.
+    await screen.findByRole("button", { name: "Archive" });
+    expect(screen.queryByText("Archived")).toBeNull();
+    expect(screen.queryByRole("button", { name: "Unarchive" })).toBeNull();
+    expect(screen.queryByRole("dialog")).toBeNull();
+    const patches = requests.filter((r) => r.method === "PATCH");
+    expect(patches.map((r) => [r.path, r.body])).toEqual([["/v1/products/prod-1", { is_archived: false }]]);
+  });
+
+  it("a refused unarchive shows the server's words and keeps the product archived", async () => {
+    stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/meters/": page([]),
+      "/v1/benefits/": page([]),
+      "/v1/custom-fields/": page([]),
+      "/v1/products/prod-1": { ...product, is_archived: true },
+      "PATCH /v1/products/prod-1": answerWith(403, { error: "NotPermitted", detail: "Not now." }),
+    });
+    const { user } = renderApp("/dashboard/acme/products/prod-1", { session });
+    await user.click(await screen.findByRole("button", { name: "Unarchive" }, slow));
+    expect((await screen.findByRole("alert")).textContent).toContain("Not now.");
+    expect(screen.getByText("Archived")).toBeTruthy();
+  });
+});
+
 describe("product form: billing by day and by week", () => {
   it("offers daily and weekly billing and sends the interval chosen", async () => {
     const { requests } = stubServer({

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { answerWith, renderApp, stubServer } from "./app";
 import {
@@ -266,6 +266,7 @@ describe("orders", () => {
     ...dashboardAnswers(role),
     "/v1/orders/ord-1": o,
     "/v1/orders/ord-1/invoice": { url: "https://files.test/invoice-ACME-0001.pdf" },
+    "/v1/orders/ord-1/receipt": { url: "https://files.test/receipt-ACME-0001.pdf" },
     "/v1/refunds/": page([refund]),
   });
 
@@ -430,6 +431,28 @@ describe("orders", () => {
     expect(screen.getByText("Not generated yet.")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Refund" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Generate invoice" })).toBeNull();
+  });
+
+  it("a paid order links its receipt, next to the invoice, to open in a new tab; a member sees it too", async () => {
+    stubServer(orderAnswers("member", { ...order, status: "refunded" }));
+    renderApp("/dashboard/acme/orders/ord-1", { session });
+    const receipt = await screen.findByRole("link", { name: /Open the receipt/ }, slow);
+    expect(receipt.getAttribute("href")).toBe("https://files.test/receipt-ACME-0001.pdf");
+    expect(receipt.getAttribute("target")).toBe("_blank");
+    const details = screen.getByRole("table", { name: "Order details" });
+    const labels = within(details)
+      .getAllByRole("row")
+      .map((row) => row.querySelector("th")?.textContent);
+    expect(labels.slice(labels.indexOf("Invoice"))).toEqual(["Invoice", "Receipt"]);
+  });
+
+  it("an unpaid order has no receipt and does not ask for one", async () => {
+    const { requests } = stubServer(orderAnswers("owner", { ...order, status: "pending", paid: false }));
+    renderApp("/dashboard/acme/orders/ord-1", { session });
+    await screen.findByRole("link", { name: /Open the invoice/ }, slow);
+    expect(screen.queryByRole("link", { name: /Open the receipt/ })).toBeNull();
+    expect(within(screen.getByRole("table", { name: "Order details" })).queryByText("Receipt")).toBeNull();
+    expect(requests.some((r) => r.path.endsWith("/receipt"))).toBe(false);
   });
 
   it("an owner generates the invoice, then gets its link", async () => {
@@ -641,6 +664,16 @@ describe("checkout links", () => {
     expect(requests.find((r) => r.method === "DELETE")?.path).toBe("/v1/checkout-links/link-1");
   });
 
+  it("each link opens the buyer's page in a new tab, for members too", async () => {
+    stubServer({ ...dashboardAnswers("member"), "/v1/checkout-links/": page([checkoutLink]) });
+    renderApp("/dashboard/acme/checkout-links", { session });
+    const table = await screen.findByRole("table", { name: "Checkout links" }, slow);
+    const open = within(table).getByRole("link", { name: "Open Homepage button" });
+    expect(open.getAttribute("href")).toBe(checkoutLink.url);
+    expect(open.getAttribute("target")).toBe("_blank");
+    expect(open.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+
   it("a member reads the links but gets no create, edit or delete", async () => {
     stubServer({ ...dashboardAnswers("member"), "/v1/checkout-links/": page([checkoutLink]) });
     renderApp("/dashboard/acme/checkout-links", { session });
@@ -650,6 +683,53 @@ describe("checkout links", () => {
     expect(screen.queryByRole("button", { name: "Homepage button" })).toBeNull();
     expect(screen.getByText("Homepage button")).toBeTruthy();
   });
+});
+
+describe("the search of the discounts, benefits, meters and custom fields lists", () => {
+  const lists = [
+    { path: "discounts", api: "/v1/discounts/", matches: "No discount matches", none: "No discounts yet" },
+    { path: "benefits", api: "/v1/benefits/", matches: "No benefit matches", none: "No benefits yet" },
+    { path: "meters", api: "/v1/meters/", matches: "No meter matches", none: "No meters yet" },
+    {
+      path: "custom-fields",
+      api: "/v1/custom-fields/",
+      matches: "No field matches",
+      none: "No custom fields yet",
+    },
+  ];
+
+  it.each(lists)(
+    "$path: the search comes from the address and is sent as typed; nothing found says so",
+    async ({ path, api, matches, none }) => {
+      const { requests } = stubServer({ ...dashboardAnswers("owner"), [api]: page([]) });
+      renderApp(`/dashboard/acme/${path}?query=zzz`, { session });
+      await screen.findByText(matches, {}, slow);
+      expect(screen.getByText("Change the search to see more.")).toBeTruthy();
+      expect(screen.queryByText(none)).toBeNull();
+      const field = screen.getByRole("textbox", { name: "Search" }) as HTMLInputElement;
+      expect(field.value).toBe("zzz");
+      expect(requests.find((r) => r.path === api)?.query.get("query")).toBe("zzz");
+
+      fireEvent.change(field, { target: { value: "api" } });
+      await waitFor(() =>
+        expect(
+          requests
+            .filter((r) => r.path === api)
+            .at(-1)
+            ?.query.get("query"),
+        ).toBe("api"),
+      );
+      // Emptied, the list is unfiltered again and says there is nothing yet.
+      fireEvent.change(field, { target: { value: "" } });
+      await screen.findByText(none);
+      expect(
+        requests
+          .filter((r) => r.path === api)
+          .at(-1)
+          ?.query.has("query"),
+      ).toBe(false);
+    },
+  );
 });
 
 describe("custom fields: the list's editor and delete dialog", () => {

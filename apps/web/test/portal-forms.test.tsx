@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CustomerSubscription, OrganizationData, PortalClient, PortalCustomer } from "../src/portal/api";
 import { parsePortalPath } from "../src/portal/app";
+import { BenefitsSection } from "../src/portal/benefits";
 import { BillingDetailsForm, billingBody } from "../src/portal/billing";
 import { SignIn } from "../src/portal/sign-in";
 import { CancelForm, SubscriptionCard } from "../src/portal/subscriptions";
@@ -300,5 +301,65 @@ describe("a plan change in the portal", () => {
     );
     expect(preview.textContent).toContain(": $15.00");
     expect(client.changePlan).not.toHaveBeenCalled();
+  });
+});
+
+describe("license key activations in the portal", () => {
+  // happy-dom has no `window.confirm`: each test puts its own answer there.
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("deactivating asks first: cancelled, nothing is sent; confirmed, the activation is freed and the key read again", async () => {
+    const grant = {
+      id: "grant-1",
+      is_granted: true,
+      is_revoked: false,
+      granted_at: "2026-03-01T10:00:00Z",
+      error: null,
+      benefit_id: "ben-1",
+      properties: { license_key_id: "lk-1" },
+      benefit: { id: "ben-1", type: "license_keys", description: "Pro license", properties: {} },
+    };
+    const license = {
+      id: "lk-1",
+      key: "ACME-1234",
+      status: "granted",
+      expires_at: null,
+      usage: 0,
+      limit_usage: null,
+      limit_activations: 3,
+      activations: [{ id: "act-1", label: "Work laptop", created_at: "2026-03-02T10:00:00Z" }],
+    };
+    const client = {
+      benefitGrants: vi.fn(async () => ({ items: [grant], pagination: { total_count: 1, max_page: 1 } })),
+      licenseKey: vi.fn(async () => license),
+      deactivate: vi.fn(async () => undefined),
+    };
+    const confirm = vi.fn((_message?: string) => false);
+    vi.stubGlobal("confirm", confirm);
+    renderWithTheme(
+      <BenefitsSection
+        client={client as unknown as PortalClient}
+        organizationId="org-1"
+        onExpired={() => {}}
+      />,
+    );
+    const deactivate = await screen.findByRole("button", { name: "Deactivate" });
+    fireEvent.click(deactivate);
+    expect(confirm).toHaveBeenCalledTimes(1);
+    expect(confirm.mock.calls[0]?.[0]).toContain("Work laptop");
+    expect(client.deactivate).not.toHaveBeenCalled();
+    expect(client.licenseKey).toHaveBeenCalledTimes(1);
+
+    confirm.mockImplementation(() => true);
+    fireEvent.click(deactivate);
+    await waitFor(() =>
+      expect(client.deactivate).toHaveBeenCalledWith({
+        key: "ACME-1234",
+        organization_id: "org-1",
+        activation_id: "act-1",
+      }),
+    );
+    await waitFor(() => expect(client.licenseKey).toHaveBeenCalledTimes(2));
+    expect(client.deactivate).toHaveBeenCalledTimes(1);
   });
 });

@@ -220,6 +220,8 @@ export type OrderItem = Out<typeof W.OrderItem>;
 export type Order = Out<typeof W.Order>;
 /** A signed URL of an order's invoice PDF. */
 export type OrderInvoice = Out<typeof W.OrderInvoice>;
+/** A signed URL of a paid order's receipt PDF. */
+export type OrderReceipt = Out<typeof W.OrderReceipt>;
 export type Subscription = Out<typeof W.Subscription>;
 
 export type RefundReason = (typeof W.REFUND_REASONS)[number];

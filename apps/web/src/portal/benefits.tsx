@@ -428,7 +428,11 @@ function LicenseKeyDetails({
   const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const status = KEY_STATUS[license.status] ?? { label: license.status, color: "gray" };
-  const deactivate = async (activationId: string) => {
+  const deactivate = async (activation: LicenseKey["activations"][number]) => {
+    // It frees the activation for good (the device must activate again): asked first, as removing a card is.
+    if (!window.confirm(`Deactivate ${activation.label}? It has to be activated again to use the key there.`))
+      return;
+    const activationId = activation.id;
     setPending(activationId);
     setError(null);
     try {
@@ -478,7 +482,7 @@ function LicenseKeyDetails({
                 size="xs"
                 variant="default"
                 loading={pending === a.id}
-                onClick={() => void deactivate(a.id)}
+                onClick={() => void deactivate(a)}
               >
                 Deactivate
               </Button>

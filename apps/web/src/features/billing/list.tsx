@@ -1,5 +1,6 @@
-import { Group, Pagination, ScrollArea, Table, Text, UnstyledButton } from "@mantine/core";
-import { IconArrowDown, IconArrowUp, IconSelector } from "@tabler/icons-react";
+import { Group, Pagination, ScrollArea, Table, Text, TextInput, UnstyledButton } from "@mantine/core";
+import { useDebouncedCallback } from "@mantine/hooks";
+import { IconArrowDown, IconArrowUp, IconSearch, IconSelector } from "@tabler/icons-react";
 import type { UseQueryResult } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
 import type { ReactNode } from "react";
@@ -8,6 +9,25 @@ import { EmptyState, ErrorState, LoadingState } from "../../components/states";
 import type { ListSearch } from "../../lib/list-search";
 import type { Page } from "../../lib/v1";
 import { useCurrentOrganization } from "../organization/viewer";
+
+/** A list's search box: what is typed goes to `onSearch` (the address's `?query=`) after a short pause. */
+export function ListSearchField(props: {
+  value: string;
+  placeholder: string;
+  onSearch: (q: string) => void;
+}) {
+  const search = useDebouncedCallback(props.onSearch, 300);
+  return (
+    <TextInput
+      label="Search"
+      placeholder={props.placeholder}
+      leftSection={<IconSearch size={16} />}
+      defaultValue={props.value}
+      onChange={(e) => search(e.currentTarget.value)}
+      w={260}
+    />
+  );
+}
 
 /** The organization of the page for `/v1` calls, and whether the viewer may write (owners, admins). */
 export function useBilling() {

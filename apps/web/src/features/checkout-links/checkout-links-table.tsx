@@ -1,5 +1,5 @@
-import { Anchor, Badge, Group, Text } from "@mantine/core";
-import { IconLink } from "@tabler/icons-react";
+import { ActionIcon, Anchor, Badge, Group, Text, Tooltip } from "@mantine/core";
+import { IconExternalLink, IconLink } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { CheckoutLink } from "../../lib/v1";
 import { CopyIcon } from "../billing/commerce";
@@ -56,6 +56,19 @@ export function CheckoutLinksTable({
                 {l.url}
               </Text>
               <CopyIcon value={l.url} label={`the address of ${linkName(l)}`} />
+              <Tooltip label="Open the buyer's page" withArrow>
+                <ActionIcon
+                  component="a"
+                  href={l.url}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  variant="subtle"
+                  color="gray"
+                  aria-label={`Open ${linkName(l)}`}
+                >
+                  <IconExternalLink size={16} />
+                </ActionIcon>
+              </Tooltip>
             </Group>
           ),
         },

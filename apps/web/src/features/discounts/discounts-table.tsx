@@ -1,9 +1,9 @@
-import { Text } from "@mantine/core";
+import { Stack, Text } from "@mantine/core";
 import { IconDiscount } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { Discount } from "../../lib/v1";
 import { formatDate, formatMoney } from "../billing/format";
-import { ListView, useListParams } from "../billing/list";
+import { ListSearchField, ListView, useListParams } from "../billing/list";
 import { EditableName, RowDeleteButton } from "../billing/row-actions";
 import { discountsQuery } from "./queries";
 
@@ -15,7 +15,7 @@ export const discountAmount = (d: Discount) =>
 export const discountDuration = (d: Pick<Discount, "duration" | "duration_in_months">) =>
   d.duration === "once" ? "Once" : d.duration === "forever" ? "Forever" : `${d.duration_in_months} months`;
 
-/** The organization's discounts, a page at a time by the address; names open the editor. */
+/** The organization's discounts, searched by name or code from the address, a page at a time; names open the editor. */
 export function DiscountsTable({
   organizationId,
   canWrite,
@@ -27,65 +27,71 @@ export function DiscountsTable({
   onEdit: (discount: Discount) => void;
   onDelete: (discount: Discount) => void;
 }) {
-  const { search, page, limit } = useListParams();
+  const { search, set, page, limit } = useListParams();
+  const query = typeof search.query === "string" ? search.query : "";
   const discounts = useQuery(
-    discountsQuery(organizationId, { page, limit, sorting: search.sorting, query: search.query }),
+    discountsQuery(organizationId, { page, limit, sorting: search.sorting, query: query || undefined }),
   );
   return (
-    <ListView
-      query={discounts}
-      label="discounts"
-      caption="Discounts"
-      empty={{
-        icon: IconDiscount,
-        title: "No discounts yet",
-        children: canWrite
-          ? "Create a discount and share its code, or limit it to some products and a time window."
-          : "An owner or admin of this organization creates discounts.",
-      }}
-      columns={[
-        {
-          label: "Name",
-          sort: "name",
-          render: (d) => (
-            <EditableName canWrite={canWrite} onEdit={() => onEdit(d)}>
-              {d.name}
-            </EditableName>
-          ),
-        },
-        {
-          label: "Code",
-          sort: "code",
-          render: (d) =>
-            d.code ? (
-              <code>{d.code}</code>
-            ) : (
-              <Text c="dimmed" size="sm">
-                automatic
-              </Text>
+    <Stack gap="lg">
+      <ListSearchField value={query} placeholder="Name or code" onSearch={(q) => set({ query: q })} />
+      <ListView
+        query={discounts}
+        label="discounts"
+        caption="Discounts"
+        empty={{
+          icon: IconDiscount,
+          title: query ? "No discount matches" : "No discounts yet",
+          children: query
+            ? "Change the search to see more."
+            : canWrite
+              ? "Create a discount and share its code, or limit it to some products and a time window."
+              : "An owner or admin of this organization creates discounts.",
+        }}
+        columns={[
+          {
+            label: "Name",
+            sort: "name",
+            render: (d) => (
+              <EditableName canWrite={canWrite} onEdit={() => onEdit(d)}>
+                {d.name}
+              </EditableName>
             ),
-        },
-        { label: "Amount", render: discountAmount },
-        { label: "Duration", sort: "duration", render: discountDuration },
-        {
-          label: "Redemptions",
-          sort: "redemptions_count",
-          render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
-        },
-        {
-          label: "Valid",
-          render: (d) =>
-            d.starts_at || d.ends_at
-              ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
-              : "Always",
-        },
-        {
-          label: "Actions",
-          render: (d) => (
-            <RowDeleteButton show={canWrite} label={`Delete ${d.name}`} onClick={() => onDelete(d)} />
-          ),
-        },
-      ]}
-    />
+          },
+          {
+            label: "Code",
+            sort: "code",
+            render: (d) =>
+              d.code ? (
+                <code>{d.code}</code>
+              ) : (
+                <Text c="dimmed" size="sm">
+                  automatic
+                </Text>
+              ),
+          },
+          { label: "Amount", render: discountAmount },
+          { label: "Duration", sort: "duration", render: discountDuration },
+          {
+            label: "Redemptions",
+            sort: "redemptions_count",
+            render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
+          },
+          {
+            label: "Valid",
+            render: (d) =>
+              d.starts_at || d.ends_at
+                ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
+                : "Always",
+          },
+          {
+            label: "Actions",
+            render: (d) => (
+              <RowDeleteButton show={canWrite} label={`Delete ${d.name}`} onClick={() => onDelete(d)} />
+            ),
+          },
+        ]}
+      />
+    </Stack>
   );
 }

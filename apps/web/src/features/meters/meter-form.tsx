@@ -51,7 +51,7 @@ export function meterBody(v: MeterFormValues): z.input<typeof MeterCreate> {
 
 const FIELDS: FieldMap = { name: "name", "filter.*": "filter", "aggregation.property": "property" };
 
-/** Creates a meter, or edits (or archives) `meter`; `onDone` when saved or cancelled. */
+/** Creates a meter, or edits (archives, unarchives) `meter`; `onDone` when saved or cancelled. */
 export function MeterForm({
   meter,
   organizationId,
@@ -63,6 +63,7 @@ export function MeterForm({
 }) {
   const save = useSaveMeter(organizationId);
   const [archiving, setArchiving] = useState(false);
+  const [unarchiving, setUnarchiving] = useState(false);
   const schema = useMemo(
     () => checkedAgainst(MeterFormShape, meter ? MeterUpdate : MeterCreate, meterBody, FIELDS),
     [meter],
@@ -94,6 +95,21 @@ export function MeterForm({
       return null;
     } catch (e) {
       return e instanceof V1Error ? e : new V1Error(0, undefined, "Could not archive.");
+    }
+  };
+
+  // No confirmation: it only makes the meter available again for new prices.
+  const unarchive = async () => {
+    if (!meter) return;
+    setUnarchiving(true);
+    try {
+      await save.mutateAsync({ id: meter.id, body: { is_archived: false } });
+      notifications.show({ color: "green", message: "Meter unarchived." });
+      onDone();
+    } catch (e) {
+      applyServerError(refusalOf(e), setError);
+    } finally {
+      setUnarchiving(false);
     }
   };
 
@@ -152,6 +168,10 @@ export function MeterForm({
             {meter && !meter.archived_at ? (
               <Button variant="subtle" color="orange" onClick={() => setArchiving(true)}>
                 Archive meter
+              </Button>
+            ) : meter ? (
+              <Button variant="subtle" loading={unarchiving} onClick={() => void unarchive()}>
+                Unarchive meter
               </Button>
             ) : (
               <span />

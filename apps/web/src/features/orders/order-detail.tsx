@@ -17,7 +17,13 @@ import {
 } from "../billing/commerce";
 import { formatDate, formatMoney } from "../billing/format";
 import { ListView } from "../billing/list";
-import { invoiceQuery, orderRefundsQuery, refundableAmount, useGenerateInvoice } from "./queries";
+import {
+  invoiceQuery,
+  orderRefundsQuery,
+  receiptQuery,
+  refundableAmount,
+  useGenerateInvoice,
+} from "./queries";
 import { RefundForm } from "./refund-form";
 
 /** An order's items, amounts, customer, invoice and refunds; owners and admins refund it here. */
@@ -165,6 +171,12 @@ export function OrderDetail({
                 "Invoice",
                 <InvoiceLink key="i" order={o} organizationId={organizationId} canWrite={canWrite} />,
               ],
+              ...(o.paid
+                ? ([["Receipt", <ReceiptLink key="r" order={o} organizationId={organizationId} />]] as [
+                    string,
+                    ReactNode,
+                  ][])
+                : []),
             ]}
           />
         </Section>
@@ -262,6 +274,25 @@ function InvoiceLink({
     <Anchor href={invoice.data.url} target="_blank" rel="noreferrer" size="sm">
       <Group gap={4} component="span">
         Open the invoice <IconExternalLink size={14} aria-hidden />
+      </Group>
+    </Anchor>
+  );
+}
+
+/** The receipt of a paid order: a signed link, opened in a new tab. */
+function ReceiptLink({ order, organizationId }: { order: Order; organizationId: string }) {
+  const receipt = useQuery(receiptQuery(organizationId, order.id, order.paid));
+  if (receipt.isPending) return <Text size="sm">Preparing the link…</Text>;
+  if (receipt.isError)
+    return (
+      <Text size="sm" c="red">
+        {receipt.error.message}
+      </Text>
+    );
+  return (
+    <Anchor href={receipt.data.url} target="_blank" rel="noreferrer" size="sm">
+      <Group gap={4} component="span">
+        Open the receipt <IconExternalLink size={14} aria-hidden />
       </Group>
     </Anchor>
   );

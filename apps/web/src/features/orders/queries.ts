@@ -7,6 +7,7 @@ import {
   listQuery,
   type Order,
   type OrderInvoice,
+  type OrderReceipt,
   type QueryValue,
   type Refund,
   v1,
@@ -29,6 +30,15 @@ export const invoiceQuery = (organizationId: string, orderId: string, enabled: b
   queryOptions({
     queryKey: ["v1", organizationId, "orders", "invoice", orderId],
     queryFn: () => v1<OrderInvoice>(organizationId, `/orders/${orderId}/invoice`),
+    enabled: enabled && organizationId !== "" && orderId !== "",
+    staleTime: 60_000,
+  });
+
+/** The signed link of a paid order's receipt (`GET /v1/orders/{id}/receipt`; 422 while unpaid). */
+export const receiptQuery = (organizationId: string, orderId: string, enabled: boolean) =>
+  queryOptions({
+    queryKey: ["v1", organizationId, "orders", "receipt", orderId],
+    queryFn: () => v1<OrderReceipt>(organizationId, `/orders/${orderId}/receipt`),
     enabled: enabled && organizationId !== "" && orderId !== "",
     staleTime: 60_000,
   });

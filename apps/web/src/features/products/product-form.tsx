@@ -17,7 +17,7 @@ import {
   Title,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconArchive } from "@tabler/icons-react";
+import { IconArchive, IconArchiveOff } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { useMemo, useState } from "react";
@@ -50,7 +50,7 @@ import {
   pricesPayload,
   validatePrices,
 } from "../billing/price-editor";
-import { useArchiveProduct, useSaveProduct } from "./queries";
+import { useArchiveProduct, useSaveProduct, useUnarchiveProduct } from "./queries";
 
 const CURRENCIES = ["usd", "eur", "gbp", "cad", "aud", "chf", "sek", "jpy"];
 
@@ -133,6 +133,7 @@ export function ProductForm({ product }: { product: Product | undefined }) {
   const fields = useQuery(listQuery<CustomField>(organizationId, "custom-fields", { limit: 100 }));
   const save = useSaveProduct(organizationId);
   const archiveProduct = useArchiveProduct(organizationId);
+  const unarchiveProduct = useUnarchiveProduct(organizationId);
   const [archiveOpen, setArchiveOpen] = useState(false);
   const disabled = !canWrite;
   const schema = useMemo(
@@ -177,6 +178,12 @@ export function ProductForm({ product }: { product: Product | undefined }) {
     }
   };
 
+  // No confirmation: it only puts the product back on sale (a failure shows under the header).
+  const unarchive = (p: Product) =>
+    unarchiveProduct.mutate(p, {
+      onSuccess: () => notifications.show({ color: "green", message: "Product unarchived: on sale again." }),
+    });
+
   const fieldList = fields.data?.items ?? [];
   return (
     <>
@@ -194,7 +201,16 @@ export function ProductForm({ product }: { product: Product | undefined }) {
             actions={
               product &&
               canWrite &&
-              !product.is_archived && (
+              (product.is_archived ? (
+                <Button
+                  variant="default"
+                  leftSection={<IconArchiveOff size={16} />}
+                  loading={unarchiveProduct.isPending}
+                  onClick={() => unarchive(product)}
+                >
+                  Unarchive
+                </Button>
+              ) : (
                 <Button
                   variant="default"
                   color="red"
@@ -203,9 +219,14 @@ export function ProductForm({ product }: { product: Product | undefined }) {
                 >
                   Archive
                 </Button>
-              )
+              ))
             }
           />
+          {unarchiveProduct.error && (
+            <Alert color="red" title="The product was not unarchived">
+              {unarchiveProduct.error.message || "Try again."}
+            </Alert>
+          )}
           {!canWrite && (
             <Alert color="gray" title="Read only">
               Your role lets you see products; an owner or admin changes them.

@@ -52,3 +52,16 @@ export function useArchiveProduct(organizationId: string) {
     onSuccess: () => invalidate(queryClient, organizationId, "products"),
   });
 }
+
+/** Puts an archived product back on sale (`PATCH /v1/products/{id}` with `is_archived: false`). */
+export function useUnarchiveProduct(organizationId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (product: Product) =>
+      v1<Product>(organizationId, `/products/${product.id}`, {
+        method: "PATCH",
+        body: { is_archived: false } satisfies z.input<typeof ProductUpdate>,
+      }),
+    onSuccess: () => invalidate(queryClient, organizationId, "products"),
+  });
+}
