@@ -232,6 +232,8 @@ describe("customer portal", () => {
       await tab.reload();
       const activation = license.getByTestId("activation");
       await activation.filter({ hasText: "Ada's laptop" }).waitFor();
+      // The portal asks first (the browser's confirm): accepted here.
+      tab.once("dialog", (dialog) => void dialog.accept());
       await activation.getByRole("button", { name: "Deactivate" }).click();
       await activation.waitFor({ state: "detached" });
 
