@@ -10,8 +10,8 @@ import type { Clocks } from "../../kit/clock.js";
 import { type Ctx, type Db, type EventSink, emit, inTransaction } from "../../kit/context.js";
 import { findCustomer, findCustomerByExternalId, validateTaxId } from "../customers/index.js";
 import {
+  appliesTo,
   type DiscountRow,
-  discountProductIds,
   findDiscount,
   findDiscountByCode,
   findDiscountsById,
@@ -86,22 +86,9 @@ async function usableDiscount(
         ? await findDiscount(db, organizationId, by.id)
         : undefined
       : await findDiscountByCode(db, organizationId, by.code);
-  const restricted = discount ? await discountProductIds(db, discount.id) : [];
-  if (
-    !discount ||
-    (discount.type === "fixed" && discount.currency !== currency) ||
-    (restricted.length > 0 && !restricted.includes(product.id)) ||
-    !isRedeemable(discount, now)
-  )
+  if (!discount || !isRedeemable(discount, now) || !(await appliesTo(db, discount, product.id, currency)))
     throw fieldError([field], "Discount does not exist.", input);
   return discount;
-}
-
-/** Whether a discount still applies after the product changed (Polar drops it otherwise). */
-async function stillApplies(db: Db, d: DiscountRow, product: ProductWire, currency: string) {
-  if (d.type === "fixed" && d.currency !== currency) return false;
-  const restricted = await discountProductIds(db, d.id);
-  return restricted.length === 0 || restricted.includes(product.id);
 }
 
 /** A billing address asking for lines, or a state outside the US/Canada, makes the address required. */
@@ -524,7 +511,7 @@ export async function applyUpdate(
   }
 
   let discount = row.discount_id ? ((await findDiscountsById(trx, org, [row.discount_id]))[0] ?? null) : null;
-  if (discount && product && productChanged && !(await stillApplies(trx, discount, product, currency)))
+  if (discount && product && productChanged && !(await appliesTo(trx, discount, product.id, currency)))
     discount = null;
   if (mode === "merchant" && patch.discount_id !== undefined) {
     await checkReferences(trx, org, [

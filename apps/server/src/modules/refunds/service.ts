@@ -94,6 +94,15 @@ export type RefundOutcome =
   | { status: "succeeded"; processorRefundId: string }
   | { status: "failed"; processorRefundId: string | null; failureReason: string };
 
+/** What is left to refund of the order, before tax and its tax (pending refunds count as spent). */
+async function refundable(trx: Transaction<KassaDatabase>, order: OrderRow) {
+  const pending = await repo.pendingTotals(trx, order.id);
+  return {
+    amount: Math.max(0, order.net_amount - order.refunded_amount - pending.amount),
+    taxAmount: Math.max(0, order.tax_amount - order.refunded_tax_amount - pending.taxAmount),
+  };
+}
+
 /**
  * Step 1, in one transaction: under the order's row lock, checks that the order can be refunded
  * by this much (pending refunds count as spent) and reserves the amount in a pending refund row.
@@ -111,11 +120,7 @@ async function claim(trx: Transaction<KassaDatabase>, ctx: Ctx, input: RefundCre
   if (!order.processor || !order.charge_id)
     throw new RefundOrderNotPaid(order.id, "Order has no payment to refund (it was free of charge).");
   if (input.revoke_benefits && order.subscription_id) throw new RevokeSubscriptionBenefitsProhibited();
-  const pending = await repo.pendingTotals(trx, order.id);
-  const left = {
-    amount: Math.max(0, order.net_amount - order.refunded_amount - pending.amount),
-    taxAmount: Math.max(0, order.tax_amount - order.refunded_tax_amount - pending.taxAmount),
-  };
+  const left = await refundable(trx, order);
   if (input.amount > left.amount) throw new RefundAmountTooHigh(input.amount, left.amount);
   const refund = await repo.insertRefund(trx, {
     id: randomUUID(),
@@ -261,11 +266,7 @@ export async function recordExternalRefund(
   const order = await findOrder(trx, ctx.organizationId, input.orderId, { forUpdate: true });
   if (!order?.processor) return undefined;
   if (await repo.findRefundByProcessorId(trx, order.processor, input.processorRefundId)) return undefined;
-  const pending = await repo.pendingTotals(trx, order.id);
-  const left = {
-    amount: Math.max(0, order.net_amount - order.refunded_amount - pending.amount),
-    taxAmount: Math.max(0, order.tax_amount - order.refunded_tax_amount - pending.taxAmount),
-  };
+  const left = await refundable(trx, order);
   let amount: number;
   let taxAmount: number;
   if (input.total >= left.amount + left.taxAmount) {
