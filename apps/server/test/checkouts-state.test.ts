@@ -14,6 +14,7 @@ import {
   customerKey,
   isClaimable,
   isCurrentAttempt,
+  isDueToExpire,
   paymentKey,
   recordedOutcome,
   settlementOf,
@@ -62,6 +63,17 @@ describe("checkout state", () => {
     expect(isCurrentAttempt(row({ status: "confirmed", attempt: 3 }), c)).toBe(true);
     expect(isCurrentAttempt(row({ status: "confirmed", attempt: 4 }), c)).toBe(false);
     expect(isCurrentAttempt(row({ status: "succeeded", attempt: 3 }), c)).toBe(false);
+  });
+
+  it("an open checkout is due to expire from its expires_at on; any other status never is", () => {
+    const at = new Date("2026-01-10T00:00:00Z");
+    const before = new Date(at.getTime() - 1);
+    expect(isDueToExpire(row({ status: "open", expires_at: at }), before)).toBe(false);
+    expect(isDueToExpire(row({ status: "open", expires_at: at }), at)).toBe(true);
+    // An attempt in flight past the expiry is left to finish; it is due again once it is reopened.
+    expect(isDueToExpire(row({ status: "confirmed", expires_at: before }), at)).toBe(false);
+    expect(isDueToExpire(row({ status: "succeeded", expires_at: before }), at)).toBe(false);
+    expect(isDueToExpire(row({ status: "expired", expires_at: before }), at)).toBe(false);
   });
 
   it("a recorded outcome is finished only while the checkout is confirmed", () => {

@@ -1,5 +1,17 @@
 // Runs on both databases: one order under 50 parallel confirms, discount redemptions under 100 (row locks).
+import { CheckoutConfirm } from "@kassa/contracts/v1";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { openDatabase } from "../src/db/database.js";
+import type { KassaDatabase } from "../src/db/schema.js";
+import { ApiError } from "../src/kit/api/errors.js";
+import type { Clock } from "../src/kit/clock.js";
+import { confirmCheckout } from "../src/modules/checkouts/confirm.js";
+import { CHECKOUT_TTL_MS } from "../src/modules/checkouts/service.js";
+import { type PaymentProcessor, SandboxProcessor } from "../src/modules/payments/index.js";
+import { OrganizationRateTaxCalculator } from "../src/modules/tax/index.js";
+import { webhookEventSink } from "../src/modules/webhooks/index.js";
 import type { Json } from "./support/client.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -9,7 +21,8 @@ import { call, createMerchant, createToken, type Merchant, sdk } from "./support
  * Confirming checkouts on the sandbox processor: the purchase end to end (order, subscription,
  * customer, customer session), free checkouts, declines then a good card, one 422 for every
  * missing field, and the limits under parallel requests (one order per checkout, a discount's
- * max_redemptions never exceeded).
+ * max_redemptions never exceeded, no claim of a checkout a parallel decline opened again after
+ * its expiry).
  */
 
 let server: TestServer;
@@ -504,4 +517,210 @@ describe("limits under parallel requests", () => {
     expect(n).toBe(10);
     for (const r of ok) expect(r.body.total_amount).toBe(1899);
   }, 300_000);
+});
+
+/**
+ * `db`, but its `n`th transaction begins only after `before()` (every other use is `db`'s own):
+ * a request held between two of its steps, as a busy process or connection pool may hold it.
+ */
+function holdingTransaction(
+  db: Kysely<KassaDatabase>,
+  n: number,
+  before: () => Promise<void>,
+): Kysely<KassaDatabase> {
+  let count = 0;
+  return new Proxy(db, {
+    get(target, key) {
+      if (key === "transaction")
+        return () => {
+          const builder = target.transaction();
+          if (++count !== n) return builder;
+          return {
+            execute: async (fn: Parameters<typeof builder.execute>[0]) => {
+              await before();
+              return builder.execute(fn);
+            },
+          };
+        };
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * A confirm reads the checkout, then claims it under its row lock; a parallel attempt declined in
+ * between opens it again, perhaps after its expiry. No request over HTTP lands in that window
+ * reliably, so the two confirms run here as the route runs them (`confirmCheckout`), on the
+ * server's database, with the processor's answer and the second request's claim held until
+ * the test lets them go; what the buyer and the merchant see is then read over HTTP.
+ */
+describe("a confirm racing a declined attempt past the checkout's expiry", () => {
+  it("the checkout a parallel decline opened again after expires_at is expired, not claimed: 410, no order, no charge", async () => {
+    // The shop, over HTTP; then the server stops and the two confirms run on its database.
+    const first = await startTestServer({ inProcess: true, keepDatabase: true, env: { JOB_WORKER: "off" } });
+    const shop = await createMerchant(first, "Late");
+    const shopToken = await createToken(shop, ["checkouts:write", "products:write", "webhooks:write"]);
+    const endpoint = await call(first, shopToken, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/late`,
+      format: "raw",
+      events: ["checkout.updated"],
+    });
+    expect(endpoint.status).toBe(201);
+    const p = await call(first, shopToken, "POST", "/v1/products/", {
+      name: "Late book",
+      prices: [{ amount_type: "fixed", price_amount: 1999, price_currency: "usd" }],
+    });
+    expect(p.status).toBe(201);
+    const created = await call(first, shopToken, "POST", "/v1/checkouts/", {
+      products: [p.body.id],
+      customer_email: "late@example.com",
+    });
+    expect(created.status).toBe(201);
+    const c = created.body;
+    await first.stop();
+    const testDb = first.database!;
+    try {
+      const database = await openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
+      try {
+        const db = database.db;
+        let now = Date.now();
+        const clock: Clock = { now: () => new Date(now) };
+        const sandbox = new SandboxProcessor(db, clock);
+        // The processor's answer to the first attempt's charge arrives only when the test lets it.
+        let chargeAt!: () => void;
+        const charging = new Promise<void>((resolve) => {
+          chargeAt = resolve;
+        });
+        let answer!: () => void;
+        const answered = new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        const processor: PaymentProcessor = Object.create(sandbox);
+        processor.charge = async (input) => {
+          const result = await sandbox.charge(input);
+          if (input.idempotencyKey === `checkout:${c.id}:1`) {
+            chargeAt();
+            await answered;
+          }
+          return result;
+        };
+        const deps = {
+          env: { baseURL: "http://localhost", payments: { processor, stripe: undefined } },
+          tax: new OrganizationRateTaxCalculator(db),
+          processor,
+        };
+        const events = webhookEventSink(clock);
+        const card = (number: string) =>
+          sandbox.createConfirmationToken({ card_number: number, exp_month: 12, exp_year: 2040, cvc: "123" });
+        const body = (token: string) =>
+          CheckoutConfirm.parse({ confirmation_token_id: token, customer_billing_address: FR });
+
+        // The buyer's first confirm: claimed (attempt 1), its card at the processor.
+        const declined = (await card(DECLINED)).id;
+        const attempt1 = confirmCheckout({
+          base: { db, clock, events },
+          deps,
+          clientSecret: c.client_secret,
+          input: body(declined),
+        }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await charging;
+        // The checkout's 24 hours pass while the processor answers; the buyer confirms again with
+        // another card, and that request reads the checkout (`confirmed`: attempt 1 in flight)...
+        now += CHECKOUT_TTL_MS + 60_000;
+        const good = (await card(GOOD)).id;
+        const attempt2 = confirmCheckout({
+          // ...then, before its claim's transaction, attempt 1 is declined: the checkout is open
+          // again, past its expires_at.
+          base: {
+            db: holdingTransaction(db, 2, async () => {
+              answer();
+              await attempt1;
+            }),
+            clock,
+            events,
+          },
+          deps,
+          clientSecret: c.client_secret,
+          input: body(good),
+        }).then(
+          (confirmed) => ({ status: 200, body: confirmed as unknown }),
+          (error: unknown) => {
+            if (!(error instanceof ApiError)) throw error;
+            // What v1's error handler answers for it (renderError in v1/app.ts).
+            return { status: error.status as number, body: error.body() as unknown };
+          },
+        );
+        expect(await attempt1).toMatchObject({ status: 400, error: "PaymentError" });
+        expect(await attempt2).toEqual({
+          status: 410,
+          body: { error: "ExpiredCheckoutError", detail: "This checkout session has expired." },
+        });
+      } finally {
+        await database.close();
+      }
+
+      // What the buyer and the merchant see afterwards, from a server on that database.
+      const second = await startTestServer({
+        inProcess: true,
+        database: testDb,
+        keepDatabase: true,
+        env: { JOB_POLL_INTERVAL_MS: "200" },
+      });
+      try {
+        const read = await call(second, shopToken, "GET", `/v1/checkouts/${c.id}`);
+        expect(read.body).toMatchObject({ status: "expired" });
+        const token = await call(second, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+          card_number: GOOD,
+          exp_month: 12,
+          exp_year: 2040,
+          cvc: "123",
+        });
+        const again = await call(
+          second,
+          undefined,
+          "POST",
+          `/v1/checkouts/client/${c.client_secret}/confirm`,
+          {
+            confirmation_token_id: token.body.id,
+          },
+        );
+        expect(again.status).toBe(410);
+        expect(again.body).toEqual({
+          error: "ExpiredCheckoutError",
+          detail: "This checkout session has expired.",
+        });
+        expect(await second.sql("select id from kassa_order where checkout_id = $1", c.id)).toEqual([]);
+        // Only attempt 1's declined charge: the second card was never charged.
+        expect(
+          await second.sql(
+            "select amount, status from kassa_sandbox_charge where metadata->>'checkout_id' = $1",
+            c.id,
+          ),
+        ).toEqual([{ amount: 1999, status: "failed" }]);
+        const statuses = await second.sql<{ status: string }>(
+          `select payload::jsonb->'data'->>'status' as status from kassa_webhook_event
+         where type = 'checkout.updated' and payload::jsonb->'data'->>'id' = $1 order by seq`,
+          c.id,
+        );
+        expect(statuses.map((e) => e.status)).toEqual(["confirmed", "open", "expired"]);
+        const [hook] = await receiver.waitFor(
+          1,
+          20_000,
+          (h) => h.path === "/late" && JSON.parse(h.body).data.status === "expired",
+        );
+        expect(JSON.parse(hook!.body)).toMatchObject({
+          type: "checkout.updated",
+          data: { id: c.id, status: "expired" },
+        });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await testDb.drop();
+    }
+  }, 120_000);
 });

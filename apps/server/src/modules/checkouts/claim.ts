@@ -8,13 +8,20 @@ import { findOrganization } from "../organizations/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
 import { findProducts } from "../products/index.js";
 import { hasBillableSubscription } from "../subscriptions/index.js";
-import { AlreadyActiveSubscription, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
+import { AlreadyActiveSubscription, CheckoutExpired, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
 import type { CheckoutRow } from "./repository.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
-import { applyUpdate, type BuyerBase, buyerContext, type CheckoutDeps, rowPatch } from "./service.js";
-import { type Claim, claimedColumns, isClaimable } from "./state.js";
+import {
+  applyUpdate,
+  type BuyerBase,
+  buyerContext,
+  type CheckoutDeps,
+  expireDue,
+  rowPatch,
+} from "./service.js";
+import { type Claim, claimedColumns, isClaimable, isDueToExpire } from "./state.js";
 import { checkoutWire } from "./wire.js";
 
 export interface ConfirmDeps extends CheckoutDeps {
@@ -25,7 +32,9 @@ export interface ConfirmDeps extends CheckoutDeps {
  * Step 1 of confirm (tx1): under the checkout's row lock, applies the fields sent with confirm,
  * checks everything confirm needs (one 422 naming every missing field), holds the discount
  * redemption under the discount's row lock, and moves the checkout `open` -> `confirmed` with a
- * new attempt number.
+ * new attempt number. An open checkout past `expires_at` is expired instead (410), as a read
+ * expires it: the caller read it before the lock, and a parallel attempt's decline may have
+ * opened it again since, after its expiry.
  */
 export async function claim(
   ctx: Ctx,
@@ -33,12 +42,20 @@ export async function claim(
   clientSecret: string,
   input: CheckoutConfirmInput,
 ): Promise<Claim> {
-  return inTransaction(ctx, async (trx) => {
+  const claimed = await inTransaction(ctx, async (trx) => {
     const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
     if (!row) throw new CheckoutNotFound();
+    const now = ctx.clock.now();
+    if (isDueToExpire(row, now)) {
+      await expireDue(trx, ctx, deps, row.id, now);
+      // Answered (410) once the transaction has committed the expiry: a throw here would undo it.
+      return "expired" as const;
+    }
     if (!isClaimable(row)) throw new NotOpenCheckout(row.id, row.status);
     return claimLocked(trx, ctx, deps, row, input);
   });
+  if (claimed === "expired") throw new CheckoutExpired();
+  return claimed;
 }
 
 /**
@@ -58,7 +75,7 @@ export async function claimIfOpen(
     const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
     if (row?.status !== "open") return undefined;
     const ctx = buyerContext(base, row);
-    if (row.expires_at <= ctx.clock.now()) return undefined;
+    if (isDueToExpire(row, ctx.clock.now())) return undefined;
     return { ctx, claim: await claimLocked(trx, ctx, deps, row, input) };
   });
 }

@@ -42,6 +42,7 @@ import type {
   CheckoutUpdateInput,
   CheckoutUpdatePublicInput,
 } from "./schemas.js";
+import { isDueToExpire } from "./state.js";
 import { type CheckoutEnv, checkoutPublicWire, checkoutsWire, checkoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's 24 hours). */
@@ -354,13 +355,27 @@ export async function checkoutAmount(db: Db, organizationId: string, id: string)
 
 /** Open checkouts past `expires_at` are expired when next read (and announced as updated). */
 async function expireIfDue(ctx: Ctx, deps: CheckoutDeps, row: repo.CheckoutRow): Promise<repo.CheckoutRow> {
-  if (row.status !== "open" || row.expires_at > ctx.clock.now()) return row;
+  if (!isDueToExpire(row, ctx.clock.now())) return row;
   return inTransaction(ctx, async (trx) => {
-    const [expired] = await repo.expireOpen(trx, ctx.clock.now(), { id: row.id });
-    if (!expired) return (await repo.findCheckout(trx, row.organization_id, row.id)) ?? row;
-    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, expired));
-    return expired;
+    const expired = await expireDue(trx, ctx, deps, row.id, ctx.clock.now());
+    return expired ?? (await repo.findCheckout(trx, row.organization_id, row.id)) ?? row;
   });
+}
+
+/**
+ * In `trx`: the checkout `id` becomes `expired` if it is open and past `expires_at` by `now`,
+ * and its `checkout.updated` is recorded; answers the expired row, or undefined if it was not due.
+ */
+export async function expireDue(
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  deps: CheckoutDeps,
+  id: string,
+  now: Date,
+): Promise<repo.CheckoutRow | undefined> {
+  const [expired] = await repo.expireOpen(trx, now, { id });
+  if (expired) await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, expired));
+  return expired;
 }
 
 /**

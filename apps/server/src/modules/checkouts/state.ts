@@ -7,7 +7,7 @@
  *
  *   open --claim--> confirmed --fulfil--> succeeded
  *   open <--reopen-- confirmed          (declined, or never charged)
- *   open --(past expires_at, when read)--> expired
+ *   open --(past expires_at, when read or claimed)--> expired
  *
  * A claim is one attempt: `attempt` counts the claims of the checkout, and the processor is
  * called under the key `checkout:<id>:<attempt>`, so a retry of the same attempt never charges
@@ -76,6 +76,14 @@ export function paymentKey(row: Pick<CheckoutRow, "id" | "attempt">): string {
 /** The key of the processor customer an attempt creates (when the Kassa customer has none). */
 export function customerKey(row: Pick<CheckoutRow, "id" | "attempt">): string {
   return `${paymentKey(row)}:customer`;
+}
+
+/**
+ * An open checkout whose `expires_at` has come by `now`: the next read of it (or a claim of it)
+ * expires it instead of showing or claiming it open.
+ */
+export function isDueToExpire(row: Pick<CheckoutRow, "status" | "expires_at">, now: Date): boolean {
+  return canMove(row.status, "expired") && row.expires_at <= now;
 }
 
 /** A claim moves the checkout to `confirmed`: only an open one may be claimed. */
