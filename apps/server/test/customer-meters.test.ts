@@ -437,68 +437,114 @@ describe("the portal's meters", () => {
   });
 });
 
+/**
+ * A shop with a `sum` meter of event "tokens" (property `units`) and a monthly product of a fixed
+ * price and a metered one (`metered`), bought by a new customer with a card; `checkout` adds to
+ * the checkout (a discount). `use` ingests one event, `renew` advances the test clock a month.
+ */
+async function meteredSubscription(
+  name: string,
+  metered: Record<string, unknown>,
+  checkout: (token: string) => Promise<Record<string, unknown>> = async () => ({}),
+  fixed = 1000,
+) {
+  const shop = await createMerchant(server, name);
+  const t = await createToken(shop, [
+    "products:write",
+    "checkouts:write",
+    "subscriptions:write",
+    "orders:read",
+    "meters:write",
+    "events:write",
+    "customer_meters:read",
+    "customers:read",
+    "discounts:write",
+  ]);
+  const m = await call(server, t, "POST", "/v1/meters/", {
+    name: "Tokens",
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
+    aggregation: { func: "sum", property: "units" },
+  });
+  expect(m.status, JSON.stringify(m.body)).toBe(201);
+  const product = await call(server, t, "POST", "/v1/products/", {
+    name: "Pro",
+    recurring_interval: "month",
+    prices: [
+      { amount_type: "fixed", price_amount: fixed },
+      { amount_type: "metered_unit", meter_id: m.body.id, ...metered },
+    ],
+  });
+  expect(product.status, JSON.stringify(product.body)).toBe(201);
+  const started = await call(server, t, "POST", "/v1/checkouts/", {
+    products: [product.body.id],
+    customer_email: `${unique("buyer")}@example.com`,
+    ...(await checkout(t)),
+  });
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: "4242424242424242",
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  const done = await call(
+    server,
+    undefined,
+    "POST",
+    `/v1/checkouts/client/${started.body.client_secret}/confirm`,
+    {
+      confirmation_token_id: card.body.id,
+      customer_billing_address: { country: "FR" },
+    },
+  );
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  const subscriptionId = (await call(server, t, "GET", `/v1/checkouts/${started.body.id}`)).body
+    .subscription_id as string;
+  const sub = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`);
+  const customerId = sub.body.customer_id as string;
+  const use = async (units: number) => {
+    const res = await call(server, t, "POST", "/v1/events/ingest", {
+      events: [{ name: "tokens", customer_id: customerId, metadata: { units } }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+  const renew = async () => {
+    const res = await call(server, t, "POST", "/v1/test-clock/advance", { by: "P1M" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.ran).toMatchObject({ renewals: 1 });
+  };
+  return { shop, t, meterId: m.body.id as string, subscriptionId, customerId, use, renew };
+}
+
+/** The subscription's orders, oldest first, and the metered lines of its renewals. */
+async function billed(subscriptionId: string) {
+  const orders = await server.sql<{
+    billing_reason: string;
+    subtotal_amount: number;
+    discount_amount: number;
+    net_amount: number;
+  }>(
+    `select billing_reason, subtotal_amount, discount_amount, net_amount from kassa_order
+     where subscription_id = $1 order by created_at, invoice_number`,
+    subscriptionId,
+  );
+  const metered = await server.sql<{ amount: number; label: string }>(
+    `select i.amount, i.label from kassa_order_item i join kassa_order o on o.id = i.order_id
+     where o.subscription_id = $1 and i.label like '(%' order by o.created_at`,
+    subscriptionId,
+  );
+  return { orders, metered };
+}
+
 describe("metered prices at renewal", () => {
   it("bills unit_amount × (consumed − credited) to the cent, capped, and starts a new meter period", async () => {
-    const shop = await createMerchant(server, "Metered");
-    const t = await createToken(shop, [
-      "products:write",
-      "checkouts:write",
-      "subscriptions:write",
-      "orders:read",
-      "meters:write",
-      "events:write",
-      "customer_meters:read",
-      "customers:read",
-    ]);
-    const m = await call(server, t, "POST", "/v1/meters/", {
-      name: "Tokens",
-      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
-      aggregation: { func: "sum", property: "units" },
-    });
-    const product = await call(server, t, "POST", "/v1/products/", {
-      name: "Pro",
-      recurring_interval: "month",
-      prices: [
-        { amount_type: "fixed", price_amount: 1000 },
-        { amount_type: "metered_unit", meter_id: m.body.id, unit_amount: "0.5", cap_amount: 3000 },
-      ],
-    });
-    expect(product.status, JSON.stringify(product.body)).toBe(201);
-    const checkout = await call(server, t, "POST", "/v1/checkouts/", {
-      products: [product.body.id],
-      customer_email: `${unique("buyer")}@example.com`,
-    });
-    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    });
-    const done = await call(
-      server,
-      undefined,
-      "POST",
-      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+    const { shop, t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
+      "Metered",
       {
-        confirmation_token_id: card.body.id,
-        customer_billing_address: { country: "FR" },
+        unit_amount: "0.5",
+        cap_amount: 3000,
       },
     );
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    const subscriptionId = (await call(server, t, "GET", `/v1/checkouts/${checkout.body.id}`)).body
-      .subscription_id;
-    const sub = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`);
-    const customerId = sub.body.customer_id as string;
-    const use = (units: number) =>
-      call(server, t, "POST", "/v1/events/ingest", {
-        events: [{ name: "tokens", customer_id: customerId, metadata: { units } }],
-      });
-    const renew = async () => {
-      const res = await call(server, t, "POST", "/v1/test-clock/advance", { by: "P1M" });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.ran).toMatchObject({ renewals: 1 });
-    };
 
     // Period 1: 1,233 units × 0.5¢ = 616.5¢, rounded half away from zero: 617.
     await use(1000);
@@ -507,11 +553,11 @@ describe("metered prices at renewal", () => {
     const polar = sdk(server, t);
     const live = await polar.subscriptions.get({ id: subscriptionId });
     expect(live.meters).toEqual([
-      expect.objectContaining({ meterId: m.body.id, consumedUnits: 1233, creditedUnits: 0, amount: 617 }),
+      expect.objectContaining({ meterId: meterId, consumedUnits: 1233, creditedUnits: 0, amount: 617 }),
     ]);
     const state = await call(server, t, "GET", `/v1/customers/${customerId}/state`);
     expect(state.body.active_subscriptions[0].meters).toEqual([
-      expect.objectContaining({ meter_id: m.body.id, consumed_units: 1233, amount: 617 }),
+      expect.objectContaining({ meter_id: meterId, consumed_units: 1233, amount: 617 }),
     ]);
     await renew();
     // Period 2: 10,000 units × 0.5¢ = 5,000¢, capped at 3,000.
@@ -521,29 +567,21 @@ describe("metered prices at renewal", () => {
     await server.meter("credit", {
       organizationId: shop.organizationId,
       customerId,
-      meterId: m.body.id,
+      meterId: meterId,
       units: 200,
       rollover: false,
       reason: "monthly credits",
     });
     await use(300);
     await renew();
-    const orders = await server.sql<{ billing_reason: string; subtotal_amount: number }>(
-      "select billing_reason, subtotal_amount from kassa_order where subscription_id = $1 order by created_at, invoice_number",
-      subscriptionId,
-    );
+    const { orders, metered } = await billed(subscriptionId);
     expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
       ["subscription_create", 1000],
       ["subscription_cycle", 1617],
       ["subscription_cycle", 4000],
       ["subscription_cycle", 1050],
     ]);
-    const items = await server.sql<{ amount: number; label: string }>(
-      `select i.amount, i.label from kassa_order_item i join kassa_order o on o.id = i.order_id
-       where o.subscription_id = $1 and i.label like '(%' order by o.created_at`,
-      subscriptionId,
-    );
-    expect(items.map((i) => i.amount)).toEqual([617, 3000, 50]);
+    expect(metered.map((i) => i.amount)).toEqual([617, 3000, 50]);
     // The subscription's amount is its fixed price; each renewal started a new meter period.
     expect((await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`)).body.amount).toBe(1000);
     const cm = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`);
@@ -555,5 +593,39 @@ describe("metered prices at renewal", () => {
         .filter((e: { kind: string }) => e.kind === "settlement")
         .map((e: { units: number }) => e.units),
     ).toEqual([1233, 10_000, 100]);
+  });
+
+  it("bills the meter's exact decimal usage, never a float of it (a half cent the float flips)", async () => {
+    const { t, subscriptionId, use, renew } = await meteredSubscription("Exact", { unit_amount: "0.5" });
+    // Worked example: 1234.9999999999 and 0.00000000009999999998 units (each exact as a JSON
+    // number) sum to 1234.99999999999999999998 in the meter's numeric (24 significant digits).
+    // × 0.5¢ = 617.49999999999999999999¢, rounded half away from zero: 617¢. Read as float8 (or
+    // as a decimal of 20 significant digits) the sum is 1235: 617.5¢, rounded up to 618¢.
+    await use(1234.9999999999);
+    await use(9.999999998e-11);
+    // The wire's units stay JSON numbers (the float of the sum); the amount is the exact one.
+    const live = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`);
+    expect(live.body.meters).toEqual([
+      expect.objectContaining({ consumed_units: 1235, credited_units: 0, amount: 617 }),
+    ]);
+    await renew();
+    const { orders, metered } = await billed(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 1000],
+      ["subscription_cycle", 1000 + 617],
+    ]);
+    expect(metered).toEqual([{ amount: 617, label: "(1234.99999999999999999998 consumed units) × 0.5¢" }]);
+    // The same usage in the next period, billed by the final order of a revoke: the same 617¢.
+    await use(1234.9999999999);
+    await use(9.999999998e-11);
+    const revoked = await call(server, t, "DELETE", `/v1/subscriptions/${subscriptionId}`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    const after = await billed(subscriptionId);
+    expect(after.orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 1000],
+      ["subscription_cycle", 1617],
+      ["subscription_meter_cycle", 617],
+    ]);
+    expect(after.metered.map((i) => i.amount)).toEqual([617, 617]);
   });
 });

@@ -7,7 +7,10 @@ import type { Db } from "../../kit/context.js";
 import { listAllMeters, type MeterRow } from "../meters/index.js";
 import { allEvents, applyClaimedEvents, applyEvents } from "./apply.js";
 
-/** A customer meter's numbers as read (numeric columns cast to float in SQL). */
+/**
+ * A customer meter's numbers as read (numeric columns cast to float in SQL): for the wire, the
+ * ledger and the checks; a charge reads the exact decimals instead (`usageOf`).
+ */
 export interface CustomerMeterNumbers {
   id: string;
   organization_id: string;
@@ -263,6 +266,31 @@ export async function listNumbers(
         ).rows[0]?.n ?? 0,
       );
   return { rows: rows.rows.map(({ total: _, ...r }) => r), total };
+}
+
+/**
+ * A customer meter's usage as exact decimal text (the numeric columns as PostgreSQL prints
+ * them, never a float): what a charge is computed from.
+ */
+export interface CustomerMeterUsage {
+  id: string;
+  meter_id: string;
+  created_at: Date;
+  modified_at: Date | null;
+  consumed: string;
+  credited: string;
+}
+
+/** The customer's usage of these meters, exact (a renewal's, a final order's, a subscription's meters). */
+export function usageOf(db: Db, organizationId: string, customerId: string, meterIds: string[]) {
+  if (meterIds.length === 0) return Promise.resolve([]);
+  return sql<CustomerMeterUsage>`select cm.id, cm.meter_id, cm.created_at, cm.modified_at,
+      cm.consumed::text as consumed, cm.credited::text as credited
+    from kassa_customer_meter cm
+    where cm.organization_id = ${organizationId} and cm.customer_id = ${customerId}
+      and cm.meter_id in (${sql.join(meterIds)})`
+    .execute(db)
+    .then((r) => r.rows);
 }
 
 /** A customer's meters (the customer state's `active_meters`, the portal's list). */

@@ -556,13 +556,16 @@ export async function lockMetersForBilling(
   await repo.lockRows(db, organizationId, customerId, [...new Set(meterIds)]);
 }
 
-/** A customer's current period on a meter (zero when it has none yet): what a renewal bills. */
+/**
+ * A customer's current period on a meter (zero when it has none yet): what a renewal bills, its
+ * numbers as exact decimal text (for `meteredCharge`, never a float).
+ */
 export async function meterUsage(db: Db, organizationId: string, customerId: string, meterId: string) {
-  const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
+  const [n] = await repo.usageOf(db, organizationId, customerId, [meterId]);
   return {
     id: n?.id ?? null,
-    consumed: n?.consumed ?? 0,
-    credited: n?.credited ?? 0,
+    consumed: n?.consumed ?? "0",
+    credited: n?.credited ?? "0",
     createdAt: n?.created_at ?? null,
     modifiedAt: n?.modified_at ?? null,
   };

@@ -1,3 +1,4 @@
+import { Decimal } from "decimal.js";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
@@ -53,7 +54,8 @@ export async function billFinalUsage(
   const used = [];
   for (const price of prices) {
     const usage = await meterUsage(trx, org, sub.customer_id, price.meter_id as string);
-    if (usage.consumed > 0) used.push(price);
+    // Exact decimal text: compared as a decimal.
+    if (new Decimal(usage.consumed).gt(0)) used.push(price);
   }
   const entries = reason === "subscription_cancel" ? await pendingEntries(trx, sub.id) : [];
   if (used.length === 0 && entries.length === 0) {

@@ -174,8 +174,8 @@ export function meterIdsOf(prices: PriceRow[]): string[] {
 export async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
   const usage = price.meter_id
     ? await meterUsage(db, sub.organization_id, sub.customer_id, price.meter_id)
-    : { consumed: 0, credited: 0 };
-  // unit_amount × max(0, consumed − credited), rounded half away from zero, capped.
+    : { consumed: "0", credited: "0" };
+  // unit_amount × max(0, consumed − credited) in exact decimals, rounded half away from zero, capped.
   const { units, amount, capped } = meteredCharge(price, usage.consumed, usage.credited);
   return {
     label: `(${units} consumed units) × ${price.unit_amount ?? "0"}¢${capped ? " — capped" : ""}`,
