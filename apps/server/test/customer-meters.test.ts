@@ -628,4 +628,38 @@ describe("metered prices at renewal", () => {
     ]);
     expect(after.metered.map((i) => i.amount)).toEqual([617, 617]);
   });
+
+  it("a renewal leaves the subscription's amount at its fixed price less the discount, whatever the usage", async () => {
+    const { t, subscriptionId, use, renew } = await meteredSubscription(
+      "Discounted",
+      { unit_amount: "0.5" },
+      async (token) => {
+        const discount = await call(server, token, "POST", "/v1/discounts/", {
+          name: "Tenth",
+          type: "percentage",
+          basis_points: 1000,
+          duration: "forever",
+        });
+        expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+        return { discount_id: discount.body.id };
+      },
+    );
+    const amount = async () =>
+      (await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`)).body.amount;
+    // Worked example: 10.00 a month, 10% off: each period costs 9.00 (Polar's amount: the
+    // prices' amounts less the discount on them; usage is billed apart, at each renewal).
+    expect(await amount()).toBe(900);
+    // 1,233 units × 0.5¢ = 616.5¢ → 617¢. The renewal's order: 1,000 + 617 = 1,617, 10% off
+    // (161.7 → 162) = 1,455. The amount stays 900 (not 1,000 − 162 = 838, the whole order's discount).
+    await use(1233);
+    await renew();
+    const { orders } = await billed(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount, o.discount_amount, o.net_amount])).toEqual(
+      [
+        ["subscription_create", 1000, 100, 900],
+        ["subscription_cycle", 1617, 162, 1455],
+      ],
+    );
+    expect(await amount()).toBe(900);
+  });
 });

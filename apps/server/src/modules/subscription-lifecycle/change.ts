@@ -6,7 +6,6 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx, Db } from "../../kit/context.js";
-import { discountOn } from "../discounts/index.js";
 import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -26,7 +25,7 @@ import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
   discountFor,
   insertQuoteOrder,
-  priceAmount,
+  periodAmount,
   prorated,
   type Quote,
   quote,
@@ -115,8 +114,8 @@ async function plan(
   const count = product.recurring_interval_count ?? 1;
   const newInterval = interval !== sub.recurring_interval || count !== sub.recurring_interval_count;
   const discount = await discountFor(db, sub, sub.current_period_start);
-  const newBase = price.price_amount ?? 0;
-  const newAmount = newBase - discountOn(discount, newBase, sub.currency);
+  // The new plan's price (fixed or free: custom ones are refused above), after the discount.
+  const { amount: newAmount } = await periodAmount(db, sub, [price], discount);
   const period = newInterval
     ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
     : null;
@@ -149,9 +148,9 @@ async function plan(
       order_id: null,
       created_at: now,
     });
+    // Each old price is credited what a period of it paid, after the discount (a metered one: nothing).
     for (const old of await findPrices(db, org, sub.price_ids)) {
-      const base = await priceAmount(db, sub, old);
-      const paid = base - discountOn(discount, base, sub.currency);
+      const { amount: paid } = await periodAmount(db, sub, [old], discount);
       const credit = prorated(paid, f);
       if (credit > 0)
         entries.push(entry(`Remaining time on ${oldProduct?.name ?? "the previous plan"}`, -credit, old.id));

@@ -66,7 +66,7 @@ export async function cycleSubscription(
       anchorDay,
     );
     const q = await quoteRenewal(deps, trx, sub, start, end, undefined, { lockMeters: true });
-    const { discount, discountAmount, total } = q;
+    const { discount, total } = q;
     const charge = total > 0;
 
     const updated = await updateSubscription(trx, sub.id, {
@@ -77,10 +77,9 @@ export async function cycleSubscription(
       discount_id: discount ? discount.id : null,
       // A discount is first applied by the first period it bills (after a trial: this one).
       discount_applied_at: discount ? (sub.discount_applied_at ?? start) : sub.discount_applied_at,
-      // What each period costs from now on (prices after discount, before tax).
-      amount:
-        q.lines.filter((l) => !l.entryId && !l.metered).reduce((sum, l) => sum + l.amount, 0) -
-        discountAmount,
+      // What each period costs from now on (prices after discount, before tax): the discount on
+      // the prices alone, not on the usage this order also bills (nor the entries).
+      amount: q.period.amount,
       modified_at: now,
     });
     // The usage just billed closes its period: the meters start the next one (Polar's reset),

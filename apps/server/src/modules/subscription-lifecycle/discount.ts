@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx } from "../../kit/context.js";
-import { appliesTo, discountOn, findDiscount, holdRedemption, isRedeemable } from "../discounts/index.js";
+import { appliesTo, findDiscount, holdRedemption, isRedeemable } from "../discounts/index.js";
 import { findPrices } from "../products/index.js";
 import {
   findSubscription,
@@ -12,7 +12,7 @@ import {
 } from "../subscriptions/index.js";
 import { AlreadyCanceledSubscription } from "./cancel.js";
 import { emitSubscription } from "./deps.js";
-import { priceAmount } from "./quote.js";
+import { periodAmount } from "./quote.js";
 
 const discountError = (msg: string, input: string | null) =>
   new RequestValidationError([{ type: "value_error", loc: ["body", "discount_id"], msg, input }]);
@@ -61,16 +61,12 @@ export async function changeDiscount(ctx: Ctx, id: string, input: { discount_id:
       return sub;
     }
     // What each period costs from now on: the prices (metered ones are billed from usage) after it.
-    const prices = (await findPrices(trx, org, sub.price_ids)).filter(
-      (p) => p.amount_type !== "metered_unit",
-    );
-    let base = 0;
-    for (const price of prices) base += await priceAmount(trx, sub, price);
+    const period = await periodAmount(trx, sub, await findPrices(trx, org, sub.price_ids), discount);
     const row = await updateSubscription(trx, sub.id, {
       discount_id: discount?.id ?? null,
       // Its duration counts from the next order it discounts: the renewal at this period's end.
       discount_applied_at: discount ? sub.current_period_end : null,
-      amount: base - discountOn(discount, base, sub.currency),
+      amount: period.amount,
       modified_at: now,
     });
     await emitSubscription(ctx, trx, row, ["subscription.updated"]);

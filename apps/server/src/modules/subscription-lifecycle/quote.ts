@@ -34,8 +34,6 @@ export interface QuoteLine {
   priceId: string | null;
   /** The billing entry it bills (marked billed with the order). */
   entryId: string | null;
-  /** A metered price's usage of the period that ended (not part of the subscription's amount). */
-  metered?: boolean;
 }
 
 /** An order as it would be made: its lines and amounts (Polar's order amounts). */
@@ -93,6 +91,42 @@ export async function discountFor(db: Db, sub: SubscriptionRow, start: Date) {
   // A trial's discount was never applied yet: the period after the trial is its first.
   const appliedAt = sub.discount_applied_at ?? (sub.status === "trialing" ? start : sub.started_at);
   return row && discountApplies(row, appliedAt, start) ? row : null;
+}
+
+/** What each period of a subscription costs with some prices and a discount (`periodAmount`). */
+export interface PeriodAmount {
+  /** The prices' amounts for a period, before the discount (metered prices are not counted). */
+  base: number;
+  /** Each counted price's amount for a period, by price id. */
+  byPrice: Map<string, number>;
+  /** The base less the discount on it (Polar's subscription `amount`, before tax). */
+  amount: number;
+}
+
+/**
+ * What each period of the subscription costs with these prices and this discount (Polar's
+ * subscription `amount`): the sum of the non-metered prices' amounts (`priceAmount`: fixed,
+ * what was chosen for a custom one, free), less `discountOn` that sum. Metered prices are billed
+ * from each period's usage, apart: never part of it, nor of what the discount is taken on. The
+ * renewal (for its price lines and the new `amount`), the plan change (the new plan's amount and
+ * what each old price paid) and the discount change all compute it here; each picks its prices
+ * and its discount.
+ */
+export async function periodAmount(
+  db: Db,
+  sub: SubscriptionRow,
+  prices: PriceRow[],
+  discount: DiscountRow | null,
+): Promise<PeriodAmount> {
+  const byPrice = new Map<string, number>();
+  let base = 0;
+  for (const price of prices) {
+    if (price.amount_type === "metered_unit") continue;
+    const amount = await priceAmount(db, sub, price);
+    byPrice.set(price.id, amount);
+    base += amount;
+  }
+  return { base, byPrice, amount: base - discountOn(discount, base, sub.currency) };
 }
 
 /**
@@ -183,7 +217,6 @@ export async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow)
     proration: false,
     priceId: price.id,
     entryId: null,
-    metered: true,
   };
 }
 
@@ -223,19 +256,22 @@ export async function quoteRenewal(
   const prices = await findPrices(db, sub.organization_id, sub.price_ids);
   if (opts.lockMeters)
     await lockMetersForBilling(db, sub.organization_id, sub.customer_id, meterIdsOf(prices));
+  const discount = await discountFor(db, sub, start);
+  // What each period costs from this one on (the subscription's new `amount`), and its price lines.
+  const period = await periodAmount(db, sub, prices, discount);
   const priceLines: QuoteLine[] = [];
   for (const price of prices)
     priceLines.push(
       price.amount_type === "metered_unit"
         ? await meteredLine(db, sub, price)
-        : periodLine(product, price, await priceAmount(db, sub, price), start, end),
+        : periodLine(product, price, period.byPrice.get(price.id) ?? 0, start, end),
     );
   const q = await quote(deps, db, sub, {
     priceLines,
     entries: entries ?? (await pendingEntries(db, sub.id)),
-    discount: await discountFor(db, sub, start),
+    discount,
   });
-  return { ...q, prices };
+  return { ...q, prices, period };
 }
 
 /** `amount × fraction`, rounded half to even (Polar's proration rounding). */
