@@ -12,11 +12,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { type Control, Controller, type FieldPath, useForm } from "react-hook-form";
 import { z } from "zod";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import { type Benefit, listQuery, type Meter } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
-import { FormRefusal, NumberField, SelectField } from "../billing/form";
+import { EditorForm, FormActions, NumberField, SelectField, submitRow } from "../billing/form";
 import { BENEFIT_LABELS } from "./benefits-table";
 import { useSaveBenefit } from "./queries";
 import { uploadDownloadable } from "./upload-files";
@@ -212,248 +211,235 @@ export function BenefitForm({
   const activations = watch("properties.activations");
   const pe = errors.properties;
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      await save.mutateAsync({ id: benefit?.id, body: benefitBody(values) });
-      notifications.show({ color: "green", message: benefit ? "Benefit saved." : "Benefit created." });
-      onDone();
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: benefit?.id, body: benefitBody(values) }),
+    saved: benefit ? "Benefit saved." : "Benefit created.",
+    onSaved: () => onDone(),
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The benefit was not saved" />
-        <SelectField
-          control={control}
-          name="type"
-          label="Kind"
-          data={BENEFIT_TYPES.map((t) => ({ value: t, label: BENEFIT_LABELS[t] }))}
-          disabled={Boolean(benefit)}
-          onValueChange={() => setValue("properties", emptyProperties)}
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The benefit was not saved">
+      <SelectField
+        control={control}
+        name="type"
+        label="Kind"
+        data={BENEFIT_TYPES.map((t) => ({ value: t, label: BENEFIT_LABELS[t] }))}
+        disabled={Boolean(benefit)}
+        onValueChange={() => setValue("properties", emptyProperties)}
+      />
+      <TextInput
+        label="Description"
+        required
+        maxLength={42}
+        {...register("description")}
+        error={errors.description?.message}
+        description="What the buyer sees, 3 to 42 characters."
+      />
+      {type === "custom" && (
+        <Textarea
+          label="Note"
+          description="Shown to the buyer after purchase (Markdown)."
+          {...register("properties.note")}
+          error={pe?.note?.message}
+          minRows={3}
         />
-        <TextInput
-          label="Description"
-          required
-          maxLength={42}
-          {...register("description")}
-          error={errors.description?.message}
-          description="What the buyer sees, 3 to 42 characters."
-        />
-        {type === "custom" && (
-          <Textarea
-            label="Note"
-            description="Shown to the buyer after purchase (Markdown)."
-            {...register("properties.note")}
-            error={pe?.note?.message}
-            minRows={3}
+      )}
+      {type === "discord" && (
+        <>
+          <TextInput
+            label="Server (guild) id"
+            required
+            {...register("properties.guild_id")}
+            error={pe?.guild_id?.message}
           />
-        )}
-        {type === "discord" && (
-          <>
-            <TextInput
-              label="Server (guild) id"
-              required
-              {...register("properties.guild_id")}
-              error={pe?.guild_id?.message}
-            />
-            <TextInput
-              label="Role id"
-              required
-              {...register("properties.role_id")}
-              error={pe?.role_id?.message}
-            />
-            <SwitchField
-              control={control}
-              name="properties.kick_member"
-              label="Remove the member from the server when the benefit is revoked"
-            />
-          </>
-        )}
-        {type === "downloadables" && (
-          <Stack gap={6}>
-            <Textarea
-              label="Files"
-              description="The files the buyer downloads: upload them here (their ids are listed, one a line)."
-              {...register("properties.files")}
-              error={pe?.files?.message}
-            />
-            <Group gap="xs">
-              <FileButton
-                multiple
-                onChange={async (chosen) => {
-                  if (chosen.length === 0) return;
-                  setUploading(true);
-                  try {
-                    const ids: string[] = [];
-                    for (const file of chosen) ids.push(await uploadDownloadable(organizationId, file));
-                    const current = String(getValues("properties.files") ?? "").trim();
-                    setValue("properties.files", [current, ...ids].filter(Boolean).join("\n"), {
-                      shouldDirty: true,
-                    });
-                    notifications.show({
-                      color: "green",
-                      message: `${ids.length === 1 ? "1 file" : `${ids.length} files`} uploaded.`,
-                    });
-                  } catch (e) {
-                    notifications.show({
-                      color: "red",
-                      message: e instanceof Error ? e.message : "The upload failed.",
-                    });
-                  } finally {
-                    setUploading(false);
-                  }
-                }}
-              >
-                {(props) => (
-                  <Button variant="default" size="xs" loading={uploading} {...props}>
-                    Upload files
-                  </Button>
-                )}
-              </FileButton>
-            </Group>
-          </Stack>
-        )}
-        {type === "github_repository" && (
-          <Group grow align="flex-start">
-            <TextInput
-              label="Repository owner"
-              required
-              {...register("properties.repository_owner")}
-              error={pe?.repository_owner?.message}
-            />
-            <TextInput
-              label="Repository name"
-              required
-              {...register("properties.repository_name")}
-              error={pe?.repository_name?.message}
-            />
-            <SelectField
-              control={control}
-              name="properties.permission"
-              label="Permission"
-              required
-              data={[...GITHUB_PERMISSIONS]}
-            />
+          <TextInput
+            label="Role id"
+            required
+            {...register("properties.role_id")}
+            error={pe?.role_id?.message}
+          />
+          <SwitchField
+            control={control}
+            name="properties.kick_member"
+            label="Remove the member from the server when the benefit is revoked"
+          />
+        </>
+      )}
+      {type === "downloadables" && (
+        <Stack gap={6}>
+          <Textarea
+            label="Files"
+            description="The files the buyer downloads: upload them here (their ids are listed, one a line)."
+            {...register("properties.files")}
+            error={pe?.files?.message}
+          />
+          <Group gap="xs">
+            <FileButton
+              multiple
+              onChange={async (chosen) => {
+                if (chosen.length === 0) return;
+                setUploading(true);
+                try {
+                  const ids: string[] = [];
+                  for (const file of chosen) ids.push(await uploadDownloadable(organizationId, file));
+                  const current = String(getValues("properties.files") ?? "").trim();
+                  setValue("properties.files", [current, ...ids].filter(Boolean).join("\n"), {
+                    shouldDirty: true,
+                  });
+                  notifications.show({
+                    color: "green",
+                    message: `${ids.length === 1 ? "1 file" : `${ids.length} files`} uploaded.`,
+                  });
+                } catch (e) {
+                  notifications.show({
+                    color: "red",
+                    message: e instanceof Error ? e.message : "The upload failed.",
+                  });
+                } finally {
+                  setUploading(false);
+                }
+              }}
+            >
+              {(props) => (
+                <Button variant="default" size="xs" loading={uploading} {...props}>
+                  Upload files
+                </Button>
+              )}
+            </FileButton>
           </Group>
-        )}
-        {type === "license_keys" && (
-          <>
-            <TextInput
-              label="Key prefix"
-              maxLength={32}
-              {...register("properties.prefix")}
-              error={pe?.prefix?.message}
+        </Stack>
+      )}
+      {type === "github_repository" && (
+        <Group grow align="flex-start">
+          <TextInput
+            label="Repository owner"
+            required
+            {...register("properties.repository_owner")}
+            error={pe?.repository_owner?.message}
+          />
+          <TextInput
+            label="Repository name"
+            required
+            {...register("properties.repository_name")}
+            error={pe?.repository_name?.message}
+          />
+          <SelectField
+            control={control}
+            name="properties.permission"
+            label="Permission"
+            required
+            data={[...GITHUB_PERMISSIONS]}
+          />
+        </Group>
+      )}
+      {type === "license_keys" && (
+        <>
+          <TextInput
+            label="Key prefix"
+            maxLength={32}
+            {...register("properties.prefix")}
+            error={pe?.prefix?.message}
+          />
+          <Group align="flex-end">
+            <Switch
+              label="Keys expire"
+              checked={expires !== null}
+              onChange={(e) =>
+                setValue("properties.expires", e.currentTarget.checked ? { ttl: 1, timeframe: "year" } : null)
+              }
+              mb={8}
             />
-            <Group align="flex-end">
-              <Switch
-                label="Keys expire"
-                checked={expires !== null}
-                onChange={(e) =>
-                  setValue(
-                    "properties.expires",
-                    e.currentTarget.checked ? { ttl: 1, timeframe: "year" } : null,
-                  )
-                }
-                mb={8}
-              />
-              {expires && (
-                <>
-                  <NumberField
-                    control={control}
-                    name="properties.expires.ttl"
-                    label="After"
-                    min={1}
-                    max={1000}
-                    w={100}
-                  />
-                  <SelectField
-                    control={control}
-                    name="properties.expires.timeframe"
-                    aria-label="Timeframe"
-                    data={[...LICENSE_KEY_TIMEFRAMES]}
-                    w={110}
-                  />
-                </>
-              )}
-            </Group>
-            <Group align="flex-end">
-              <Switch
-                label="Limit activations"
-                checked={activations !== null}
-                onChange={(e) =>
-                  setValue(
-                    "properties.activations",
-                    e.currentTarget.checked ? { limit: 1, enable_customer_admin: false } : null,
-                  )
-                }
-                mb={8}
-              />
-              {activations && (
-                <>
-                  <NumberField
-                    control={control}
-                    name="properties.activations.limit"
-                    label="Activations"
-                    min={1}
-                    max={50}
-                    w={120}
-                  />
-                  <SwitchField
-                    control={control}
-                    name="properties.activations.enable_customer_admin"
-                    label="Customers may deactivate"
-                    mb={8}
-                  />
-                </>
-              )}
-            </Group>
-            <NumberField
-              control={control}
-              name="properties.limit_usage"
-              label="Usage limit"
-              description="How many times a key may be used; empty: unlimited."
-              min={1}
-              w={200}
+            {expires && (
+              <>
+                <NumberField
+                  control={control}
+                  name="properties.expires.ttl"
+                  label="After"
+                  min={1}
+                  max={1000}
+                  w={100}
+                />
+                <SelectField
+                  control={control}
+                  name="properties.expires.timeframe"
+                  aria-label="Timeframe"
+                  data={[...LICENSE_KEY_TIMEFRAMES]}
+                  w={110}
+                />
+              </>
+            )}
+          </Group>
+          <Group align="flex-end">
+            <Switch
+              label="Limit activations"
+              checked={activations !== null}
+              onChange={(e) =>
+                setValue(
+                  "properties.activations",
+                  e.currentTarget.checked ? { limit: 1, enable_customer_admin: false } : null,
+                )
+              }
+              mb={8}
             />
-          </>
-        )}
-        {type === "meter_credit" && (
-          <>
-            <SelectField
-              control={control}
-              name="properties.meter_id"
-              label="Meter"
-              required
-              placeholder={meters.data?.items.length ? "Choose a meter" : "Create a meter first"}
-              data={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))}
-            />
-            <NumberField
-              control={control}
-              name="properties.units"
-              label="Units credited"
-              required
-              min={1}
-              w={200}
-            />
-            <SwitchField
-              control={control}
-              name="properties.rollover"
-              label="Unused units roll over to the next period"
-            />
-          </>
-        )}
-        <DialogActions>
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {benefit ? "Save benefit" : "Create benefit"}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+            {activations && (
+              <>
+                <NumberField
+                  control={control}
+                  name="properties.activations.limit"
+                  label="Activations"
+                  min={1}
+                  max={50}
+                  w={120}
+                />
+                <SwitchField
+                  control={control}
+                  name="properties.activations.enable_customer_admin"
+                  label="Customers may deactivate"
+                  mb={8}
+                />
+              </>
+            )}
+          </Group>
+          <NumberField
+            control={control}
+            name="properties.limit_usage"
+            label="Usage limit"
+            description="How many times a key may be used; empty: unlimited."
+            min={1}
+            w={200}
+          />
+        </>
+      )}
+      {type === "meter_credit" && (
+        <>
+          <SelectField
+            control={control}
+            name="properties.meter_id"
+            label="Meter"
+            required
+            placeholder={meters.data?.items.length ? "Choose a meter" : "Create a meter first"}
+            data={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))}
+          />
+          <NumberField
+            control={control}
+            name="properties.units"
+            label="Units credited"
+            required
+            min={1}
+            w={200}
+          />
+          <SwitchField
+            control={control}
+            name="properties.rollover"
+            label="Unused units roll over to the next period"
+          />
+        </>
+      )}
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={benefit ? "Save benefit" : "Create benefit"}
+      />
+    </EditorForm>
   );
 }

@@ -1,16 +1,28 @@
 import {
   Alert,
+  Button,
   MultiSelect,
   type MultiSelectProps,
   NumberInput,
   type NumberInputProps,
   Select,
   type SelectProps,
+  Stack,
 } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import type { Control, FieldErrors, FieldPath, FieldValues } from "react-hook-form";
+import { type FormEventHandler, type ReactNode, useState } from "react";
+import type {
+  Control,
+  FieldErrors,
+  FieldPath,
+  FieldValues,
+  UseFormHandleSubmit,
+  UseFormSetError,
+} from "react-hook-form";
 import { get, useController, useFormState } from "react-hook-form";
+import { DialogActions } from "../../components/dialog-actions";
+import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
 import { invalidate, v1 } from "../../lib/v1";
 
 /**
@@ -124,6 +136,87 @@ export function useSaveRow<Body, Answer = unknown>(organizationId: string, resou
         : v1<Answer>(organizationId, `/${resource}/`, { method: "POST", body }),
     onSuccess: () => invalidate(queryClient, organizationId, resource),
   });
+}
+
+/**
+ * The submit handler of a row's editor form: `save` the checked values; once saved, a green
+ * notice says `saved` and `onSaved` gets the server's answer. A refusal is put on the form's
+ * fields (`fields` maps the server's paths to them), or above them when it names none.
+ */
+export function submitRow<V extends FieldValues, Answer>(
+  form: { handleSubmit: UseFormHandleSubmit<V>; setError: UseFormSetError<V> },
+  fields: FieldMap,
+  {
+    save,
+    saved,
+    onSaved,
+  }: { save: (values: V) => Promise<Answer>; saved: string; onSaved: (answer: Answer) => void },
+) {
+  return form.handleSubmit(async (values) => {
+    try {
+      const answer = await save(values);
+      notifications.show({ color: "green", message: saved });
+      onSaved(answer);
+    } catch (e) {
+      applyServerError(refusalOf(e), form.setError, {}, fields);
+    }
+  });
+}
+
+/**
+ * A row editor's form: its fields in a column, under the refusal that concerns none of them
+ * (`FormRefusal`, titled `refusalTitle`). The browser's own checks are off: the schema checks.
+ */
+export function EditorForm({
+  onSubmit,
+  errors,
+  refusalTitle,
+  children,
+}: {
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  errors: FieldErrors;
+  refusalTitle: string;
+  children: ReactNode;
+}) {
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <Stack gap="md">
+        <FormRefusal errors={errors} title={refusalTitle} />
+        {children}
+      </Stack>
+    </form>
+  );
+}
+
+/** The Cancel and submit buttons of a form, side by side; `submitting` spins the submit one. */
+export function FormButtons({
+  onCancel,
+  submitting,
+  submitLabel,
+}: {
+  onCancel: () => void;
+  submitting: boolean;
+  submitLabel: string;
+}) {
+  return (
+    <>
+      <Button variant="default" onClick={() => onCancel()}>
+        Cancel
+      </Button>
+      <Button type="submit" loading={submitting}>
+        {submitLabel}
+      </Button>
+    </>
+  );
+}
+
+/** A dialog form's foot (`DialogActions`, in view while the fields scroll): Cancel and submit. */
+export function FormActions(props: { onCancel: () => void; submitting: boolean; submitLabel: string }) {
+  return (
+    <DialogActions>
+      <FormButtons {...props} />
+    </DialogActions>
+  );
 }
 
 /**

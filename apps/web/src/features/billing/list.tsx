@@ -1,4 +1,4 @@
-import { Group, Pagination, ScrollArea, Table, Text, TextInput, UnstyledButton } from "@mantine/core";
+import { Group, Pagination, ScrollArea, Stack, Table, Text, TextInput, UnstyledButton } from "@mantine/core";
 import { useDebouncedCallback } from "@mantine/hooks";
 import { IconArrowDown, IconArrowUp, IconSearch, IconSelector } from "@tabler/icons-react";
 import type { UseQueryResult } from "@tanstack/react-query";
@@ -61,6 +61,16 @@ export function useListParams() {
     });
   const page = typeof search.page === "number" ? search.page : 1;
   return { search, set, page, limit: 20 };
+}
+
+/**
+ * A searched list's params from the address: the search as typed (`query`, "" for none) and
+ * `params` for the `/v1` list (the page, its size, the sorting, the search).
+ */
+export function useSearchedListParams() {
+  const { search, set, page, limit } = useListParams();
+  const query = typeof search.query === "string" ? search.query : "";
+  return { search, set, query, params: { page, limit, sorting: search.sorting, query: query || undefined } };
 }
 
 export interface Column<T> {
@@ -148,6 +158,15 @@ export function ListTable<T extends { id: string }>({
  * A `/v1` list on a page: a spinner while it loads, the error with a retry, the empty state
  * (what to do next), else the table. `label` names what loads ("orders").
  */
+interface ListViewProps<T extends { id: string }> {
+  query: UseQueryResult<Page<T>>;
+  label: string;
+  caption: string;
+  columns: Column<T>[];
+  empty: { icon?: Icon; title: string; children?: ReactNode; action?: ReactNode };
+  inline?: boolean;
+}
+
 export function ListView<T extends { id: string }>({
   query,
   label,
@@ -155,14 +174,7 @@ export function ListView<T extends { id: string }>({
   columns,
   empty,
   inline,
-}: {
-  query: UseQueryResult<Page<T>>;
-  label: string;
-  caption: string;
-  columns: Column<T>[];
-  empty: { icon?: Icon; title: string; children?: ReactNode; action?: ReactNode };
-  inline?: boolean;
-}) {
+}: ListViewProps<T>) {
   if (query.isPending) return <LoadingState label={`Loading ${label}`} />;
   if (query.isError) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   if (query.data.items.length === 0)
@@ -172,4 +184,21 @@ export function ListView<T extends { id: string }>({
       </EmptyState>
     );
   return <ListTable data={query.data} columns={columns} caption={caption} inline={inline} />;
+}
+
+/**
+ * A `ListView` under its search box (`ListSearchField`, the address's `?query=`, which the
+ * list's query reads through `useSearchedListParams`); `searchPlaceholder` says what it searches.
+ */
+export function SearchedListView<T extends { id: string }>({
+  searchPlaceholder,
+  ...view
+}: ListViewProps<T> & { searchPlaceholder: string }) {
+  const { query, set } = useSearchedListParams();
+  return (
+    <Stack gap="lg">
+      <ListSearchField value={query} placeholder={searchPlaceholder} onSearch={(q) => set({ query: q })} />
+      <ListView {...view} />
+    </Stack>
+  );
 }

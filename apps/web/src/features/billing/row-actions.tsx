@@ -1,12 +1,10 @@
-import { ActionIcon, Anchor, Modal } from "@mantine/core";
+import { ActionIcon, Anchor, Modal, type ModalProps } from "@mantine/core";
 import { IconTrash } from "@tabler/icons-react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Fragment, type ReactNode } from "react";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { invalidate, V1Error, v1 } from "../../lib/v1";
-
-/** What a list page is editing: a new row, an existing one, or nothing (its editor closed). */
-export type Editing<T> = T | "new" | null;
+import type { Editor, RowDialog } from "./list-page";
 
 /** A row's name in a list: a button that opens its editor for whoever may write, text otherwise. */
 export function EditableName({
@@ -45,35 +43,60 @@ export function RowDeleteButton({
 }
 
 /**
- * A list page's create-or-edit dialog. The form inside is rebuilt for each row it opens on, so
- * no value of one row is left in the form of the next.
+ * A dialog with a form: the form is built when the dialog opens and dropped when it closes, so
+ * each opening starts from the form's defaults.
  */
-export function EditorModal<T extends { id: string }>({
-  editing,
+export function FormModal({
+  opened,
   onClose,
-  newTitle,
-  editTitle,
+  title,
+  size = "lg",
   children,
 }: {
-  editing: Editing<T>;
+  opened: boolean;
   onClose: () => void;
+  title: string;
+  size?: ModalProps["size"];
+  children: ReactNode;
+}) {
+  return (
+    <Modal opened={opened} onClose={onClose} title={title} size={size}>
+      {opened && children}
+    </Modal>
+  );
+}
+
+/**
+ * A list page's create-or-edit dialog, open on what `editor` (`useEditor`) is editing. The
+ * form inside is rebuilt for each row it opens on, so no value of one row is left in the form
+ * of the next.
+ */
+export function EditorModal<T extends { id: string }>({
+  editor: { editing, close },
+  newTitle,
+  editTitle,
+  size,
+  children,
+}: {
+  editor: Editor<T>;
   newTitle: string;
   editTitle: string;
+  size?: ModalProps["size"];
   children: (row: T | undefined) => ReactNode;
 }) {
   return (
-    <Modal
+    <FormModal
       opened={editing !== null}
-      onClose={onClose}
+      onClose={close}
       title={editing === "new" ? newTitle : editTitle}
-      size="lg"
+      size={size}
     >
       {editing !== null && (
         <Fragment key={editing === "new" ? "new" : editing.id}>
           {children(editing === "new" ? undefined : editing)}
         </Fragment>
       )}
-    </Modal>
+    </FormModal>
   );
 }
 
@@ -85,8 +108,7 @@ export function EditorModal<T extends { id: string }>({
 export function DeleteRowDialog<T extends { id: string }>({
   organizationId,
   resource,
-  row,
-  onClose,
+  dialog: { row, close },
   title,
   confirmLabel,
   failure,
@@ -94,8 +116,8 @@ export function DeleteRowDialog<T extends { id: string }>({
 }: {
   organizationId: string;
   resource: string;
-  row: T | null;
-  onClose: () => void;
+  /** The row to delete (`useRowDialog`). */
+  dialog: RowDialog<T>;
   title: string;
   confirmLabel: string;
   failure: string;
@@ -105,7 +127,7 @@ export function DeleteRowDialog<T extends { id: string }>({
   return (
     <ConfirmDialog
       opened={row !== null}
-      onClose={onClose}
+      onClose={close}
       title={title}
       confirmLabel={confirmLabel}
       onConfirm={async () => {

@@ -1,17 +1,15 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { CheckoutLinkCreate, CheckoutLinkUpdate } from "@kassa/contracts/v1";
 import { Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { z } from "zod";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import { type CheckoutLink, type Discount, listQuery } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
 import { CopyUrl } from "../billing/commerce";
-import { FormRefusal, MultiSelectField, SelectField } from "../billing/form";
+import { EditorForm, FormActions, MultiSelectField, SelectField, submitRow } from "../billing/form";
 import { MetadataEditor, type MetadataRow, metadataOf, rowsOf } from "../billing/metadata-editor";
 import { useProducts } from "../billing/pickers";
 import { useSaveCheckoutLink } from "./queries";
@@ -98,20 +96,11 @@ export function CheckoutLinkForm({
   } = useForm<CheckoutLinkFormValues>({ resolver: zodResolver(schema), defaultValues: valuesOf(link) });
   const chosen = watch("products");
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      const saved = await save.mutateAsync(
-        link ? { id: link.id, body: checkoutLinkBody(values) } : { body: createBody(values) },
-      );
-      notifications.show({
-        color: "green",
-        message: link ? "Checkout link saved." : "Checkout link created.",
-      });
-      if (link) onDone();
-      else setCreated(saved);
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) =>
+      save.mutateAsync(link ? { id: link.id, body: checkoutLinkBody(values) } : { body: createBody(values) }),
+    saved: link ? "Checkout link saved." : "Checkout link created.",
+    onSaved: (saved) => (link ? onDone() : setCreated(saved)),
   });
 
   if (created)
@@ -126,84 +115,78 @@ export function CheckoutLinkForm({
     );
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The checkout link was not saved" />
-        {link && <CopyUrl url={link.url} label="Checkout link URL" />}
-        <MultiSelectField
-          control={control}
-          name="products"
-          label="Products"
-          required
-          description="With several, the buyer chooses one on the checkout page."
-          data={(products.data?.items ?? [])
-            .filter((p) => !p.is_archived || chosen.includes(p.id))
-            .map((p) => ({ value: p.id, label: p.name }))}
-          searchable
-        />
-        <TextInput
-          label="Label"
-          description="For you, to tell links apart (the buyer does not see it)."
-          {...register("label")}
-          error={errors.label?.message}
-        />
-        <Controller
-          control={control}
-          name="allow_discount_codes"
-          render={({ field }) => (
-            <Switch
-              label="Allow discount codes"
-              checked={field.value}
-              onChange={(e) => field.onChange(e.currentTarget.checked)}
-            />
-          )}
-        />
-        <Controller
-          control={control}
-          name="require_billing_address"
-          render={({ field }) => (
-            <Switch
-              label="Require a billing address"
-              checked={field.value}
-              onChange={(e) => field.onChange(e.currentTarget.checked)}
-            />
-          )}
-        />
-        <SelectField
-          control={control}
-          name="discount_id"
-          label="Discount applied"
-          placeholder="None"
-          clearable
-          allowDeselect
-          data={(discounts.data?.items ?? []).map((d) => ({
-            value: d.id,
-            label: d.code ? `${d.name} (${d.code})` : d.name,
-          }))}
-        />
-        <TextInput
-          label="Success URL"
-          description="Where buyers land after paying; empty shows Kassa's confirmation page."
-          placeholder="https://example.com/thanks"
-          {...register("success_url")}
-          error={errors.success_url?.message}
-        />
-        <Controller
-          control={control}
-          name="metadata"
-          render={({ field }) => (
-            <MetadataEditor rows={field.value} onChange={field.onChange} error={errors.metadata?.message} />
-          )}
-        />
-        <DialogActions>
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {link ? "Save link" : "Create link"}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The checkout link was not saved">
+      {link && <CopyUrl url={link.url} label="Checkout link URL" />}
+      <MultiSelectField
+        control={control}
+        name="products"
+        label="Products"
+        required
+        description="With several, the buyer chooses one on the checkout page."
+        data={(products.data?.items ?? [])
+          .filter((p) => !p.is_archived || chosen.includes(p.id))
+          .map((p) => ({ value: p.id, label: p.name }))}
+        searchable
+      />
+      <TextInput
+        label="Label"
+        description="For you, to tell links apart (the buyer does not see it)."
+        {...register("label")}
+        error={errors.label?.message}
+      />
+      <Controller
+        control={control}
+        name="allow_discount_codes"
+        render={({ field }) => (
+          <Switch
+            label="Allow discount codes"
+            checked={field.value}
+            onChange={(e) => field.onChange(e.currentTarget.checked)}
+          />
+        )}
+      />
+      <Controller
+        control={control}
+        name="require_billing_address"
+        render={({ field }) => (
+          <Switch
+            label="Require a billing address"
+            checked={field.value}
+            onChange={(e) => field.onChange(e.currentTarget.checked)}
+          />
+        )}
+      />
+      <SelectField
+        control={control}
+        name="discount_id"
+        label="Discount applied"
+        placeholder="None"
+        clearable
+        allowDeselect
+        data={(discounts.data?.items ?? []).map((d) => ({
+          value: d.id,
+          label: d.code ? `${d.name} (${d.code})` : d.name,
+        }))}
+      />
+      <TextInput
+        label="Success URL"
+        description="Where buyers land after paying; empty shows Kassa's confirmation page."
+        placeholder="https://example.com/thanks"
+        {...register("success_url")}
+        error={errors.success_url?.message}
+      />
+      <Controller
+        control={control}
+        name="metadata"
+        render={({ field }) => (
+          <MetadataEditor rows={field.value} onChange={field.onChange} error={errors.metadata?.message} />
+        )}
+      />
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={link ? "Save link" : "Create link"}
+      />
+    </EditorForm>
   );
 }

@@ -1,11 +1,11 @@
-import { ActionIcon, Anchor, Badge, Group, Text, Tooltip } from "@mantine/core";
+import { ActionIcon, Badge, Group, Text, Tooltip } from "@mantine/core";
 import { IconExternalLink, IconLink } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { CheckoutLink } from "../../lib/v1";
 import { CopyIcon } from "../billing/commerce";
 import { formatDate } from "../billing/format";
 import { ListView, useListParams } from "../billing/list";
-import { RowDeleteButton } from "../billing/row-actions";
+import { EditableName, RowDeleteButton } from "../billing/row-actions";
 import { checkoutLinksQuery, linkName } from "./queries";
 
 /** The organization's checkout links, a page at a time by the address; names open the editor. */
@@ -38,14 +38,11 @@ export function CheckoutLinksTable({
         {
           label: "Link",
           sort: "label",
-          render: (l) =>
-            canWrite ? (
-              <Anchor component="button" onClick={() => onEdit(l)}>
-                {linkName(l)}
-              </Anchor>
-            ) : (
-              linkName(l)
-            ),
+          render: (l) => (
+            <EditableName canWrite={canWrite} onEdit={() => onEdit(l)}>
+              {linkName(l)}
+            </EditableName>
+          ),
         },
         { label: "Products", render: (l) => l.products.map((p) => p.name).join(", ") },
         {

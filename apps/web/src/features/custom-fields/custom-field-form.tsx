@@ -1,16 +1,14 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { CustomFieldCreate, CustomFieldUpdate, CUSTOM_FIELD_TYPES as WIRE_TYPES } from "@kassa/contracts/v1";
 import { ActionIcon, Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import { useMemo, useRef } from "react";
 import { Controller, useFieldArray, useForm } from "react-hook-form";
 import { z } from "zod";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import { CUSTOM_FIELD_TYPES, type CustomField } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
-import { FormRefusal, NumberField, SelectField } from "../billing/form";
+import { EditorForm, FormActions, NumberField, SelectField, submitRow } from "../billing/form";
 import { TYPE_LABELS } from "./custom-fields-table";
 import { useSaveCustomField } from "./queries";
 
@@ -125,169 +123,159 @@ export function CustomFieldForm({
   const lastName = useRef(defaults.name);
   const pe = errors.properties;
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      await save.mutateAsync({ id: field?.id, body: customFieldBody(values) });
-      notifications.show({ color: "green", message: field ? "Field saved." : "Field created." });
-      onDone();
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: field?.id, body: customFieldBody(values) }),
+    saved: field ? "Field saved." : "Field created.",
+    onSaved: () => onDone(),
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The field was not saved" />
-        <SelectField
-          control={control}
-          name="type"
-          label="Type"
-          data={CUSTOM_FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))}
-          disabled={Boolean(field)}
-          onValueChange={() => {
-            setValue("properties", emptyProperties);
-            options.replace([]);
-          }}
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The field was not saved">
+      <SelectField
+        control={control}
+        name="type"
+        label="Type"
+        data={CUSTOM_FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))}
+        disabled={Boolean(field)}
+        onValueChange={() => {
+          setValue("properties", emptyProperties);
+          options.replace([]);
+        }}
+      />
+      <TextInput
+        label="Name"
+        required
+        {...register("name", {
+          onChange: (e: { target: { value: string } }) => {
+            const v = e.target.value;
+            if (!field && getValues("slug") === slugOf(lastName.current)) setValue("slug", slugOf(v));
+            lastName.current = v;
+          },
+        })}
+        error={errors.name?.message}
+      />
+      <TextInput
+        label="Slug"
+        required
+        description="The key of the answer in checkout and order data."
+        {...register("slug")}
+        error={errors.slug?.message}
+      />
+      <Group grow>
+        <TextInput
+          label="Label at checkout"
+          {...register("properties.form_label")}
+          error={pe?.form_label?.message}
         />
         <TextInput
-          label="Name"
-          required
-          {...register("name", {
-            onChange: (e: { target: { value: string } }) => {
-              const v = e.target.value;
-              if (!field && getValues("slug") === slugOf(lastName.current)) setValue("slug", slugOf(v));
-              lastName.current = v;
-            },
-          })}
-          error={errors.name?.message}
+          label="Help text"
+          {...register("properties.form_help_text")}
+          error={pe?.form_help_text?.message}
         />
-        <TextInput
-          label="Slug"
-          required
-          description="The key of the answer in checkout and order data."
-          {...register("slug")}
-          error={errors.slug?.message}
-        />
-        <Group grow>
+        {type !== "checkbox" && (
           <TextInput
-            label="Label at checkout"
-            {...register("properties.form_label")}
-            error={pe?.form_label?.message}
+            label="Placeholder"
+            {...register("properties.form_placeholder")}
+            error={pe?.form_placeholder?.message}
           />
-          <TextInput
-            label="Help text"
-            {...register("properties.form_help_text")}
-            error={pe?.form_help_text?.message}
+        )}
+      </Group>
+      {type === "text" && (
+        <Group align="flex-end">
+          <NumberField
+            control={control}
+            name="properties.min_length"
+            label="Minimum length"
+            min={0}
+            w={160}
           />
-          {type !== "checkbox" && (
-            <TextInput
-              label="Placeholder"
-              {...register("properties.form_placeholder")}
-              error={pe?.form_placeholder?.message}
-            />
-          )}
-        </Group>
-        {type === "text" && (
-          <Group align="flex-end">
-            <NumberField
-              control={control}
-              name="properties.min_length"
-              label="Minimum length"
-              min={0}
-              w={160}
-            />
-            <NumberField
-              control={control}
-              name="properties.max_length"
-              label="Maximum length"
-              min={0}
-              w={160}
-            />
-            <Controller
-              control={control}
-              name="properties.textarea"
-              render={({ field: f }) => (
-                <Switch
-                  label="Several lines"
-                  checked={f.value}
-                  onChange={(e) => f.onChange(e.currentTarget.checked)}
-                  mb={8}
-                />
-              )}
-            />
-          </Group>
-        )}
-        {(type === "number" || type === "date") && (
-          <Group>
-            <NumberField
-              control={control}
-              name="properties.ge"
-              label={type === "date" ? "Earliest (unix time)" : "Minimum"}
-              w={200}
-            />
-            <NumberField
-              control={control}
-              name="properties.le"
-              label={type === "date" ? "Latest (unix time)" : "Maximum"}
-              w={200}
-            />
-          </Group>
-        )}
-        {type === "select" && (
-          <Stack gap="xs">
-            <Text size="sm" fw={500}>
-              Choices
-            </Text>
-            {options.fields.map((o, i) => (
-              <Group key={o.id} gap="xs">
-                <TextInput
-                  aria-label={`Choice ${i + 1} value`}
-                  placeholder="value"
-                  {...register(`properties.options.${i}.value`)}
-                  error={pe?.options?.[i]?.value?.message}
-                />
-                <TextInput
-                  aria-label={`Choice ${i + 1} label`}
-                  placeholder="label"
-                  {...register(`properties.options.${i}.label`)}
-                  error={pe?.options?.[i]?.label?.message}
-                />
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Remove choice ${i + 1}`}
-                  onClick={() => options.remove(i)}
-                >
-                  <IconTrash size={16} />
-                </ActionIcon>
-              </Group>
-            ))}
-            {(pe?.options?.message ?? pe?.options?.root?.message) && (
-              <Text c="red" size="sm">
-                {pe?.options?.message ?? pe?.options?.root?.message}
-              </Text>
+          <NumberField
+            control={control}
+            name="properties.max_length"
+            label="Maximum length"
+            min={0}
+            w={160}
+          />
+          <Controller
+            control={control}
+            name="properties.textarea"
+            render={({ field: f }) => (
+              <Switch
+                label="Several lines"
+                checked={f.value}
+                onChange={(e) => f.onChange(e.currentTarget.checked)}
+                mb={8}
+              />
             )}
-            <Button
-              size="xs"
-              variant="subtle"
-              w="fit-content"
-              leftSection={<IconPlus size={14} />}
-              onClick={() => options.append({ value: "", label: "" })}
-            >
-              Add a choice
-            </Button>
-          </Stack>
-        )}
-        <DialogActions>
-          <Button variant="default" onClick={onDone}>
-            Cancel
+          />
+        </Group>
+      )}
+      {(type === "number" || type === "date") && (
+        <Group>
+          <NumberField
+            control={control}
+            name="properties.ge"
+            label={type === "date" ? "Earliest (unix time)" : "Minimum"}
+            w={200}
+          />
+          <NumberField
+            control={control}
+            name="properties.le"
+            label={type === "date" ? "Latest (unix time)" : "Maximum"}
+            w={200}
+          />
+        </Group>
+      )}
+      {type === "select" && (
+        <Stack gap="xs">
+          <Text size="sm" fw={500}>
+            Choices
+          </Text>
+          {options.fields.map((o, i) => (
+            <Group key={o.id} gap="xs">
+              <TextInput
+                aria-label={`Choice ${i + 1} value`}
+                placeholder="value"
+                {...register(`properties.options.${i}.value`)}
+                error={pe?.options?.[i]?.value?.message}
+              />
+              <TextInput
+                aria-label={`Choice ${i + 1} label`}
+                placeholder="label"
+                {...register(`properties.options.${i}.label`)}
+                error={pe?.options?.[i]?.label?.message}
+              />
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                aria-label={`Remove choice ${i + 1}`}
+                onClick={() => options.remove(i)}
+              >
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Group>
+          ))}
+          {(pe?.options?.message ?? pe?.options?.root?.message) && (
+            <Text c="red" size="sm">
+              {pe?.options?.message ?? pe?.options?.root?.message}
+            </Text>
+          )}
+          <Button
+            size="xs"
+            variant="subtle"
+            w="fit-content"
+            leftSection={<IconPlus size={14} />}
+            onClick={() => options.append({ value: "", label: "" })}
+          >
+            Add a choice
           </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {field ? "Save field" : "Create field"}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+        </Stack>
+      )}
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={field ? "Save field" : "Create field"}
+      />
+    </EditorForm>
   );
 }

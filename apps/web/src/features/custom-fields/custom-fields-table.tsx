@@ -1,9 +1,9 @@
-import { Badge, Stack } from "@mantine/core";
+import { Badge } from "@mantine/core";
 import { IconForms } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { CustomField, CustomFieldType } from "../../lib/v1";
 import { formatDate } from "../billing/format";
-import { ListSearchField, ListView, useListParams } from "../billing/list";
+import { SearchedListView, useSearchedListParams } from "../billing/list";
 import { EditableName, RowDeleteButton } from "../billing/row-actions";
 import { customFieldsQuery } from "./queries";
 
@@ -29,60 +29,49 @@ export function CustomFieldsTable({
   onEdit: (field: CustomField) => void;
   onDelete: (field: CustomField) => void;
 }) {
-  const { search, set, page, limit } = useListParams();
-  const query = typeof search.query === "string" ? search.query : "";
-  const fields = useQuery(
-    customFieldsQuery(organizationId, {
-      page,
-      limit,
-      sorting: search.sorting,
-      type,
-      query: query || undefined,
-    }),
-  );
+  const { query, params } = useSearchedListParams();
+  const fields = useQuery(customFieldsQuery(organizationId, { ...params, type }));
   return (
-    <Stack gap="lg">
-      <ListSearchField value={query} placeholder="Name or slug" onSearch={(q) => set({ query: q })} />
-      <ListView
-        query={fields}
-        label="custom fields"
-        caption="Custom fields"
-        empty={{
-          icon: IconForms,
-          title: query ? "No field matches" : type ? "No field of this type" : "No custom fields yet",
-          children: query
-            ? type
-              ? "Change the search or the type to see more."
-              : "Change the search to see more."
-            : canWrite
-              ? "Create a field, then attach it to a product (required or optional) in the product editor."
-              : "An owner or admin of this organization creates custom fields.",
-        }}
-        columns={[
-          {
-            label: "Name",
-            sort: "name",
-            render: (f) => (
-              <EditableName canWrite={canWrite} onEdit={() => onEdit(f)}>
-                {f.name}
-              </EditableName>
-            ),
-          },
-          { label: "Slug", sort: "slug", render: (f) => <code>{f.slug}</code> },
-          {
-            label: "Type",
-            sort: "type",
-            render: (f) => <Badge variant="light">{TYPE_LABELS[f.type]}</Badge>,
-          },
-          { label: "Created", sort: "created_at", render: (f) => formatDate(f.created_at) },
-          {
-            label: "Actions",
-            render: (f) => (
-              <RowDeleteButton show={canWrite} label={`Delete ${f.name}`} onClick={() => onDelete(f)} />
-            ),
-          },
-        ]}
-      />
-    </Stack>
+    <SearchedListView
+      searchPlaceholder="Name or slug"
+      query={fields}
+      label="custom fields"
+      caption="Custom fields"
+      empty={{
+        icon: IconForms,
+        title: query ? "No field matches" : type ? "No field of this type" : "No custom fields yet",
+        children: query
+          ? type
+            ? "Change the search or the type to see more."
+            : "Change the search to see more."
+          : canWrite
+            ? "Create a field, then attach it to a product (required or optional) in the product editor."
+            : "An owner or admin of this organization creates custom fields.",
+      }}
+      columns={[
+        {
+          label: "Name",
+          sort: "name",
+          render: (f) => (
+            <EditableName canWrite={canWrite} onEdit={() => onEdit(f)}>
+              {f.name}
+            </EditableName>
+          ),
+        },
+        { label: "Slug", sort: "slug", render: (f) => <code>{f.slug}</code> },
+        {
+          label: "Type",
+          sort: "type",
+          render: (f) => <Badge variant="light">{TYPE_LABELS[f.type]}</Badge>,
+        },
+        { label: "Created", sort: "created_at", render: (f) => formatDate(f.created_at) },
+        {
+          label: "Actions",
+          render: (f) => (
+            <RowDeleteButton show={canWrite} label={`Delete ${f.name}`} onClick={() => onDelete(f)} />
+          ),
+        },
+      ]}
+    />
   );
 }

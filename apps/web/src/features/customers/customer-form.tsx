@@ -1,15 +1,13 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { CustomerCreate, CustomerUpdate } from "@kassa/contracts/v1";
-import { Button, Group, Stack, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Group, Stack, Text, TextInput } from "@mantine/core";
 import { useMemo } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { z } from "zod";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import type { Address, Customer } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
-import { FormRefusal } from "../billing/form";
+import { EditorForm, FormActions, submitRow } from "../billing/form";
 import { MetadataEditor, type MetadataRow, metadataOf, rowsOf } from "../billing/metadata-editor";
 import { useSaveCustomer } from "./queries";
 
@@ -140,75 +138,59 @@ export function CustomerForm({
     error: errors.address?.[k]?.message,
   });
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      const saved = await save.mutateAsync({ id: customer?.id, body: customerBody(values, customer) });
-      notifications.show({ color: "green", message: customer ? "Customer saved." : "Customer created." });
-      onDone(saved);
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: customer?.id, body: customerBody(values, customer) }),
+    saved: customer ? "Customer saved." : "Customer created.",
+    onSaved: (saved) => onDone(saved),
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The customer was not saved" />
-        <TextInput
-          label="E-mail"
-          type="email"
-          required
-          {...register("email")}
-          error={errors.email?.message}
-        />
-        <TextInput label="Name" {...register("name")} error={errors.name?.message} />
-        <TextInput
-          label="External id"
-          description={
-            customer?.external_id
-              ? "Set once; it cannot change."
-              : "Your own id for this customer (the user id in your app). It cannot change once set."
-          }
-          {...register("external_id")}
-          disabled={Boolean(customer?.external_id)}
-          error={errors.external_id?.message}
-        />
-        <Stack gap="xs" role="group" aria-label="Billing address">
-          <Text size="sm" fw={500}>
-            Billing address
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The customer was not saved">
+      <TextInput label="E-mail" type="email" required {...register("email")} error={errors.email?.message} />
+      <TextInput label="Name" {...register("name")} error={errors.name?.message} />
+      <TextInput
+        label="External id"
+        description={
+          customer?.external_id
+            ? "Set once; it cannot change."
+            : "Your own id for this customer (the user id in your app). It cannot change once set."
+        }
+        {...register("external_id")}
+        disabled={Boolean(customer?.external_id)}
+        error={errors.external_id?.message}
+      />
+      <Stack gap="xs" role="group" aria-label="Billing address">
+        <Text size="sm" fw={500}>
+          Billing address
+        </Text>
+        {errors.address?.message && (
+          <Text c="red" size="sm">
+            {errors.address.message}
           </Text>
-          {errors.address?.message && (
-            <Text c="red" size="sm">
-              {errors.address.message}
-            </Text>
-          )}
-          <TextInput label="Address line 1" {...line("line1")} />
-          <TextInput label="Address line 2" {...line("line2")} />
-          <Group grow align="flex-start">
-            <TextInput label="Postal code" {...line("postal_code")} />
-            <TextInput label="City" {...line("city")} />
-          </Group>
-          <Group grow align="flex-start">
-            <TextInput label="State or region" {...line("state")} />
-            <TextInput label="Country" placeholder="US" maxLength={2} {...line("country")} />
-          </Group>
-        </Stack>
-        <Controller
-          control={control}
-          name="metadata"
-          render={({ field }) => (
-            <MetadataEditor rows={field.value} onChange={field.onChange} error={errors.metadata?.message} />
-          )}
-        />
-        <DialogActions>
-          <Button variant="default" onClick={() => onDone()}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {customer ? "Save customer" : "Create customer"}
-          </Button>
-        </DialogActions>
+        )}
+        <TextInput label="Address line 1" {...line("line1")} />
+        <TextInput label="Address line 2" {...line("line2")} />
+        <Group grow align="flex-start">
+          <TextInput label="Postal code" {...line("postal_code")} />
+          <TextInput label="City" {...line("city")} />
+        </Group>
+        <Group grow align="flex-start">
+          <TextInput label="State or region" {...line("state")} />
+          <TextInput label="Country" placeholder="US" maxLength={2} {...line("country")} />
+        </Group>
       </Stack>
-    </form>
+      <Controller
+        control={control}
+        name="metadata"
+        render={({ field }) => (
+          <MetadataEditor rows={field.value} onChange={field.onChange} error={errors.metadata?.message} />
+        )}
+      />
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={customer ? "Save customer" : "Create customer"}
+      />
+    </EditorForm>
   );
 }

@@ -1,16 +1,21 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { DiscountCreate, DiscountUpdate } from "@kassa/contracts/v1";
-import { Button, Group, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Group, SegmentedControl, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { z } from "zod";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import { type Discount, listQuery, type Product } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
-import { FormRefusal, MultiSelectField, NumberField, SelectField } from "../billing/form";
+import {
+  EditorForm,
+  FormActions,
+  MultiSelectField,
+  NumberField,
+  SelectField,
+  submitRow,
+} from "../billing/form";
 import { fractionDigits, toMajor, toMinor } from "../billing/format";
 import { useSaveDiscount } from "./queries";
 
@@ -120,136 +125,126 @@ export function DiscountForm({
   const currency = watch("currency");
   const duration = watch("duration");
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      await save.mutateAsync({ id: discount?.id, body: discountBody(values) });
-      notifications.show({ color: "green", message: discount ? "Discount saved." : "Discount created." });
-      onDone();
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: discount?.id, body: discountBody(values) }),
+    saved: discount ? "Discount saved." : "Discount created.",
+    onSaved: () => onDone(),
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The discount was not saved" />
-        <TextInput label="Name" required {...register("name")} error={errors.name?.message} />
-        <TextInput
-          label="Code"
-          description="Letters, digits, dashes and underscores; empty for a discount applied by link."
-          {...register("code")}
-          error={errors.code?.message}
-        />
-        <Controller
-          control={control}
-          name="type"
-          render={({ field }) => (
-            <SegmentedControl
-              aria-label="Kind of discount"
-              value={field.value}
-              onChange={(v) => field.onChange(v === "fixed" ? "fixed" : "percentage")}
-              data={[
-                { value: "percentage", label: "Percentage" },
-                { value: "fixed", label: "Fixed amount" },
-              ]}
-              w="fit-content"
-            />
-          )}
-        />
-        {type === "percentage" ? (
-          <NumberField
-            control={control}
-            name="percent"
-            label="Percent off"
-            required
-            min={0.01}
-            max={100}
-            decimalScale={2}
-            w={160}
-          />
-        ) : (
-          <Group align="flex-start">
-            <NumberField
-              control={control}
-              name="amount"
-              label={`Amount off (${currency.toUpperCase()})`}
-              required
-              min={0}
-              decimalScale={fractionDigits(currency)}
-              w={180}
-            />
-            <SelectField
-              control={control}
-              name="currency"
-              label="Currency"
-              data={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
-              w={120}
-            />
-          </Group>
-        )}
-        <Group align="flex-start">
-          <SelectField
-            control={control}
-            name="duration"
-            label="Duration"
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The discount was not saved">
+      <TextInput label="Name" required {...register("name")} error={errors.name?.message} />
+      <TextInput
+        label="Code"
+        description="Letters, digits, dashes and underscores; empty for a discount applied by link."
+        {...register("code")}
+        error={errors.code?.message}
+      />
+      <Controller
+        control={control}
+        name="type"
+        render={({ field }) => (
+          <SegmentedControl
+            aria-label="Kind of discount"
+            value={field.value}
+            onChange={(v) => field.onChange(v === "fixed" ? "fixed" : "percentage")}
             data={[
-              { value: "once", label: "Once" },
-              { value: "repeating", label: "Several months" },
-              { value: "forever", label: "Forever" },
+              { value: "percentage", label: "Percentage" },
+              { value: "fixed", label: "Fixed amount" },
             ]}
-            w={200}
+            w="fit-content"
           />
-          {duration === "repeating" && (
-            <NumberField control={control} name="months" label="Months" required min={1} max={999} w={120} />
-          )}
-        </Group>
-        <Group grow align="flex-start">
-          <TextInput
-            type="datetime-local"
-            label="Starts"
-            {...register("starts_at")}
-            error={errors.starts_at?.message}
-          />
-          <TextInput
-            type="datetime-local"
-            label="Ends"
-            {...register("ends_at")}
-            error={errors.ends_at?.message}
-          />
-        </Group>
+        )}
+      />
+      {type === "percentage" ? (
         <NumberField
           control={control}
-          name="max_redemptions"
-          label="Maximum redemptions"
-          description="Empty: unlimited."
-          min={1}
-          w={220}
+          name="percent"
+          label="Percent off"
+          required
+          min={0.01}
+          max={100}
+          decimalScale={2}
+          w={160}
         />
-        <MultiSelectField
+      ) : (
+        <Group align="flex-start">
+          <NumberField
+            control={control}
+            name="amount"
+            label={`Amount off (${currency.toUpperCase()})`}
+            required
+            min={0}
+            decimalScale={fractionDigits(currency)}
+            w={180}
+          />
+          <SelectField
+            control={control}
+            name="currency"
+            label="Currency"
+            data={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
+            w={120}
+          />
+        </Group>
+      )}
+      <Group align="flex-start">
+        <SelectField
           control={control}
-          name="products"
-          label="Only for these products"
-          placeholder="Every product"
-          data={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
-          searchable
+          name="duration"
+          label="Duration"
+          data={[
+            { value: "once", label: "Once" },
+            { value: "repeating", label: "Several months" },
+            { value: "forever", label: "Forever" },
+          ]}
+          w={200}
         />
-        {discount && (
-          <Text size="sm" c="dimmed">
-            {discount.redemptions_count === 1
-              ? "Redeemed once."
-              : `Redeemed ${discount.redemptions_count} times.`}
-          </Text>
+        {duration === "repeating" && (
+          <NumberField control={control} name="months" label="Months" required min={1} max={999} w={120} />
         )}
-        <DialogActions>
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {discount ? "Save discount" : "Create discount"}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+      </Group>
+      <Group grow align="flex-start">
+        <TextInput
+          type="datetime-local"
+          label="Starts"
+          {...register("starts_at")}
+          error={errors.starts_at?.message}
+        />
+        <TextInput
+          type="datetime-local"
+          label="Ends"
+          {...register("ends_at")}
+          error={errors.ends_at?.message}
+        />
+      </Group>
+      <NumberField
+        control={control}
+        name="max_redemptions"
+        label="Maximum redemptions"
+        description="Empty: unlimited."
+        min={1}
+        w={220}
+      />
+      <MultiSelectField
+        control={control}
+        name="products"
+        label="Only for these products"
+        placeholder="Every product"
+        data={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
+        searchable
+      />
+      {discount && (
+        <Text size="sm" c="dimmed">
+          {discount.redemptions_count === 1
+            ? "Redeemed once."
+            : `Redeemed ${discount.redemptions_count} times.`}
+        </Text>
+      )}
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={discount ? "Save discount" : "Create discount"}
+      />
+    </EditorForm>
   );
 }

@@ -1,9 +1,9 @@
-import { Stack, Text } from "@mantine/core";
+import { Text } from "@mantine/core";
 import { IconDiscount } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import type { Discount } from "../../lib/v1";
 import { formatDate, formatMoney } from "../billing/format";
-import { ListSearchField, ListView, useListParams } from "../billing/list";
+import { SearchedListView, useSearchedListParams } from "../billing/list";
 import { EditableName, RowDeleteButton } from "../billing/row-actions";
 import { discountsQuery } from "./queries";
 
@@ -27,71 +27,66 @@ export function DiscountsTable({
   onEdit: (discount: Discount) => void;
   onDelete: (discount: Discount) => void;
 }) {
-  const { search, set, page, limit } = useListParams();
-  const query = typeof search.query === "string" ? search.query : "";
-  const discounts = useQuery(
-    discountsQuery(organizationId, { page, limit, sorting: search.sorting, query: query || undefined }),
-  );
+  const { query, params } = useSearchedListParams();
+  const discounts = useQuery(discountsQuery(organizationId, params));
   return (
-    <Stack gap="lg">
-      <ListSearchField value={query} placeholder="Name or code" onSearch={(q) => set({ query: q })} />
-      <ListView
-        query={discounts}
-        label="discounts"
-        caption="Discounts"
-        empty={{
-          icon: IconDiscount,
-          title: query ? "No discount matches" : "No discounts yet",
-          children: query
-            ? "Change the search to see more."
-            : canWrite
-              ? "Create a discount and share its code, or limit it to some products and a time window."
-              : "An owner or admin of this organization creates discounts.",
-        }}
-        columns={[
-          {
-            label: "Name",
-            sort: "name",
-            render: (d) => (
-              <EditableName canWrite={canWrite} onEdit={() => onEdit(d)}>
-                {d.name}
-              </EditableName>
+    <SearchedListView
+      searchPlaceholder="Name or code"
+      query={discounts}
+      label="discounts"
+      caption="Discounts"
+      empty={{
+        icon: IconDiscount,
+        title: query ? "No discount matches" : "No discounts yet",
+        children: query
+          ? "Change the search to see more."
+          : canWrite
+            ? "Create a discount and share its code, or limit it to some products and a time window."
+            : "An owner or admin of this organization creates discounts.",
+      }}
+      columns={[
+        {
+          label: "Name",
+          sort: "name",
+          render: (d) => (
+            <EditableName canWrite={canWrite} onEdit={() => onEdit(d)}>
+              {d.name}
+            </EditableName>
+          ),
+        },
+        {
+          label: "Code",
+          sort: "code",
+          render: (d) =>
+            d.code ? (
+              <code>{d.code}</code>
+            ) : (
+              <Text c="dimmed" size="sm">
+                automatic
+              </Text>
             ),
-          },
-          {
-            label: "Code",
-            sort: "code",
-            render: (d) =>
-              d.code ? (
-                <code>{d.code}</code>
-              ) : (
-                <Text c="dimmed" size="sm">
-                  automatic
-                </Text>
-              ),
-          },
-          { label: "Amount", render: discountAmount },
-          { label: "Duration", sort: "duration", render: discountDuration },
-          {
-            label: "Redemptions",
-            sort: "redemptions_count",
-            render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
-          },
-          {
-            label: "Valid",
-            render: (d) =>
-              d.starts_at || d.ends_at
-                ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
-                : "Always",
-          },
-          {
-            label: "Actions",
-            render: (d) => (
-              <RowDeleteButton show={canWrite} label={`Delete ${d.name}`} onClick={() => onDelete(d)} />
-            ),
-          },
-        ]}
-      />
-    </Stack>
+        },
+        { label: "Amount", render: discountAmount },
+        { label: "Duration", sort: "duration", render: discountDuration },
+        {
+          label: "Redemptions",
+          sort: "redemptions_count",
+          render: (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
+        },
+        {
+          label: "Valid",
+          render: (d) =>
+            d.starts_at || d.ends_at
+              ? `${formatDate(d.starts_at) || "now"} to ${formatDate(d.ends_at) || "no end"}`
+              : "Always",
+        },
+        {
+          label: "Actions",
+          render: (d) => (
+            <RowDeleteButton show={canWrite} label={`Delete ${d.name}`} onClick={() => onDelete(d)} />
+          ),
+        },
+      ]}
+    />
   );
 }

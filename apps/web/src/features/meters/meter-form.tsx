@@ -1,6 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { MeterCreate, MeterUpdate } from "@kassa/contracts/v1";
-import { Button, Group, Stack, TextInput } from "@mantine/core";
+import { Button, Group, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMemo, useState } from "react";
 import { Controller, useForm } from "react-hook-form";
@@ -11,7 +11,7 @@ import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-err
 import { AGGREGATION_FUNCS, type Aggregation, type Filter, type Meter, V1Error } from "../../lib/v1";
 import { checkedAgainst } from "../../lib/wire-form";
 import { FilterBuilder, validateFilter } from "../billing/filter-builder";
-import { errorsByPath, FormRefusal, SelectField } from "../billing/form";
+import { EditorForm, errorsByPath, FormButtons, SelectField, submitRow } from "../billing/form";
 import { MeterPreview } from "./meter-preview";
 import { useSaveMeter } from "./queries";
 
@@ -113,80 +113,67 @@ export function MeterForm({
     }
   };
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      await save.mutateAsync({ id: meter?.id, body: meterBody(values) });
-      notifications.show({ color: "green", message: meter ? "Meter saved." : "Meter created." });
-      onDone();
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: meter?.id, body: meterBody(values) }),
+    saved: meter ? "Meter saved." : "Meter created.",
+    onSaved: () => onDone(),
   });
 
   return (
     <>
-      <form onSubmit={submit} noValidate>
-        <Stack gap="md">
-          <FormRefusal errors={errors} title="The meter was not saved" />
-          <TextInput
-            label="Name"
-            required
-            {...register("name")}
-            error={errors.name?.message}
-            description="Shown to customers on invoices, e.g. API requests."
-          />
-          <Controller
-            control={control}
-            name="filter"
-            render={({ field }) => (
-              <FilterBuilder
-                filter={field.value}
-                onChange={field.onChange}
-                errors={errorsByPath(errors, "filter")}
-              />
-            )}
-          />
-          <MeterPreview organizationId={organizationId} filter={filter} meter={meter} />
-          <Group align="flex-start">
-            <SelectField
-              control={control}
-              name="func"
-              label="Aggregation"
-              data={AGGREGATION_FUNCS.map((f) => ({ value: f, label: AGGREGATION_LABELS[f] }))}
-              w={260}
+      <EditorForm onSubmit={submit} errors={errors} refusalTitle="The meter was not saved">
+        <TextInput
+          label="Name"
+          required
+          {...register("name")}
+          error={errors.name?.message}
+          description="Shown to customers on invoices, e.g. API requests."
+        />
+        <Controller
+          control={control}
+          name="filter"
+          render={({ field }) => (
+            <FilterBuilder
+              filter={field.value}
+              onChange={field.onChange}
+              errors={errorsByPath(errors, "filter")}
             />
-            {func !== "count" && (
-              <TextInput
-                label="Property"
-                required
-                {...register("property")}
-                error={errors.property?.message}
-              />
-            )}
+          )}
+        />
+        <MeterPreview organizationId={organizationId} filter={filter} meter={meter} />
+        <Group align="flex-start">
+          <SelectField
+            control={control}
+            name="func"
+            label="Aggregation"
+            data={AGGREGATION_FUNCS.map((f) => ({ value: f, label: AGGREGATION_LABELS[f] }))}
+            w={260}
+          />
+          {func !== "count" && (
+            <TextInput label="Property" required {...register("property")} error={errors.property?.message} />
+          )}
+        </Group>
+        <DialogActions justify="space-between">
+          {meter && !meter.archived_at ? (
+            <Button variant="subtle" color="orange" onClick={() => setArchiving(true)}>
+              Archive meter
+            </Button>
+          ) : meter ? (
+            <Button variant="subtle" loading={unarchiving} onClick={() => void unarchive()}>
+              Unarchive meter
+            </Button>
+          ) : (
+            <span />
+          )}
+          <Group>
+            <FormButtons
+              onCancel={onDone}
+              submitting={isSubmitting}
+              submitLabel={meter ? "Save meter" : "Create meter"}
+            />
           </Group>
-          <DialogActions justify="space-between">
-            {meter && !meter.archived_at ? (
-              <Button variant="subtle" color="orange" onClick={() => setArchiving(true)}>
-                Archive meter
-              </Button>
-            ) : meter ? (
-              <Button variant="subtle" loading={unarchiving} onClick={() => void unarchive()}>
-                Unarchive meter
-              </Button>
-            ) : (
-              <span />
-            )}
-            <Group>
-              <Button variant="default" onClick={onDone}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={isSubmitting}>
-                {meter ? "Save meter" : "Create meter"}
-              </Button>
-            </Group>
-          </DialogActions>
-        </Stack>
-      </form>
+        </DialogActions>
+      </EditorForm>
       <ConfirmDialog
         opened={archiving}
         onClose={() => setArchiving(false)}

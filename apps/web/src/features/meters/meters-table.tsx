@@ -1,11 +1,11 @@
-import { ActionIcon, Badge, Group, Stack, Text } from "@mantine/core";
+import { ActionIcon, Badge, Group, Text } from "@mantine/core";
 import { IconGauge, IconPencil } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { AnchorLink } from "../../components/links";
 import type { Aggregation, Meter } from "../../lib/v1";
 import { describeFilter } from "../billing/filter-builder";
 import { formatDate } from "../billing/format";
-import { ListSearchField, ListView, useListParams } from "../billing/list";
+import { SearchedListView, useSearchedListParams } from "../billing/list";
 import { metersQuery } from "./queries";
 
 export const describeAggregation = (a: Aggregation) =>
@@ -25,68 +25,59 @@ export function MetersTable({
   archived: boolean;
   onEdit: (meter: Meter) => void;
 }) {
-  const { search, set, page, limit } = useListParams();
-  const query = typeof search.query === "string" ? search.query : "";
+  const { query, params } = useSearchedListParams();
   const meters = useQuery(
-    metersQuery(organizationId, {
-      page,
-      limit,
-      sorting: search.sorting,
-      query: query || undefined,
-      is_archived: archived ? undefined : false,
-    }),
+    metersQuery(organizationId, { ...params, is_archived: archived ? undefined : false }),
   );
   return (
-    <Stack gap="lg">
-      <ListSearchField value={query} placeholder="Name" onSearch={(q) => set({ query: q })} />
-      <ListView
-        query={meters}
-        label="meters"
-        caption="Meters"
-        empty={{
-          icon: IconGauge,
-          title: query ? "No meter matches" : "No meters yet",
-          children: query
-            ? "Change the search to see more."
-            : canWrite
-              ? "Create a meter to charge for usage: choose which events it counts and how (count, or sum of a property)."
-              : "An owner or admin of this organization creates meters.",
-        }}
-        columns={[
-          {
-            label: "Name",
-            sort: "name",
-            render: (m) => (
-              <Group gap={4} wrap="nowrap">
-                <AnchorLink to="/dashboard/$slug/meters/$meterId" params={{ slug, meterId: m.id }}>
-                  {m.name}
-                </AnchorLink>
-                {canWrite && (
-                  <ActionIcon
-                    variant="subtle"
-                    size="sm"
-                    aria-label={`Edit ${m.name}`}
-                    onClick={() => onEdit(m)}
-                  >
-                    <IconPencil size={14} />
-                  </ActionIcon>
-                )}
-              </Group>
-            ),
-          },
-          { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
-          {
-            label: "Filter",
-            render: (m) => <Text size="sm">{describeFilter(m.filter)}</Text>,
-          },
-          {
-            label: "Status",
-            render: (m) =>
-              m.archived_at ? <Badge color="orange">Archived</Badge> : <Badge variant="light">Active</Badge>,
-          },
-          { label: "Created", sort: "created_at", render: (m) => formatDate(m.created_at) },
-        ]}
-      />
-    </Stack>
+    <SearchedListView
+      searchPlaceholder="Name"
+      query={meters}
+      label="meters"
+      caption="Meters"
+      empty={{
+        icon: IconGauge,
+        title: query ? "No meter matches" : "No meters yet",
+        children: query
+          ? "Change the search to see more."
+          : canWrite
+            ? "Create a meter to charge for usage: choose which events it counts and how (count, or sum of a property)."
+            : "An owner or admin of this organization creates meters.",
+      }}
+      columns={[
+        {
+          label: "Name",
+          sort: "name",
+          render: (m) => (
+            <Group gap={4} wrap="nowrap">
+              <AnchorLink to="/dashboard/$slug/meters/$meterId" params={{ slug, meterId: m.id }}>
+                {m.name}
+              </AnchorLink>
+              {canWrite && (
+                <ActionIcon
+                  variant="subtle"
+                  size="sm"
+                  aria-label={`Edit ${m.name}`}
+                  onClick={() => onEdit(m)}
+                >
+                  <IconPencil size={14} />
+                </ActionIcon>
+              )}
+            </Group>
+          ),
+        },
+        { label: "Aggregation", render: (m) => <code>{describeAggregation(m.aggregation)}</code> },
+        {
+          label: "Filter",
+          render: (m) => <Text size="sm">{describeFilter(m.filter)}</Text>,
+        },
+        {
+          label: "Status",
+          render: (m) =>
+            m.archived_at ? <Badge color="orange">Archived</Badge> : <Badge variant="light">Active</Badge>,
+        },
+        { label: "Created", sort: "created_at", render: (m) => formatDate(m.created_at) },
+      ]}
+    />
   );
 }

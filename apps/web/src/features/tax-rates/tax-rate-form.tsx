@@ -1,15 +1,13 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { TaxRateCreate, TaxRateUpdate } from "@kassa/contracts/v1";
-import { Button, Stack, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Text, TextInput } from "@mantine/core";
 import { useMemo } from "react";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { countryOptions } from "../../checkout/countries";
-import { DialogActions } from "../../components/dialog-actions";
-import { applyServerError, type FieldMap, refusalOf } from "../../lib/server-errors";
+import type { FieldMap } from "../../lib/server-errors";
 import { checkedAgainst } from "../../lib/wire-form";
-import { FormRefusal, SelectField } from "../billing/form";
+import { EditorForm, FormActions, SelectField, submitRow } from "../billing/form";
 import { type TaxRate, type TaxRateBody, useSaveTaxRate } from "./queries";
 import { countryName } from "./tax-rates-table";
 
@@ -76,68 +74,58 @@ export function TaxRateForm({
     formState: { errors, isSubmitting },
   } = useForm<TaxRateFormValues>({ resolver: zodResolver(schema), defaultValues: valuesOf(rate) });
 
-  const submit = handleSubmit(async (values) => {
-    try {
-      await save.mutateAsync({ id: rate?.id, body: taxRateBody(values, rate) });
-      notifications.show({ color: "green", message: rate ? "Tax rate saved." : "Tax rate created." });
-      onDone();
-    } catch (e) {
-      applyServerError(refusalOf(e), setError, {}, FIELDS);
-    }
+  const submit = submitRow({ handleSubmit, setError }, FIELDS, {
+    save: (values) => save.mutateAsync({ id: rate?.id, body: taxRateBody(values, rate) }),
+    saved: rate ? "Tax rate saved." : "Tax rate created.",
+    onSaved: () => onDone(),
   });
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="md">
-        <FormRefusal errors={errors} title="The tax rate was not saved" />
-        {rate ? (
-          <TextInput
-            label="Country"
-            value={countryName(rate.country)}
-            readOnly
-            disabled
-            description="A rate's country cannot be changed: delete this rate and add one for the other country."
-          />
-        ) : (
-          <SelectField
-            control={control}
-            name="country"
-            label="Country"
-            description="Buyers whose billing address is in this country pay the rate. One rate per country."
-            placeholder="Choose a country"
-            required
-            searchable
-            data={countries}
-            comboboxProps={{ withinPortal: false }}
-          />
-        )}
+    <EditorForm onSubmit={submit} errors={errors} refusalTitle="The tax rate was not saved">
+      {rate ? (
         <TextInput
-          label="Rate"
-          description="A percentage of the net amount (after discounts), from 0 to 100 with at most 4 decimals. Added on top of the price."
+          label="Country"
+          value={countryName(rate.country)}
+          readOnly
+          disabled
+          description="A rate's country cannot be changed: delete this rate and add one for the other country."
+        />
+      ) : (
+        <SelectField
+          control={control}
+          name="country"
+          label="Country"
+          description="Buyers whose billing address is in this country pay the rate. One rate per country."
+          placeholder="Choose a country"
           required
-          inputMode="decimal"
-          placeholder="8.875"
-          rightSection={<Text size="sm">%</Text>}
-          w={260}
-          {...register("rate")}
-          error={errors.rate?.message}
+          searchable
+          data={countries}
+          comboboxProps={{ withinPortal: false }}
         />
-        <TextInput
-          label="Name"
-          description='Your label for this rate, e.g. "VAT" or "Sales tax". Optional.'
-          maxLength={100}
-          {...register("display_name")}
-          error={errors.display_name?.message}
-        />
-        <DialogActions>
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={isSubmitting}>
-            {rate ? "Save tax rate" : "Create tax rate"}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+      )}
+      <TextInput
+        label="Rate"
+        description="A percentage of the net amount (after discounts), from 0 to 100 with at most 4 decimals. Added on top of the price."
+        required
+        inputMode="decimal"
+        placeholder="8.875"
+        rightSection={<Text size="sm">%</Text>}
+        w={260}
+        {...register("rate")}
+        error={errors.rate?.message}
+      />
+      <TextInput
+        label="Name"
+        description='Your label for this rate, e.g. "VAT" or "Sales tax". Optional.'
+        maxLength={100}
+        {...register("display_name")}
+        error={errors.display_name?.message}
+      />
+      <FormActions
+        onCancel={onDone}
+        submitting={isSubmitting}
+        submitLabel={rate ? "Save tax rate" : "Create tax rate"}
+      />
+    </EditorForm>
   );
 }

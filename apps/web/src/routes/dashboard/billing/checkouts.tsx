@@ -1,10 +1,10 @@
-import { Button, Modal, Stack } from "@mantine/core";
-import { IconPlus } from "@tabler/icons-react";
+import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
-import { useState } from "react";
-import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
+import { ListPage } from "../../../features/billing/list-page";
+import { FormModal } from "../../../features/billing/row-actions";
 import { CheckoutDetail } from "../../../features/checkouts/checkout-detail";
 import { CheckoutForm } from "../../../features/checkouts/checkout-form";
 import { CheckoutsTable } from "../../../features/checkouts/checkouts-table";
@@ -13,25 +13,18 @@ import { checkoutQuery } from "../../../features/checkouts/queries";
 /** `/dashboard/{slug}/checkouts`: checkout sessions, open or done, filtered by status from the address. */
 export function CheckoutsPage() {
   const { organizationId, canWrite, slug } = useBilling();
-  const [creating, setCreating] = useState(false);
+  const [creating, { open, close }] = useDisclosure(false);
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Checkouts"
-        description="Payment pages opened for a product: each one's status, amount and customer."
-        actions={
-          canWrite && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-              New checkout
-            </Button>
-          )
-        }
-      />
+    <ListPage
+      title="Checkouts"
+      description="Payment pages opened for a product: each one's status, amount and customer."
+      newAction={canWrite && { label: "New checkout", onClick: open }}
+    >
       <CheckoutsTable organizationId={organizationId} slug={slug} />
-      <Modal opened={creating} onClose={() => setCreating(false)} title="New checkout" size="lg">
-        {creating && <CheckoutForm organizationId={organizationId} onDone={() => setCreating(false)} />}
-      </Modal>
-    </Stack>
+      <FormModal opened={creating} onClose={close} title="New checkout">
+        <CheckoutForm organizationId={organizationId} onDone={close} />
+      </FormModal>
+    </ListPage>
   );
 }
 

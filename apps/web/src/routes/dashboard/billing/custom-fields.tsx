@@ -1,9 +1,7 @@
-import { Button, Select, Stack } from "@mantine/core";
-import { IconPlus } from "@tabler/icons-react";
-import { useState } from "react";
-import { PageHeader } from "../../../components/states";
+import { Select } from "@mantine/core";
 import { useBilling, useListParams } from "../../../features/billing/list";
-import { DeleteRowDialog, type Editing, EditorModal } from "../../../features/billing/row-actions";
+import { ListPage, useEditor, useRowDialog } from "../../../features/billing/list-page";
+import { DeleteRowDialog, EditorModal } from "../../../features/billing/row-actions";
 import { CustomFieldForm } from "../../../features/custom-fields/custom-field-form";
 import { CustomFieldsTable, TYPE_LABELS } from "../../../features/custom-fields/custom-fields-table";
 import { CUSTOM_FIELD_TYPES, type CustomField } from "../../../lib/v1";
@@ -13,22 +11,15 @@ export function CustomFieldsPage() {
   const { organizationId, canWrite } = useBilling();
   const { search, set } = useListParams();
   const type = typeof search.type === "string" ? search.type : undefined;
-  const [editing, setEditing] = useState<Editing<CustomField>>(null);
-  const [deleting, setDeleting] = useState<CustomField | null>(null);
+  const editor = useEditor<CustomField>();
+  const deleting = useRowDialog<CustomField>();
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Custom fields"
-        description="Extra questions buyers answer at checkout (a company id, a date, a choice); attach them to products."
-        actions={
-          canWrite && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing("new")}>
-              New field
-            </Button>
-          )
-        }
-      />
+    <ListPage
+      title="Custom fields"
+      description="Extra questions buyers answer at checkout (a company id, a date, a choice); attach them to products."
+      newAction={canWrite && { label: "New field", onClick: editor.create }}
+    >
       <Select
         label="Type"
         placeholder="Every type"
@@ -42,30 +33,22 @@ export function CustomFieldsPage() {
         organizationId={organizationId}
         canWrite={canWrite}
         type={type}
-        onEdit={setEditing}
-        onDelete={setDeleting}
+        onEdit={editor.edit}
+        onDelete={deleting.open}
       />
-      <EditorModal
-        editing={editing}
-        onClose={() => setEditing(null)}
-        newTitle="New custom field"
-        editTitle="Edit custom field"
-      >
-        {(field) => (
-          <CustomFieldForm field={field} organizationId={organizationId} onDone={() => setEditing(null)} />
-        )}
+      <EditorModal editor={editor} newTitle="New custom field" editTitle="Edit custom field">
+        {(field) => <CustomFieldForm field={field} organizationId={organizationId} onDone={editor.close} />}
       </EditorModal>
       <DeleteRowDialog
         organizationId={organizationId}
         resource="custom-fields"
-        row={deleting}
-        onClose={() => setDeleting(null)}
+        dialog={deleting}
         title="Delete this field?"
         confirmLabel="Delete field"
         failure="Refused."
       >
-        {deleting?.name} is removed from every product's checkout.
+        {deleting.row?.name} is removed from every product's checkout.
       </DeleteRowDialog>
-    </Stack>
+    </ListPage>
   );
 }

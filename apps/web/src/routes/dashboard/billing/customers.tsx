@@ -1,10 +1,10 @@
-import { Button, Modal, Stack } from "@mantine/core";
-import { IconPlus } from "@tabler/icons-react";
+import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate, useParams } from "@tanstack/react-router";
-import { useState } from "react";
-import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
+import { ListPage } from "../../../features/billing/list-page";
+import { FormModal } from "../../../features/billing/row-actions";
 import { CustomerDetail } from "../../../features/customers/customer-detail";
 import { CustomerForm } from "../../../features/customers/customer-form";
 import { CustomersTable } from "../../../features/customers/customers-table";
@@ -13,38 +13,29 @@ import { customerQuery } from "../../../features/customers/queries";
 /** `/dashboard/{slug}/customers`: who bought, searchable by name or e-mail from the address. */
 export function CustomersPage() {
   const { organizationId, canWrite, slug } = useBilling();
-  const [creating, setCreating] = useState(false);
+  const [creating, { open, close }] = useDisclosure(false);
   const navigate = useNavigate();
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Customers"
-        description="The people who bought from you, with their subscriptions, benefits and orders."
-        actions={
-          canWrite && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-              New customer
-            </Button>
-          )
-        }
-      />
+    <ListPage
+      title="Customers"
+      description="The people who bought from you, with their subscriptions, benefits and orders."
+      newAction={canWrite && { label: "New customer", onClick: open }}
+    >
       <CustomersTable organizationId={organizationId} slug={slug} />
-      <Modal opened={creating} onClose={() => setCreating(false)} title="New customer" size="lg">
-        {creating && (
-          <CustomerForm
-            organizationId={organizationId}
-            onDone={(created) => {
-              setCreating(false);
-              if (created)
-                void navigate({
-                  to: "/dashboard/$slug/customers/$customerId",
-                  params: { slug, customerId: created.id },
-                });
-            }}
-          />
-        )}
-      </Modal>
-    </Stack>
+      <FormModal opened={creating} onClose={close} title="New customer">
+        <CustomerForm
+          organizationId={organizationId}
+          onDone={(created) => {
+            close();
+            if (created)
+              void navigate({
+                to: "/dashboard/$slug/customers/$customerId",
+                params: { slug, customerId: created.id },
+              });
+          }}
+        />
+      </FormModal>
+    </ListPage>
   );
 }
 

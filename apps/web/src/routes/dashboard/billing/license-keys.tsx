@@ -1,7 +1,6 @@
-import { Drawer, Stack } from "@mantine/core";
-import { useState } from "react";
-import { PageHeader } from "../../../components/states";
+import { Drawer } from "@mantine/core";
 import { useBilling } from "../../../features/billing/list";
+import { ListPage, useRowDialog } from "../../../features/billing/list-page";
 import { LicenseKeyDetail } from "../../../features/license-keys/license-key-detail";
 import { LicenseKeysTable } from "../../../features/license-keys/license-keys-table";
 import type { LicenseKey } from "../../../features/license-keys/queries";
@@ -13,31 +12,30 @@ import type { LicenseKey } from "../../../features/license-keys/queries";
  */
 export function LicenseKeysPage() {
   const { organizationId, canWrite, slug } = useBilling();
-  const [viewing, setViewing] = useState<LicenseKey | null>(null);
+  const viewing = useRowDialog<LicenseKey>();
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="License keys"
-        description="The keys your license key benefits granted: who has each, its usage, activations and expiry."
-      />
-      <LicenseKeysTable organizationId={organizationId} slug={slug} onOpen={setViewing} />
+    <ListPage
+      title="License keys"
+      description="The keys your license key benefits granted: who has each, its usage, activations and expiry."
+    >
+      <LicenseKeysTable organizationId={organizationId} slug={slug} onOpen={viewing.open} />
       <Drawer
-        opened={viewing !== null}
-        onClose={() => setViewing(null)}
+        opened={viewing.row !== null}
+        onClose={viewing.close}
         position="right"
         size="xl"
-        title={viewing ? `License key ${viewing.display_key}` : ""}
+        title={viewing.row ? `License key ${viewing.row.display_key}` : ""}
       >
-        {viewing && (
+        {viewing.row && (
           <LicenseKeyDetail
-            key={viewing.id}
+            key={viewing.row.id}
             organizationId={organizationId}
-            keyId={viewing.id}
+            keyId={viewing.row.id}
             slug={slug}
             canWrite={canWrite}
           />
         )}
       </Drawer>
-    </Stack>
+    </ListPage>
   );
 }

@@ -1,10 +1,10 @@
-import { Button, Modal, Stack, Switch } from "@mantine/core";
-import { IconPlus } from "@tabler/icons-react";
+import { Switch } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
-import { useState } from "react";
-import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState } from "../../../components/states";
 import { useBilling, useListParams } from "../../../features/billing/list";
+import { ListPage, useEditor } from "../../../features/billing/list-page";
+import { EditorModal } from "../../../features/billing/row-actions";
 import { MeterDetail } from "../../../features/meters/meter-detail";
 import { MeterForm } from "../../../features/meters/meter-form";
 import { MetersTable } from "../../../features/meters/meters-table";
@@ -16,21 +16,14 @@ export function MetersPage() {
   const { organizationId, canWrite, slug } = useBilling();
   const { search, set } = useListParams();
   const archived = search.archived === true;
-  const [editing, setEditing] = useState<Meter | "new" | null>(null);
+  const editor = useEditor<Meter>();
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Meters"
-        description="Meters turn the usage events you send into quantities that metered prices charge for."
-        actions={
-          canWrite && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing("new")}>
-              New meter
-            </Button>
-          )
-        }
-      />
+    <ListPage
+      title="Meters"
+      description="Meters turn the usage events you send into quantities that metered prices charge for."
+      newAction={canWrite && { label: "New meter", onClick: editor.create }}
+    >
       <Switch
         label="Show archived"
         checked={archived}
@@ -41,24 +34,12 @@ export function MetersPage() {
         slug={slug}
         canWrite={canWrite}
         archived={archived}
-        onEdit={setEditing}
+        onEdit={editor.edit}
       />
-      <Modal
-        opened={editing !== null}
-        onClose={() => setEditing(null)}
-        title={editing === "new" ? "New meter" : "Edit meter"}
-        size="xl"
-      >
-        {editing !== null && (
-          <MeterForm
-            key={editing === "new" ? "new" : editing.id}
-            meter={editing === "new" ? undefined : editing}
-            organizationId={organizationId}
-            onDone={() => setEditing(null)}
-          />
-        )}
-      </Modal>
-    </Stack>
+      <EditorModal editor={editor} newTitle="New meter" editTitle="Edit meter" size="xl">
+        {(meter) => <MeterForm meter={meter} organizationId={organizationId} onDone={editor.close} />}
+      </EditorModal>
+    </ListPage>
   );
 }
 

@@ -1,8 +1,8 @@
-import { Stack } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
-import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
+import { ListPage } from "../../../features/billing/list-page";
 import { OrderDetail } from "../../../features/orders/order-detail";
 import { OrdersTable } from "../../../features/orders/orders-table";
 import { orderQuery } from "../../../features/orders/queries";
@@ -11,13 +11,9 @@ import { orderQuery } from "../../../features/orders/queries";
 export function OrdersPage() {
   const { organizationId, slug } = useBilling();
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Orders"
-        description="Every purchase and renewal, with its amounts, invoice and refunds."
-      />
+    <ListPage title="Orders" description="Every purchase and renewal, with its amounts, invoice and refunds.">
       <OrdersTable organizationId={organizationId} slug={slug} />
-    </Stack>
+    </ListPage>
   );
 }
 

@@ -3,9 +3,9 @@ import { useDebouncedCallback } from "@mantine/hooks";
 import { IconPackage, IconPlus, IconSearch } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
 import { AnchorLink, ButtonLink } from "../../../components/links";
-import { PageHeader } from "../../../components/states";
 import { formatDate } from "../../../features/billing/format";
 import { ListView, useBilling, useListParams } from "../../../features/billing/list";
+import { ListPage } from "../../../features/billing/list-page";
 import { priceSummary } from "../../../features/products/price-summary";
 import { listQuery, type Product } from "../../../lib/v1";
 
@@ -30,22 +30,21 @@ export function ProductsPage() {
   const filtered = kind !== "all" || archived || query !== "";
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Products"
-        description="What you sell: one-time or recurring, with their prices and benefits."
-        actions={
-          canWrite && (
-            <ButtonLink
-              to="/dashboard/$slug/products/new"
-              params={{ slug }}
-              leftSection={<IconPlus size={16} />}
-            >
-              New product
-            </ButtonLink>
-          )
-        }
-      />
+    <ListPage
+      title="Products"
+      description="What you sell: one-time or recurring, with their prices and benefits."
+      actions={
+        canWrite && (
+          <ButtonLink
+            to="/dashboard/$slug/products/new"
+            params={{ slug }}
+            leftSection={<IconPlus size={16} />}
+          >
+            New product
+          </ButtonLink>
+        )
+      }
+    >
       <Group gap="md" align="flex-end">
         <TextInput
           label="Search"
@@ -124,6 +123,6 @@ export function ProductsPage() {
           { label: "Created", sort: "created_at", render: (p) => formatDate(p.created_at) },
         ]}
       />
-    </Stack>
+    </ListPage>
   );
 }

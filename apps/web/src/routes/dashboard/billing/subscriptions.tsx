@@ -1,19 +1,17 @@
-import { Stack } from "@mantine/core";
 import { useParams } from "@tanstack/react-router";
-import { PageHeader } from "../../../components/states";
+import { ListPage } from "../../../features/billing/list-page";
 import { SubscriptionDetail } from "../../../features/subscriptions/subscription-detail";
 import { SubscriptionsTable } from "../../../features/subscriptions/subscriptions-table";
 
 /** `/dashboard/{slug}/subscriptions`: recurring customers, by status, customer and product. */
 export function SubscriptionsPage() {
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Subscriptions"
-        description="Customers on a recurring product: what they pay, since when, and when their period ends."
-      />
+    <ListPage
+      title="Subscriptions"
+      description="Customers on a recurring product: what they pay, since when, and when their period ends."
+    >
       <SubscriptionsTable />
-    </Stack>
+    </ListPage>
   );
 }
 

@@ -1,12 +1,13 @@
-import { Button, Modal, Stack } from "@mantine/core";
-import { IconPlus } from "@tabler/icons-react";
+import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
 import { useState } from "react";
 import { ApiReferenceLink } from "../../../components/links";
-import { ErrorState, LoadingState, PageHeader } from "../../../components/states";
+import { ErrorState, LoadingState } from "../../../components/states";
 import { useBilling } from "../../../features/billing/list";
+import { ListPage } from "../../../features/billing/list-page";
 import { OnceSecret } from "../../../features/billing/once-secret";
+import { FormModal } from "../../../features/billing/row-actions";
 import { EndpointDetail } from "../../../features/webhooks/endpoint-detail";
 import { EndpointForm } from "../../../features/webhooks/endpoint-forms";
 import { EndpointsTable } from "../../../features/webhooks/endpoints-table";
@@ -16,43 +17,34 @@ import type { WebhookEndpoint } from "../../../lib/v1";
 /** `/dashboard/{slug}/settings/webhooks`: the endpoints Kassa sends signed events to. */
 export function WebhooksPage() {
   const { organizationId, canWrite, slug } = useBilling();
-  const [creating, setCreating] = useState(false);
+  const [creating, { open, close }] = useDisclosure(false);
   const [created, setCreated] = useState<WebhookEndpoint | null>(null);
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Webhooks"
-        description={
-          <>
-            Kassa POSTs signed events (Standard Webhooks) to these addresses as things happen. The{" "}
-            <ApiReferenceLink /> describes each event's payload.
-          </>
-        }
-        actions={
-          canWrite && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-              Add endpoint
-            </Button>
-          )
-        }
-      />
+    <ListPage
+      title="Webhooks"
+      description={
+        <>
+          Kassa POSTs signed events (Standard Webhooks) to these addresses as things happen. The{" "}
+          <ApiReferenceLink /> describes each event's payload.
+        </>
+      }
+      newAction={canWrite && { label: "Add endpoint", onClick: open }}
+    >
       {created && (
         <OnceSecret label={`Signing secret of ${created.name ?? created.url}`} value={created.secret} />
       )}
       <EndpointsTable organizationId={organizationId} canWrite={canWrite} slug={slug} />
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Add a webhook endpoint" size="lg">
-        {creating && (
-          <EndpointForm
-            organizationId={organizationId}
-            onDone={(e) => {
-              setCreating(false);
-              setCreated(e);
-            }}
-          />
-        )}
-      </Modal>
-    </Stack>
+      <FormModal opened={creating} onClose={close} title="Add a webhook endpoint">
+        <EndpointForm
+          organizationId={organizationId}
+          onDone={(e) => {
+            close();
+            setCreated(e);
+          }}
+        />
+      </FormModal>
+    </ListPage>
   );
 }
 
