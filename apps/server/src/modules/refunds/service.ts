@@ -252,10 +252,36 @@ export async function settleRefund(
 }
 
 /**
+ * How a refund made at the processor, `total` tax included, splits into its amount and its tax,
+ * given what is `left` of the order: all of it when `total` is as much or more (never more than
+ * is left); else at the rate of what is left, the amount rounded half away from zero in exact
+ * integer arithmetic and the tax the rest, so that the two sum to `total` exactly and neither
+ * exceeds its part of what is left. The amount takes all of its part only with the tax (the
+ * order's status follows its amount: refunded once the amount is). On the first refund the rate
+ * of what is left is the order's; after it, each split corrects the rounding of the ones before,
+ * so the refunds of an order refunded in full sum to its amount and its tax. (Splitting every
+ * refund at the order's rate did not: after a few cents' refunds had each rounded their tax up,
+ * the tax left ran out before a later refund's share, which was cut, so Kassa recorded less than
+ * Stripe refunded and the order, refunded in full at Stripe, stayed partially refunded.)
+ */
+export function externalRefundSplit(
+  total: number,
+  left: { amount: number; taxAmount: number },
+): { amount: number; taxAmount: number } {
+  const whole = left.amount + left.taxAmount;
+  if (total >= whole) return { amount: left.amount, taxAmount: left.taxAmount };
+  if (total <= 0) return { amount: 0, taxAmount: 0 };
+  let amount = Number((BigInt(total) * BigInt(left.amount) * 2n + BigInt(whole)) / (2n * BigInt(whole)));
+  if (left.amount > 0) amount = Math.min(amount, left.amount - 1);
+  return { amount, taxAmount: total - amount };
+}
+
+/**
  * A refund made at the processor outside Kassa (Stripe's dashboard), told by its event: recorded
  * as a succeeded refund of the order (reason `other`), so the order's refunded amount, status and
  * webhooks say what the processor did. `total` is tax included: split into the amount and its
- * tax at the order's rate (all of what is left when it is all of it), never more than is left.
+ * tax by `externalRefundSplit` (at the rate of what is left; all of it when it is all of it),
+ * never more than is left.
  * Once per processor refund id (its unique index): a repeated event finds the row and does nothing.
  */
 export async function recordExternalRefund(
@@ -266,18 +292,7 @@ export async function recordExternalRefund(
   const order = await findOrder(trx, ctx.organizationId, input.orderId, { forUpdate: true });
   if (!order?.processor) return undefined;
   if (await repo.findRefundByProcessorId(trx, order.processor, input.processorRefundId)) return undefined;
-  const left = await refundable(trx, order);
-  let amount: number;
-  let taxAmount: number;
-  if (input.total >= left.amount + left.taxAmount) {
-    amount = left.amount;
-    taxAmount = left.taxAmount;
-  } else {
-    const gross = order.net_amount + order.tax_amount;
-    amount = gross > 0 ? Math.round((input.total * order.net_amount) / gross) : input.total;
-    amount = Math.min(amount, left.amount);
-    taxAmount = Math.min(input.total - amount, left.taxAmount);
-  }
+  const { amount, taxAmount } = externalRefundSplit(input.total, await refundable(trx, order));
   if (amount + taxAmount <= 0) return undefined;
   const now = ctx.clock.now();
   const row = await repo.insertRefund(trx, {
