@@ -1,9 +1,10 @@
 // Runs on both databases: crash recovery (SIGKILL at each step), two processes reconciling at once.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
-import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
+import { type FakeStripe, type RecordedRequest, startFakeStripe } from "./support/fake-stripe.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type ProcessTestServer as TestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
@@ -14,7 +15,8 @@ import { call, createMerchant, createToken } from "./support/v1.js";
  * finishes the purchase without the buyer: a charged checkout ends as its order, a claimed but
  * uncharged one is open again, `order.paid` is delivered once with a valid signature, and no
  * charge is without its order or order without its charge. Then two processes reconcile the
- * same stuck checkouts at once and make each order once.
+ * same stuck checkouts at once and make each order once, and two processes give up the same
+ * abandoned 3-D Secure payment on Stripe at once and reopen its checkout once.
  *
  * PostgreSQL only: a killed process on PGlite (one process owning its data directory) is not a
  * deployment Kassa supports for money, and two processes on one database exist only there. The
@@ -330,6 +332,222 @@ if (TEST_DB === "postgres") {
         fake.requests.slice(before).filter((r) => r.method === "POST" && r.path === "/v1/payment_intents"),
       ).toEqual([]);
       expect(await second.sql("select id from kassa_order where checkout_id = $1", checkout.id)).toEqual([]);
+    });
+    it("two processes give up the same abandoned 3-D Secure payment at once: canceled at Stripe, the checkout reopened once, its discount given back once", {
+      timeout: 120_000,
+    }, async () => {
+      const path = "/stripe-abandoned";
+      // The reconcilers look at checkouts claimed ten minutes ago (more than a live confirm can
+      // take: at 300 ms, one could find no payment intent yet for a confirm still creating it).
+      const env = { ...stripeEnv(), CHECKOUT_RECONCILE_AFTER_MS: "600000" };
+      const a = await start(env);
+      const b = await start(env, a.database);
+      const merchant = await createMerchant(a, "Abandoned");
+      const token = await createToken(merchant, [
+        "checkouts:write",
+        "products:write",
+        "discounts:write",
+        "webhooks:write",
+      ]);
+      const product = await call(a, token, "POST", "/v1/products/", {
+        name: "Course",
+        prices: [{ amount_type: "fixed", price_amount: PRICE, price_currency: "usd" }],
+      });
+      expect(product.status, JSON.stringify(product.body)).toBe(201);
+      const endpoint = await call(a, token, "POST", "/v1/webhooks/endpoints", {
+        url: `${receiver.url}${path}`,
+        format: "raw",
+        events: ["checkout.updated"],
+      });
+      expect(endpoint.status).toBe(201);
+      const discount = await call(a, token, "POST", "/v1/discounts/", {
+        name: "Only one",
+        type: "percentage",
+        basis_points: 1000,
+        duration: "once",
+        max_redemptions: 1,
+      });
+      expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+      const discountId = discount.body.id as string;
+      const redemptions = async () =>
+        (await call(b, token, "GET", `/v1/discounts/${discountId}`)).body.redemptions_count as number;
+      const newDiscounted = async () => {
+        const res = await call(a, token, "POST", "/v1/checkouts/", {
+          products: [product.body.id],
+          discount_id: discountId,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        return res.body as Json;
+      };
+      const checkout = await newDiscounted();
+      const confirmed = await call(
+        a,
+        undefined,
+        "POST",
+        `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+        confirmBody(`ctoken_threeDS_${checkout.id.slice(0, 8)}`),
+      );
+      expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+      expect(confirmed.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+      expect(await redemptions()).toBe(1);
+      const key = `checkout:${checkout.id}:1`;
+      const opened = () =>
+        receiver.received.filter((h) => {
+          const p = JSON.parse(h.body) as { type: string; data: Json };
+          return h.path === path && p.data.id === checkout.id && p.data.status === "open";
+        });
+
+      // Both processes must ask Stripe before either reopens: each cancel waits until both have
+      // come, then they act in the order they came (the first cancels the intent; Stripe refuses
+      // the second). The first one's answer is held until the refused process, which reads the
+      // intent back, waits on the checkout's row lock, held here until both processes wait on it.
+      const isCancel = (r: RecordedRequest) => /^\/v1\/payment_intents\/[^/]+\/cancel$/.test(r.path);
+      const cancels: RecordedRequest[] = [];
+      let bothCame = () => {};
+      const both = new Promise<void>((resolve) => {
+        bothCame = resolve;
+      });
+      let answerCanceled = () => {};
+      const canceledAnswer = new Promise<void>((resolve) => {
+        answerCanceled = resolve;
+      });
+      fake.settings.beforeRoute = async (r) => {
+        if (!isCancel(r)) return;
+        cancels.push(r);
+        if (cancels.length === 2) bothCame();
+        await both;
+      };
+      fake.settings.beforeReply = async (r, status) => {
+        if (isCancel(r) && status === 200) await canceledAnswer;
+      };
+      const lock = new pg.Client({ connectionString: a.database!.env.DATABASE_URL });
+      await lock.connect();
+      const waitingOnLocks = async () => {
+        const { rows } = await lock.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+        );
+        return rows[0]!.n;
+      };
+      try {
+        // The buyer closed the page two hours ago (the claim and the expiry moved back, as the
+        // processes' clocks cannot be): both reconcilers find the payment abandoned.
+        await a.sql(
+          `update kassa_checkout set modified_at = now() - interval '2 hours', expires_at = now() - interval '1 hour'
+            where id = $1`,
+          checkout.id,
+        );
+        await lock.query("begin");
+        const held = await lock.query<{ status: string }>(
+          "select status from kassa_checkout where id = $1 for update",
+          [checkout.id],
+        );
+        expect(held.rows).toEqual([{ status: "confirmed" }]);
+        await until("both processes to cancel", async () => (cancels.length === 2 ? true : undefined));
+        await until("the refused process to wait on the checkout", async () =>
+          (await waitingOnLocks()) === 1 ? true : undefined,
+        );
+        answerCanceled();
+        await until("both processes to wait on the checkout", async () =>
+          (await waitingOnLocks()) === 2 ? true : undefined,
+        );
+        await lock.query("commit");
+        await until("both reopens to end", async () => ((await waitingOnLocks()) === 0 ? true : undefined));
+      } finally {
+        bothCame();
+        answerCanceled();
+        fake.settings.beforeRoute = undefined;
+        fake.settings.beforeReply = undefined;
+        await lock.end();
+      }
+
+      // Stripe: one intent, canceled as abandoned by the first cancel; the second refused (400).
+      const intentId = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(cancels[0]!.path)![1]!;
+      expect(cancels.map((r) => [r.path, r.answered])).toEqual([
+        [`/v1/payment_intents/${intentId}/cancel`, 200],
+        [`/v1/payment_intents/${intentId}/cancel`, 400],
+      ]);
+      expect(fake.object(intentId)).toMatchObject({
+        status: "canceled",
+        cancellation_reason: "abandoned",
+        metadata: expect.objectContaining({ checkout_id: checkout.id, kassa_payment_key: key }),
+      });
+      // The refused process read the intent back by the attempt's key, as canceled: a failure,
+      // so it reopened (first in the row lock's queue), with the reason the cancel itself gives.
+      const readBack = fake.requests
+        .slice(fake.requests.indexOf(cancels[1]!) + 1)
+        .filter((r) => r.path === "/v1/payment_intents/search");
+      expect(readBack.length).toBeGreaterThanOrEqual(1);
+      // Opened once, its attempt unchanged (the next confirm is attempt 2), no order.
+      const [row] = await b.sql<{ status: string; attempt: number; payment_error: string | null }>(
+        "select status, attempt, payment_error from kassa_checkout where id = $1",
+        checkout.id,
+      );
+      expect(row).toEqual({
+        status: "open",
+        attempt: 1,
+        payment_error: "The payment was not completed in time.",
+      });
+      expect(await b.sql("select id from kassa_order where checkout_id = $1", checkout.id)).toEqual([]);
+      // The code's redemption given back once: none held, the count 0 (not -1).
+      expect(await redemptions()).toBe(0);
+      const holding = await b.sql<{ n: number }>(
+        "select count(*)::int as n from kassa_discount_redemption where discount_id = $1",
+        discountId,
+      );
+      expect(holding[0]?.n).toBe(0);
+      await receiver.waitFor(1, 20_000, (h) => opened().includes(h));
+      await new Promise((r) => setTimeout(r, 800)); // a second reopen's webhook would be here by now
+      expect(opened()).toHaveLength(1);
+
+      // The reopened checkout is past its expiry (a payment is given up only then): it reads as
+      // expired and takes no payment. A new checkout with the same one-use code pays, once.
+      expect((await call(b, token, "GET", `/v1/checkouts/${checkout.id}`)).body.status).toBe("expired");
+      const intentsBefore = fake.requests.filter(
+        (r) => r.method === "POST" && r.path === "/v1/payment_intents",
+      ).length;
+      const late = await call(
+        b,
+        undefined,
+        "POST",
+        `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+        confirmBody(`ctoken_visa_${checkout.id.slice(0, 8)}`),
+      );
+      expect(late.status, JSON.stringify(late.body)).toBe(410);
+      const again = await newDiscounted();
+      const paid = await call(
+        b,
+        undefined,
+        "POST",
+        `/v1/checkouts/client/${again.client_secret}/confirm`,
+        confirmBody(`ctoken_visa_${again.id.slice(0, 8)}`),
+      );
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      await until("the new checkout to succeed", async () => {
+        const res = await call(b, token, "GET", `/v1/checkouts/${again.id}`);
+        return res.body.status === "succeeded" ? true : undefined;
+      });
+      const intents = fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/payment_intents");
+      expect(intents).toHaveLength(intentsBefore + 1);
+      expect(intents.at(-1)!.form.get("metadata[checkout_id]")).toBe(again.id);
+      expect(intents.at(-1)!.form.get("amount")).toBe(String(again.total_amount));
+      const orders = await b.sql<{ total_amount: number; charge_id: string; discount_id: string }>(
+        "select total_amount, charge_id, discount_id from kassa_order where checkout_id = $1",
+        again.id,
+      );
+      expect(orders).toEqual([
+        {
+          total_amount: again.total_amount,
+          charge_id: expect.stringMatching(/^pi_/),
+          discount_id: discountId,
+        },
+      ]);
+      expect(again.total_amount).toBeLessThan(PRICE);
+      expect(fake.object(orders[0]!.charge_id)).toMatchObject({
+        status: "succeeded",
+        amount: again.total_amount,
+      });
+      expect(await redemptions()).toBe(1);
     });
   });
 }

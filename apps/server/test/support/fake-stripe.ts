@@ -19,6 +19,8 @@ export interface RecordedRequest {
   form: URLSearchParams;
   idempotencyKey: string | undefined;
   authorization: string | undefined;
+  /** The status the fake answered with, once it has. */
+  answered?: number;
 }
 
 type CardKind = "visa" | "declined" | "insufficient" | "chargeFails" | "threeDS";
@@ -56,6 +58,12 @@ export interface FakeStripe {
     refundStatus: "succeeded" | "pending";
     /** Answers this many refund requests with a 500 after making the refund (a lost answer). */
     lostRefundAnswers: number;
+    /**
+     * Awaited before a request acts (`beforeRoute`) and after it acted, before its answer
+     * (`beforeReply`): a test holds requests there to order those of several processes.
+     */
+    beforeRoute?: ((request: RecordedRequest) => Promise<void> | void) | undefined;
+    beforeReply?: ((request: RecordedRequest, status: number) => Promise<void> | void) | undefined;
   };
   /** Fails a pending refund as the bank would: the amount is refundable again on its charge. */
   failRefund(id: string): Obj;
@@ -310,14 +318,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const form = new URLSearchParams(raw);
     const method = req.method ?? "GET";
     const key = req.headers["idempotency-key"] as string | undefined;
-    requests.push({
+    const recorded: RecordedRequest = {
       method,
       path: url.pathname,
       form,
       idempotencyKey: key,
       authorization: req.headers.authorization,
-    });
+    };
+    requests.push(recorded);
     const reply = (status: number, body: Obj) => {
+      recorded.answered = status;
       res.writeHead(status, { "content-type": "application/json", "request-id": `req_${counter}` });
       res.end(JSON.stringify(body));
     };
@@ -344,6 +354,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     let status = 200;
     let body: Obj;
+    await settings.beforeRoute?.(recorded);
     try {
       body = route(method, url.pathname, form, url.searchParams);
     } catch (error) {
@@ -356,6 +367,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       settings.lostRefundAnswers -= 1;
       return reply(500, { error: { type: "api_error", message: "An unknown error occurred." } });
     }
+    await settings.beforeReply?.(recorded, status);
     reply(status, body);
   }
 

@@ -4,6 +4,7 @@ import {
   type ChargeInput,
   type ChargeResult,
   type CreateCustomerInput,
+  type Decline,
   type OffSessionChargeInput,
   PAYMENT_KEY_METADATA,
   type PaymentLookup,
@@ -98,6 +99,18 @@ const declineOf = (error: {
   message: error.message || "Your card was declined.",
 });
 
+/**
+ * Why a canceled payment intent took no money, in a decline's words: given up by Kassa's
+ * reconciler (`abandoned`, the buyer never finished 3-D Secure) or canceled otherwise (e.g. in
+ * Stripe's dashboard). The cancel's own answer and a later read of the intent say the same, so
+ * a checkout reopened by either process of two that gave it up at once has the same reason.
+ */
+function cancellationOf(pi: Pick<Stripe.PaymentIntent, "cancellation_reason">): Decline {
+  return pi.cancellation_reason === "abandoned"
+    ? { declineCode: "abandoned", message: "The payment was not completed in time." }
+    : { declineCode: "canceled", message: "The payment was canceled." };
+}
+
 function intentResult(pi: Stripe.PaymentIntent): ChargeResult {
   switch (pi.status) {
     case "succeeded":
@@ -113,6 +126,10 @@ function intentResult(pi: Stripe.PaymentIntent): ChargeResult {
       return { status: "pending", chargeId: pi.id, clientSecret: null };
     case "requires_action":
       return { status: "pending", chargeId: pi.id, clientSecret: pi.client_secret };
+    case "canceled":
+      // Before, read as a card decline ("Your card was declined."): a checkout reopened from it
+      // told the buyer their card was declined when the payment had been given up.
+      return { status: "failed", chargeId: pi.id, ...cancellationOf(pi) };
     default: {
       const err = pi.last_payment_error;
       return {
@@ -347,12 +364,7 @@ export class StripeProcessor implements PaymentProcessor {
       const pi = await this.stripe.paymentIntents.cancel(input.chargeId, {
         cancellation_reason: "abandoned",
       });
-      if (pi.status === "canceled")
-        return {
-          status: "failed",
-          declineCode: "abandoned",
-          message: "The payment was not completed in time.",
-        };
+      if (pi.status === "canceled") return { status: "failed", ...cancellationOf(pi) };
       return this.findPayment(input);
     } catch (error) {
       // Not cancelable any more (it succeeded, or failed, meanwhile): answer what it is.
