@@ -1,5 +1,5 @@
 // Runs on both databases: one order under 50 parallel confirms, discount redemptions under 100 (row locks).
-import { CheckoutConfirm } from "@kassa/contracts/v1";
+import { CheckoutConfirm, CheckoutUpdate, CheckoutUpdatePublic } from "@kassa/contracts/v1";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
@@ -7,8 +7,9 @@ import { openDatabase } from "../src/db/database.js";
 import type { KassaDatabase } from "../src/db/schema.js";
 import { ApiError } from "../src/kit/api/errors.js";
 import type { Clock } from "../src/kit/clock.js";
-import { confirmCheckout } from "../src/modules/checkouts/confirm.js";
-import { CHECKOUT_TTL_MS } from "../src/modules/checkouts/service.js";
+import type { EventSink } from "../src/kit/context.js";
+import { type ConfirmDeps, confirmCheckout } from "../src/modules/checkouts/confirm.js";
+import { CHECKOUT_TTL_MS, updateCheckout, updateClientCheckout } from "../src/modules/checkouts/service.js";
 import { type PaymentProcessor, SandboxProcessor } from "../src/modules/payments/index.js";
 import { OrganizationRateTaxCalculator } from "../src/modules/tax/index.js";
 import { webhookEventSink } from "../src/modules/webhooks/index.js";
@@ -21,8 +22,8 @@ import { call, createMerchant, createToken, type Merchant, sdk } from "./support
  * Confirming checkouts on the sandbox processor: the purchase end to end (order, subscription,
  * customer, customer session), free checkouts, declines then a good card, one 422 for every
  * missing field, and the limits under parallel requests (one order per checkout, a discount's
- * max_redemptions never exceeded, no claim of a checkout a parallel decline opened again after
- * its expiry).
+ * max_redemptions never exceeded, no claim nor update of a checkout a parallel decline opened
+ * again after its expiry).
  */
 
 let server: TestServer;
@@ -549,128 +550,220 @@ function holdingTransaction(
 }
 
 /**
- * A confirm reads the checkout, then claims it under its row lock; a parallel attempt declined in
- * between opens it again, perhaps after its expiry. No request over HTTP lands in that window
- * reliably, so the two confirms run here as the route runs them (`confirmCheckout`), on the
- * server's database, with the processor's answer and the second request's claim held until
- * the test lets them go; what the buyer and the merchant see is then read over HTTP.
+ * What v1 answers for a use case's call: its result (200), or the ApiError it throws as v1's
+ * error handler renders it (renderError in v1/app.ts).
  */
-describe("a confirm racing a declined attempt past the checkout's expiry", () => {
-  it("the checkout a parallel decline opened again after expires_at is expired, not claimed: 410, no order, no charge", async () => {
-    // The shop, over HTTP; then the server stops and the two confirms run on its database.
-    const first = await startTestServer({ inProcess: true, keepDatabase: true, env: { JOB_WORKER: "off" } });
-    const shop = await createMerchant(first, "Late");
-    const shopToken = await createToken(shop, ["checkouts:write", "products:write", "webhooks:write"]);
-    const endpoint = await call(first, shopToken, "POST", "/v1/webhooks/endpoints", {
-      url: `${receiver.url}/late`,
-      format: "raw",
-      events: ["checkout.updated"],
-    });
-    expect(endpoint.status).toBe(201);
-    const p = await call(first, shopToken, "POST", "/v1/products/", {
-      name: "Late book",
-      prices: [{ amount_type: "fixed", price_amount: 1999, price_currency: "usd" }],
-    });
-    expect(p.status).toBe(201);
-    const created = await call(first, shopToken, "POST", "/v1/checkouts/", {
-      products: [p.body.id],
-      customer_email: "late@example.com",
-    });
-    expect(created.status).toBe(201);
-    const c = created.body;
-    await first.stop();
-    const testDb = first.database!;
-    try {
-      const database = await openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
-      try {
-        const db = database.db;
-        let now = Date.now();
-        const clock: Clock = { now: () => new Date(now) };
-        const sandbox = new SandboxProcessor(db, clock);
-        // The processor's answer to the first attempt's charge arrives only when the test lets it.
-        let chargeAt!: () => void;
-        const charging = new Promise<void>((resolve) => {
-          chargeAt = resolve;
-        });
-        let answer!: () => void;
-        const answered = new Promise<void>((resolve) => {
-          answer = resolve;
-        });
-        const processor: PaymentProcessor = Object.create(sandbox);
-        processor.charge = async (input) => {
-          const result = await sandbox.charge(input);
-          if (input.idempotencyKey === `checkout:${c.id}:1`) {
-            chargeAt();
-            await answered;
-          }
-          return result;
-        };
-        const deps = {
-          env: { baseURL: "http://localhost", payments: { processor, stripe: undefined } },
-          tax: new OrganizationRateTaxCalculator(db),
-          processor,
-        };
-        const events = webhookEventSink(clock);
-        const card = (number: string) =>
-          sandbox.createConfirmationToken({ card_number: number, exp_month: 12, exp_year: 2040, cvc: "123" });
-        const body = (token: string) =>
-          CheckoutConfirm.parse({ confirmation_token_id: token, customer_billing_address: FR });
+function answer(run: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  return run.then(
+    (body) => ({ status: 200, body }),
+    (error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
+      return { status: error.status as number, body: error.body() as unknown };
+    },
+  );
+}
 
-        // The buyer's first confirm: claimed (attempt 1), its card at the processor.
-        const declined = (await card(DECLINED)).id;
-        const attempt1 = confirmCheckout({
+/** What a request racing the late decline runs with: the server's database, the test's clock. */
+interface LateDecline {
+  /** The server's database, its `held`th transaction beginning only once attempt 1 is declined. */
+  db: Kysely<KassaDatabase>;
+  clock: Clock;
+  events: EventSink;
+  deps: ConfirmDeps;
+  /** The checkout, as created. */
+  checkout: Json;
+  /** A sandbox confirmation token for the card `number`. */
+  card: (number: string) => Promise<string>;
+}
+
+/**
+ * A request reads the checkout, then locks it to act on it (claim it, update it); a parallel
+ * attempt declined in between opens it again, perhaps after its expiry. No request over HTTP
+ * lands in that window reliably, so the requests run here as the routes run them, on the
+ * server's database, with the processor's answer and the racing request held until the test
+ * lets them go; what the buyer and the merchant see is then read over HTTP.
+ *
+ * The shop (`name`, its `checkout.updated` sent to the receiver's `/<name>`) and its checkout
+ * are made over HTTP; the server stops. The buyer's first confirm, with a declined card, is
+ * claimed (attempt 1) and held at the processor; the checkout's 24 hours pass; `race` then
+ * runs the racing request, which reads the checkout `confirmed` (attempt 1 in flight), and
+ * whose `held`th transaction begins only once attempt 1 is declined: the checkout open again,
+ * past its expires_at. `after` gets the racing request's answer (as v1 renders it) and a
+ * server on that database.
+ */
+async function raceLateDecline({
+  name,
+  held,
+  race,
+  after,
+}: {
+  name: string;
+  held: number;
+  race: (late: LateDecline) => Promise<unknown>;
+  after: (late: {
+    server: TestServer;
+    token: string;
+    checkout: Json;
+    answer: { status: number; body: unknown };
+  }) => Promise<void>;
+}): Promise<void> {
+  const first = await startTestServer({ inProcess: true, keepDatabase: true, env: { JOB_WORKER: "off" } });
+  const shop = await createMerchant(first, name);
+  const shopToken = await createToken(shop, ["checkouts:write", "products:write", "webhooks:write"]);
+  const endpoint = await call(first, shopToken, "POST", "/v1/webhooks/endpoints", {
+    url: `${receiver.url}/${name}`,
+    format: "raw",
+    events: ["checkout.updated"],
+  });
+  expect(endpoint.status).toBe(201);
+  const p = await call(first, shopToken, "POST", "/v1/products/", {
+    name: `${name} book`,
+    prices: [{ amount_type: "fixed", price_amount: 1999, price_currency: "usd" }],
+  });
+  expect(p.status).toBe(201);
+  const created = await call(first, shopToken, "POST", "/v1/checkouts/", {
+    products: [p.body.id],
+    customer_email: `${name}@example.com`,
+  });
+  expect(created.status).toBe(201);
+  const c = created.body;
+  await first.stop();
+  const testDb = first.database!;
+  try {
+    let answered: { status: number; body: unknown };
+    const database = await openDatabase(loadConfig({ ...testDb.env, LOG_LEVEL: "error" }));
+    try {
+      const db = database.db;
+      let now = Date.now();
+      const clock: Clock = { now: () => new Date(now) };
+      const sandbox = new SandboxProcessor(db, clock);
+      // The processor's answer to the first attempt's charge arrives only when the test lets it.
+      let chargeAt!: () => void;
+      const charging = new Promise<void>((resolve) => {
+        chargeAt = resolve;
+      });
+      let letAnswer!: () => void;
+      const processorAnswered = new Promise<void>((resolve) => {
+        letAnswer = resolve;
+      });
+      const processor: PaymentProcessor = Object.create(sandbox);
+      processor.charge = async (input) => {
+        const result = await sandbox.charge(input);
+        if (input.idempotencyKey === `checkout:${c.id}:1`) {
+          chargeAt();
+          await processorAnswered;
+        }
+        return result;
+      };
+      const deps = {
+        env: { baseURL: "http://localhost", payments: { processor, stripe: undefined } },
+        tax: new OrganizationRateTaxCalculator(db),
+        processor,
+      };
+      const events = webhookEventSink(clock);
+      const card = async (number: string) =>
+        (
+          await sandbox.createConfirmationToken({
+            card_number: number,
+            exp_month: 12,
+            exp_year: 2040,
+            cvc: "123",
+          })
+        ).id;
+
+      // The buyer's first confirm: claimed (attempt 1), its card at the processor.
+      const declined = await card(DECLINED);
+      const attempt1 = confirmCheckout({
+        base: { db, clock, events },
+        deps,
+        clientSecret: c.client_secret,
+        input: CheckoutConfirm.parse({ confirmation_token_id: declined, customer_billing_address: FR }),
+      }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await charging;
+      // The checkout's 24 hours pass while the processor answers; the racing request reads the
+      // checkout (`confirmed`: attempt 1 in flight), then, before its `held`th transaction,
+      // attempt 1 is declined: the checkout is open again, past its expires_at.
+      now += CHECKOUT_TTL_MS + 60_000;
+      const racing = answer(
+        race({
+          db: holdingTransaction(db, held, async () => {
+            letAnswer();
+            await attempt1;
+          }),
+          clock,
+          events,
+          deps,
+          checkout: c,
+          card,
+        }),
+      );
+      expect(await attempt1).toMatchObject({ status: 400, error: "PaymentError" });
+      answered = await racing;
+    } finally {
+      await database.close();
+    }
+
+    const second = await startTestServer({
+      inProcess: true,
+      database: testDb,
+      keepDatabase: true,
+      env: { JOB_POLL_INTERVAL_MS: "200" },
+    });
+    try {
+      await after({ server: second, token: shopToken, checkout: c, answer: answered });
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await testDb.drop();
+  }
+}
+
+/**
+ * The late decline's checkout sent three `checkout.updated`: attempt 1's claim, its decline, and
+ * the expiry under the racing request's lock (delivered to the receiver's `/<name>`).
+ */
+async function expectExpiryAnnounced(server: TestServer, name: string, checkoutId: string): Promise<void> {
+  const statuses = await server.sql<{ status: string }>(
+    `select payload::jsonb->'data'->>'status' as status from kassa_webhook_event
+     where type = 'checkout.updated' and payload::jsonb->'data'->>'id' = $1 order by seq`,
+    checkoutId,
+  );
+  expect(statuses.map((e) => e.status)).toEqual(["confirmed", "open", "expired"]);
+  const [hook] = await receiver.waitFor(
+    1,
+    20_000,
+    (h) => h.path === `/${name}` && JSON.parse(h.body).data.status === "expired",
+  );
+  expect(JSON.parse(hook!.body)).toMatchObject({
+    type: "checkout.updated",
+    data: { id: checkoutId, status: "expired" },
+  });
+}
+
+const EXPIRED = { error: "ExpiredCheckoutError", detail: "This checkout session has expired." };
+
+describe("a request racing a declined attempt past the checkout's expiry", () => {
+  it("a confirm: the checkout a parallel decline opened again after expires_at is expired, not claimed: 410, no order, no charge", async () => {
+    await raceLateDecline({
+      name: "late-confirm",
+      // Its first transaction (claimIfOpen) finds the checkout confirmed; the second is the claim.
+      held: 2,
+      race: async ({ db, clock, events, deps, checkout: c, card }) =>
+        confirmCheckout({
           base: { db, clock, events },
           deps,
           clientSecret: c.client_secret,
-          input: body(declined),
-        }).then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        await charging;
-        // The checkout's 24 hours pass while the processor answers; the buyer confirms again with
-        // another card, and that request reads the checkout (`confirmed`: attempt 1 in flight)...
-        now += CHECKOUT_TTL_MS + 60_000;
-        const good = (await card(GOOD)).id;
-        const attempt2 = confirmCheckout({
-          // ...then, before its claim's transaction, attempt 1 is declined: the checkout is open
-          // again, past its expires_at.
-          base: {
-            db: holdingTransaction(db, 2, async () => {
-              answer();
-              await attempt1;
-            }),
-            clock,
-            events,
-          },
-          deps,
-          clientSecret: c.client_secret,
-          input: body(good),
-        }).then(
-          (confirmed) => ({ status: 200, body: confirmed as unknown }),
-          (error: unknown) => {
-            if (!(error instanceof ApiError)) throw error;
-            // What v1's error handler answers for it (renderError in v1/app.ts).
-            return { status: error.status as number, body: error.body() as unknown };
-          },
-        );
-        expect(await attempt1).toMatchObject({ status: 400, error: "PaymentError" });
-        expect(await attempt2).toEqual({
-          status: 410,
-          body: { error: "ExpiredCheckoutError", detail: "This checkout session has expired." },
-        });
-      } finally {
-        await database.close();
-      }
-
-      // What the buyer and the merchant see afterwards, from a server on that database.
-      const second = await startTestServer({
-        inProcess: true,
-        database: testDb,
-        keepDatabase: true,
-        env: { JOB_POLL_INTERVAL_MS: "200" },
-      });
-      try {
+          input: CheckoutConfirm.parse({
+            confirmation_token_id: await card(GOOD),
+            customer_billing_address: FR,
+          }),
+        }),
+      after: async ({ server: second, token: shopToken, checkout: c, answer: answered }) => {
+        expect(answered).toEqual({ status: 410, body: EXPIRED });
         const read = await call(second, shopToken, "GET", `/v1/checkouts/${c.id}`);
         expect(read.body).toMatchObject({ status: "expired" });
         const token = await call(second, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
@@ -689,10 +782,7 @@ describe("a confirm racing a declined attempt past the checkout's expiry", () =>
           },
         );
         expect(again.status).toBe(410);
-        expect(again.body).toEqual({
-          error: "ExpiredCheckoutError",
-          detail: "This checkout session has expired.",
-        });
+        expect(again.body).toEqual(EXPIRED);
         expect(await second.sql("select id from kassa_order where checkout_id = $1", c.id)).toEqual([]);
         // Only attempt 1's declined charge: the second card was never charged.
         expect(
@@ -701,26 +791,70 @@ describe("a confirm racing a declined attempt past the checkout's expiry", () =>
             c.id,
           ),
         ).toEqual([{ amount: 1999, status: "failed" }]);
-        const statuses = await second.sql<{ status: string }>(
-          `select payload::jsonb->'data'->>'status' as status from kassa_webhook_event
-         where type = 'checkout.updated' and payload::jsonb->'data'->>'id' = $1 order by seq`,
-          c.id,
-        );
-        expect(statuses.map((e) => e.status)).toEqual(["confirmed", "open", "expired"]);
-        const [hook] = await receiver.waitFor(
-          1,
-          20_000,
-          (h) => h.path === "/late" && JSON.parse(h.body).data.status === "expired",
-        );
-        expect(JSON.parse(hook!.body)).toMatchObject({
-          type: "checkout.updated",
-          data: { id: c.id, status: "expired" },
+        await expectExpiryAnnounced(second, "late-confirm", c.id);
+      },
+    });
+  }, 120_000);
+
+  it("the buyer's PATCH: the checkout is expired, not updated: 410, the fields not applied", async () => {
+    await raceLateDecline({
+      name: "late-buyer",
+      // Its read needs none; its one transaction is the update's.
+      held: 1,
+      race: async ({ db, clock, events, deps, checkout: c }) =>
+        updateClientCheckout({
+          base: { db, clock, events },
+          deps,
+          clientSecret: c.client_secret,
+          patch: CheckoutUpdatePublic.parse({
+            customer_name: "Late Buyer",
+            customer_email: "other@example.com",
+          }),
+        }),
+      after: async ({ server: second, token: shopToken, checkout: c, answer: answered }) => {
+        expect(answered).toEqual({ status: 410, body: EXPIRED });
+        const read = await call(second, shopToken, "GET", `/v1/checkouts/${c.id}`);
+        expect(read.body).toMatchObject({
+          status: "expired",
+          customer_name: null,
+          customer_email: "late-buyer@example.com",
         });
-      } finally {
-        await second.stop();
-      }
-    } finally {
-      await testDb.drop();
-    }
+        const client = await call(second, undefined, "GET", `/v1/checkouts/client/${c.client_secret}`);
+        expect(client.status).toBe(410);
+        await expectExpiryAnnounced(second, "late-buyer", c.id);
+      },
+    });
+  }, 120_000);
+
+  it("the merchant's PATCH: the checkout is expired, not updated: the answer for an expired checkout, the fields not applied", async () => {
+    await raceLateDecline({
+      name: "late-merchant",
+      held: 1,
+      race: async ({ db, clock, events, deps, checkout: c }) =>
+        updateCheckout({
+          ctx: {
+            organizationId: c.organization_id,
+            actor: { kind: "system", reason: "the merchant's PATCH, as its route runs it" },
+            db,
+            clock,
+            events,
+          },
+          deps,
+          input: {
+            id: c.id,
+            patch: CheckoutUpdate.parse({ customer_name: "Late Merchant", metadata: { late: "yes" } }),
+          },
+        }),
+      after: async ({ server: second, token: shopToken, checkout: c, answer: answered }) => {
+        // As the merchant's PATCH of a checkout its read expired answers it (v1-checkouts.test.ts).
+        expect(answered).toEqual({
+          status: 403,
+          body: { error: "NotOpenCheckout", detail: `Checkout ${c.id} is not open: expired` },
+        });
+        const read = await call(second, shopToken, "GET", `/v1/checkouts/${c.id}`);
+        expect(read.body).toMatchObject({ status: "expired", customer_name: null, metadata: {} });
+        await expectExpiryAnnounced(second, "late-merchant", c.id);
+      },
+    });
   }, 120_000);
 });

@@ -2,23 +2,23 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
-import { type Ctx, emit, inTransaction } from "../../kit/context.js";
+import { type Ctx, emit } from "../../kit/context.js";
 import { findDiscount, holdRedemption, isRedeemable } from "../discounts/index.js";
 import { findOrganization } from "../organizations/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
 import { findProducts } from "../products/index.js";
 import { hasBillableSubscription } from "../subscriptions/index.js";
-import { AlreadyActiveSubscription, CheckoutExpired, CheckoutNotFound, NotOpenCheckout } from "./errors.js";
+import { AlreadyActiveSubscription, NotOpenCheckout } from "./errors.js";
 import { missingConfirmFields } from "./pricing.js";
 import type { CheckoutRow } from "./repository.js";
 import * as repo from "./repository.js";
 import type { CheckoutConfirmInput } from "./schemas.js";
 import {
+  actOnLocked,
   applyUpdate,
   type BuyerBase,
   buyerContext,
   type CheckoutDeps,
-  expireDue,
   rowPatch,
 } from "./service.js";
 import { type Claim, claimedColumns, isClaimable, isDueToExpire } from "./state.js";
@@ -32,9 +32,9 @@ export interface ConfirmDeps extends CheckoutDeps {
  * Step 1 of confirm (tx1): under the checkout's row lock, applies the fields sent with confirm,
  * checks everything confirm needs (one 422 naming every missing field), holds the discount
  * redemption under the discount's row lock, and moves the checkout `open` -> `confirmed` with a
- * new attempt number. An open checkout past `expires_at` is expired instead (410), as a read
- * expires it: the caller read it before the lock, and a parallel attempt's decline may have
- * opened it again since, after its expiry.
+ * new attempt number. An open checkout past `expires_at` is expired instead (410: `actOnLocked`),
+ * as a read expires it: the caller read it before the lock, and a parallel attempt's decline may
+ * have opened it again since, after its expiry.
  */
 export async function claim(
   ctx: Ctx,
@@ -42,20 +42,15 @@ export async function claim(
   clientSecret: string,
   input: CheckoutConfirmInput,
 ): Promise<Claim> {
-  const claimed = await inTransaction(ctx, async (trx) => {
-    const row = await repo.lockWithCatalogVersion(trx, { clientSecret });
-    if (!row) throw new CheckoutNotFound();
-    const now = ctx.clock.now();
-    if (isDueToExpire(row, now)) {
-      await expireDue(trx, ctx, deps, row.id, now);
-      // Answered (410) once the transaction has committed the expiry: a throw here would undo it.
-      return "expired" as const;
-    }
-    if (!isClaimable(row)) throw new NotOpenCheckout(row.id, row.status);
-    return claimLocked(trx, ctx, deps, row, input);
-  });
-  if (claimed === "expired") throw new CheckoutExpired();
-  return claimed;
+  return actOnLocked(
+    ctx,
+    deps,
+    { lock: (trx) => repo.lockWithCatalogVersion(trx, { clientSecret }) },
+    (trx, row) => {
+      if (!isClaimable(row)) throw new NotOpenCheckout(row.id, row.status);
+      return claimLocked(trx, ctx, deps, row, input);
+    },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { AddressValue, KassaDatabase } from "../../db/schema.js";
-import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
+import { type ApiError, RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import type { Metadata } from "../../kit/api/metadata.js";
 import { checkReferences, referenceIssues } from "../../kit/api/references.js";
@@ -366,7 +366,7 @@ async function expireIfDue(ctx: Ctx, deps: CheckoutDeps, row: repo.CheckoutRow):
  * In `trx`: the checkout `id` becomes `expired` if it is open and past `expires_at` by `now`,
  * and its `checkout.updated` is recorded; answers the expired row, or undefined if it was not due.
  */
-export async function expireDue(
+async function expireDue(
   trx: Transaction<KassaDatabase>,
   ctx: Ctx,
   deps: CheckoutDeps,
@@ -376,6 +376,38 @@ export async function expireDue(
   const [expired] = await repo.expireOpen(trx, now, { id });
   if (expired) await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, expired));
   return expired;
+}
+
+/**
+ * What acts on a checkout it read before (a buyer's or merchant's update, the confirm's claim)
+ * runs through this: in one transaction, `lock` takes the checkout's row lock (404 if there is
+ * none), and `act` then runs on the locked row; unless the row is open and past `expires_at`:
+ * it is expired there instead, as a read expires it (the read before the lock may have found
+ * it `confirmed`, and that attempt's decline opened it again since, after its expiry), and
+ * `expired(row)` (by default the 410 of the client endpoints) is thrown once the transaction has
+ * committed the expiry: a throw inside it would undo it.
+ */
+export async function actOnLocked<T>(
+  ctx: Ctx,
+  deps: CheckoutDeps,
+  how: {
+    lock: (trx: Transaction<KassaDatabase>) => Promise<repo.CheckoutRow | undefined>;
+    expired?: (row: repo.CheckoutRow) => ApiError;
+  },
+  act: (trx: Transaction<KassaDatabase>, row: repo.CheckoutRow) => Promise<T>,
+): Promise<T> {
+  const done = await inTransaction(
+    ctx,
+    async (trx): Promise<{ due: true; row: repo.CheckoutRow } | { due: false; result: T }> => {
+      const row = await how.lock(trx);
+      if (!row) throw new CheckoutNotFound();
+      const now = ctx.clock.now();
+      if (!isDueToExpire(row, now)) return { due: false, result: await act(trx, row) };
+      return { due: true, row: (await expireDue(trx, ctx, deps, row.id, now)) ?? row };
+    },
+  );
+  if (done.due) throw how.expired ? how.expired(done.row) : new CheckoutExpired();
+  return done.result;
 }
 
 /**
@@ -655,15 +687,22 @@ export async function updateCheckout({
   const found = await repo.findCheckout(ctx.db, ctx.organizationId, input.id);
   if (!found) throw new CheckoutNotFound();
   await expireIfDue(ctx, deps, found);
-  return inTransaction(ctx, async (trx) => {
-    const row = await repo.findCheckout(trx, ctx.organizationId, input.id, { forUpdate: true });
-    if (!row) throw new CheckoutNotFound();
-    const { next } = await applyUpdate(trx, ctx, deps, row, input.patch, "merchant");
-    const saved = await repo.updateCheckout(trx, row.id, rowPatch(next, ctx.clock.now()));
-    const wire = await checkoutWire(trx, deps.env, saved);
-    await emit(ctx, trx, "checkout.updated", wire);
-    return wire;
-  });
+  return actOnLocked(
+    ctx,
+    deps,
+    {
+      lock: (trx) => repo.findCheckout(trx, ctx.organizationId, input.id, { forUpdate: true }),
+      // What the merchant is answered for a checkout already expired (applyUpdate's, Polar's).
+      expired: (row) => new NotOpenCheckout(row.id, row.status),
+    },
+    async (trx, row) => {
+      const { next } = await applyUpdate(trx, ctx, deps, row, input.patch, "merchant");
+      const saved = await repo.updateCheckout(trx, row.id, rowPatch(next, ctx.clock.now()));
+      const wire = await checkoutWire(trx, deps.env, saved);
+      await emit(ctx, trx, "checkout.updated", wire);
+      return wire;
+    },
+  );
 }
 
 /** A context for a buyer holding the client secret: the checkout's organization, the checkout as actor. */
@@ -715,12 +754,15 @@ export async function updateClientCheckout({
   patch: CheckoutUpdatePublicInput;
 }) {
   const { ctx } = await openBySecret(base, deps, clientSecret);
-  return inTransaction(ctx, async (trx) => {
-    const row = await repo.findBySecret(trx, clientSecret, { forUpdate: true });
-    if (!row) throw new CheckoutNotFound();
-    const { next } = await applyUpdate(trx, ctx, deps, row, patch, "public");
-    const saved = await repo.updateCheckout(trx, row.id, rowPatch(next, ctx.clock.now()));
-    await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
-    return checkoutPublicWire(trx, deps.env, saved);
-  });
+  return actOnLocked(
+    ctx,
+    deps,
+    { lock: (trx) => repo.findBySecret(trx, clientSecret, { forUpdate: true }) },
+    async (trx, row) => {
+      const { next } = await applyUpdate(trx, ctx, deps, row, patch, "public");
+      const saved = await repo.updateCheckout(trx, row.id, rowPatch(next, ctx.clock.now()));
+      await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
+      return checkoutPublicWire(trx, deps.env, saved);
+    },
+  );
 }

@@ -7,7 +7,7 @@
  *
  *   open --claim--> confirmed --fulfil--> succeeded
  *   open <--reopen-- confirmed          (declined, or never charged)
- *   open --(past expires_at, when read or claimed)--> expired
+ *   open --(past expires_at, when read, updated or claimed)--> expired
  *
  * A claim is one attempt: `attempt` counts the claims of the checkout, and the processor is
  * called under the key `checkout:<id>:<attempt>`, so a retry of the same attempt never charges
@@ -79,8 +79,8 @@ export function customerKey(row: Pick<CheckoutRow, "id" | "attempt">): string {
 }
 
 /**
- * An open checkout whose `expires_at` has come by `now`: the next read of it (or a claim of it)
- * expires it instead of showing or claiming it open.
+ * An open checkout whose `expires_at` has come by `now`: the next read, update or claim of it
+ * expires it instead of showing, updating or claiming it open.
  */
 export function isDueToExpire(row: Pick<CheckoutRow, "status" | "expires_at">, now: Date): boolean {
   return canMove(row.status, "expired") && row.expires_at <= now;
