@@ -663,3 +663,197 @@ describe("metered prices at renewal", () => {
     expect(await amount()).toBe(900);
   });
 });
+
+describe("plan changes and metered prices", () => {
+  const year = new Date().getUTCFullYear() + 1;
+  const at = (month: number, day: number, hour = 0) =>
+    new Date(Date.UTC(year, month - 1, day, hour)).toISOString();
+
+  it("a change to a plan with a metered price bills its usage from the change on; a change away drops it", async () => {
+    const shop = await createMerchant(server, "PlanMeters");
+    const t = await createToken(shop, [
+      "products:write",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "meters:write",
+      "events:write",
+      "customer_meters:read",
+    ]);
+    const m = await call(server, t, "POST", "/v1/meters/", {
+      name: "Tokens",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
+      aggregation: { func: "sum", property: "units" },
+    });
+    expect(m.status, JSON.stringify(m.body)).toBe(201);
+    const meterId = m.body.id as string;
+    const product = async (name: string, prices: unknown[]) => {
+      const res = await call(server, t, "POST", "/v1/products/", {
+        name,
+        recurring_interval: "month",
+        prices,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const basic = await product("Basic", [{ amount_type: "fixed", price_amount: 1000 }]);
+    const usage = await product("Usage", [
+      { amount_type: "fixed", price_amount: 2000 },
+      { amount_type: "metered_unit", meter_id: meterId, unit_amount: "0.5", cap_amount: 3000 },
+    ]);
+    const advance = async (to: string, renewals: number) => {
+      const res = await call(server, t, "POST", "/v1/test-clock/advance", { to });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.ran.renewals ?? 0).toBe(renewals);
+    };
+    const patch = async (productId: string) => {
+      const res = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+        product_id: productId,
+        proration_behavior: "prorate",
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const get = async () => (await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}`)).body;
+    const nextRenewal = async (query = "") => {
+      const res = await call(server, t, "GET", `/v1/subscriptions/${subscriptionId}/preview${query}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.next_renewal;
+    };
+    // The last order's items: its price lines in order, then its prorations (entries of one
+    // change share a time, so they come in no fixed order: sorted by label here).
+    const lastOrderItems = async () => {
+      const items = await server.sql<{ label: string; amount: number; proration: boolean }>(
+        `select i.label, i.amount, i.proration from kassa_order_item i
+         where i.order_id = (select id from kassa_order where subscription_id = $1
+                             order by created_at desc, invoice_number desc limit 1)
+         order by i.position`,
+        subscriptionId,
+      );
+      const byLabel = (a: { label: string }, b: { label: string }) => a.label.localeCompare(b.label);
+      return [...items.filter((i) => !i.proration), ...items.filter((i) => i.proration).sort(byLabel)];
+    };
+
+    // Basic (10.00 a month) bought on 1 April: the period runs 1 April to 1 May, 30 days.
+    await advance(at(4, 1), 0);
+    const started = await call(server, t, "POST", "/v1/checkouts/", {
+      products: [basic],
+      customer_email: `${unique("buyer")}@example.com`,
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4242424242424242",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const done = await call(
+      server,
+      undefined,
+      "POST",
+      `/v1/checkouts/client/${started.body.client_secret}/confirm`,
+      { confirmation_token_id: card.body.id, customer_billing_address: { country: "FR" } },
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const subscriptionId = (await call(server, t, "GET", `/v1/checkouts/${started.body.id}`)).body
+      .subscription_id as string;
+    const customerId = (await get()).customer_id as string;
+    const use = async (units: number) => {
+      const res = await call(server, t, "POST", "/v1/events/ingest", {
+        events: [{ name: "tokens", customer_id: customerId, metadata: { units } }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    // Usage under Basic, which has no metered price: never billed.
+    await use(4000);
+    expect((await get()).meters).toEqual([]);
+
+    // 16 April, f = 15 / 30 = 0.5: Basic credited 10.00 × 0.5 = -5.00, Usage's fixed price
+    // debited 20.00 × 0.5 = 10.00 (its metered price is never prorated). The meter restarts at
+    // the change: the 1 May renewal bills 20.00 + 0 units + (-5.00) + 10.00 = 25.00.
+    await advance(at(4, 16), 0);
+    const seen = await nextRenewal(`?product_id=${usage}&proration_behavior=prorate`);
+    expect(seen.items.map((i: { label: string; amount: number }) => [i.label, i.amount])).toEqual([
+      [`Usage — From ${at(5, 1).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 2000],
+      ["(0 consumed units) × 0.5¢", 0],
+      ["Remaining time on Basic", -500],
+      [`Usage — From ${at(4, 16).slice(0, 10)} to ${at(5, 1).slice(0, 10)}`, 1000],
+    ]);
+    expect(seen.subtotal_amount).toBe(2500);
+    const changed = await patch(usage);
+    // Every price of the new plan, the metered one included; the amount is its fixed price.
+    expect(changed.prices.map((p: { amount_type: string }) => p.amount_type)).toEqual([
+      "fixed",
+      "metered_unit",
+    ]);
+    expect(changed.amount).toBe(2000);
+    expect(changed.meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 0, credited_units: 0, amount: 0 }),
+    ]);
+
+    // Usage after the change: 1,000 + 233 = 1,233 units × 0.5¢ = 616.5¢, half away from zero: 617.
+    await advance(at(4, 20), 0);
+    await use(1000);
+    await use(233);
+    expect((await get()).meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 1233, credited_units: 0, amount: 617 }),
+    ]);
+    expect((await nextRenewal()).subtotal_amount).toBe(2000 + 617 - 500 + 1000);
+
+    // 1 May: the renewal bills the fixed line, the metered line and the prorations: 31.17.
+    await advance(at(5, 1), 1);
+    expect(await lastOrderItems()).toEqual([
+      {
+        label: `Usage — From ${at(5, 1).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`,
+        amount: 2000,
+        proration: false,
+      },
+      { label: "(1233 consumed units) × 0.5¢", amount: 617, proration: false },
+      { label: "Remaining time on Basic", amount: -500, proration: true },
+      {
+        label: `Usage — From ${at(4, 16).slice(0, 10)} to ${at(5, 1).slice(0, 10)}`,
+        amount: 1000,
+        proration: true,
+      },
+    ]);
+    const [cycle] = await server.sql<{ billing_reason: string; subtotal_amount: number }>(
+      `select billing_reason, subtotal_amount from kassa_order where subscription_id = $1
+       order by created_at desc, invoice_number desc limit 1`,
+      subscriptionId,
+    );
+    expect(cycle).toEqual({ billing_reason: "subscription_cycle", subtotal_amount: 3117 });
+    // The meter's new period: nothing consumed yet. Its ledger: the 4,000 units before the
+    // change waived, the 1,233 after it settled by the renewal.
+    expect((await get()).meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 0, credited_units: 0, amount: 0 }),
+    ]);
+    const cm = (await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`)).body.items[0];
+    expect(cm).toMatchObject({ meter_id: meterId, consumed_units: 0, credited_units: 0, balance: 0 });
+    const l = await call(server, t, "GET", `/v1/customer-meters/${cm.id}/ledger`);
+    expect(
+      (l.body.items as { kind: string; units: number }[])
+        .filter((e) => e.kind === "correction" || e.kind === "settlement")
+        .map((e) => [e.kind, e.units]),
+    ).toEqual([
+      ["correction", 4000],
+      ["settlement", 1233],
+    ]);
+
+    // Back to Basic on 16 May at noon, f = 15.5 / 31 = 0.5, with 10,000 units used since 1 May.
+    // As Polar: the subscription keeps no price on the meter, so that usage is billed by none
+    // (not settled, not carried): Usage's fixed price credited -10.00, Basic debited 5.00, and
+    // 1 June bills 10.00 - 10.00 + 5.00 = 5.00.
+    await use(10_000);
+    await advance(at(5, 16, 12), 0);
+    const back = await patch(basic);
+    expect(back.prices.map((p: { amount_type: string }) => p.amount_type)).toEqual(["fixed"]);
+    expect(back.meters).toEqual([]);
+    expect((await nextRenewal()).subtotal_amount).toBe(500);
+    await advance(at(6, 1), 1);
+    expect((await lastOrderItems()).map((i) => [i.label, i.amount])).toEqual([
+      [`Basic — From ${at(6, 1).slice(0, 10)} to ${at(7, 1).slice(0, 10)}`, 1000],
+      [`Basic — From ${at(5, 16).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 500],
+      ["Remaining time on Usage", -1000],
+    ]);
+  }, 60_000);
+});

@@ -12,7 +12,9 @@ export {
   customerMeterLedger,
   customerPortalMeters,
   lockMetersForBilling,
+  metersRestartedByChange,
   meterUsage,
   recomputeMeterTotals,
   resetMeterPeriod,
+  usageAfterRestart,
 } from "./service.js";

@@ -312,6 +312,15 @@ export async function creditMeter(trx: Trx, input: CreditInput) {
   return { customerMeterId: n.id, applied, credited, consumed: n.consumed, balance: credited - n.consumed };
 }
 
+/** Units may be fractional (a sum meter): differences in decimal, so 0.3 - 0.1 is 0.2 in the ledger. */
+const minus = (a: number, b: number) => new Decimal(a).minus(b).toNumber();
+
+/** What closing a period leaves: the balance, and the credits rolled into the next period (Polar's rule). */
+function closingOf(n: repo.CustomerMeterNumbers) {
+  const balance = minus(n.credited, n.consumed);
+  return { balance, rollover: Math.max(0, Math.min(Math.floor(balance), n.rollover_credited)) };
+}
+
 /**
  * Closes a customer meter's period (the renewal calls it; Polar's `meter.reset`): the usage of
  * the period becomes an entry, unused credits expire except the rollover
@@ -329,19 +338,18 @@ export async function resetMeterPeriod(
      * `checkout`: a subscription starts (Polar resets its meters then): the usage so far is
      * never billed, so an overage is waived (a correction), not settled. The row is made if
      * none yet, so that older orphan events claimed later stay out of the new period.
+     * `change`: a plan change gives the subscription a price on the meter (see
+     * `metersRestartedByChange`): the same, the usage before it is never billed.
      */
-    cause?: "cycle" | "checkout" | undefined;
+    cause?: "cycle" | "checkout" | "change" | undefined;
   },
 ) {
   const now = input.at ?? new Date();
-  const checkout = input.cause === "checkout";
-  if (checkout) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
+  const waived = input.cause === "checkout" || input.cause === "change";
+  if (waived) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
   const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
   if (!n) return undefined;
-  // Units may be fractional (a sum meter): differences in decimal, so 0.3 - 0.1 is 0.2 in the ledger.
-  const minus = (a: number, b: number) => new Decimal(a).minus(b).toNumber();
-  const balance = minus(n.credited, n.consumed);
-  const rollover = Math.max(0, Math.min(Math.floor(balance), n.rollover_credited));
+  const { balance, rollover } = closingOf(n);
   const entry = (period: number, kind: string, units: number, reason: string) => ({
     customer_meter_id: n.id,
     period,
@@ -358,8 +366,15 @@ export async function resetMeterPeriod(
   if (expired > 0) entries.push(entry(n.period, "expiry", -expired, "Unused credits expired"));
   if (balance < 0)
     entries.push(
-      checkout
-        ? entry(n.period, "correction", -balance, "Usage before the subscription started, not billed")
+      waived
+        ? entry(
+            n.period,
+            "correction",
+            -balance,
+            input.cause === "change"
+              ? "Usage before the plan change, not billed"
+              : "Usage before the subscription started, not billed",
+          )
         : entry(n.period, "settlement", -balance, "Overage billed at the period's end"),
     );
   if (rollover > 0) {
@@ -554,6 +569,40 @@ export async function lockMetersForBilling(
   meterIds: string[],
 ) {
   await repo.lockRows(db, organizationId, customerId, [...new Set(meterIds)]);
+}
+
+/**
+ * The meters whose period a plan change restarts (Polar's `update_product`: the subscription
+ * takes every price of the new product, and its metered billing entries belong to a price, so
+ * the usage before the change is never billed by the new prices): each meter of the new plan's
+ * metered prices, except a meter the old plan also had whose aggregation is not summable
+ * (`max`, `min`, `avg`, `unique`), which Polar bills over the whole period at the price now on
+ * the subscription. The old plan's other meters are left as they are: no price bills them.
+ */
+export async function metersRestartedByChange(
+  db: Db,
+  organizationId: string,
+  oldMeterIds: string[],
+  newMeterIds: string[],
+) {
+  const kept = new Set(oldMeterIds);
+  const shared = newMeterIds.filter((id) => kept.has(id));
+  const meters = shared.length > 0 ? await findMeters(db, organizationId, shared) : [];
+  const whole = new Set(
+    meters
+      .filter((m) => !["count", "sum"].includes((m.aggregation as { func: string }).func))
+      .map((m) => m.id),
+  );
+  return [...new Set(newMeterIds)].filter((id) => !whole.has(id));
+}
+
+/**
+ * The usage of a customer's meter once a plan change restarted its period (a change's preview):
+ * nothing consumed, the credits `resetMeterPeriod` rolls over, as exact decimal text.
+ */
+export async function usageAfterRestart(db: Db, organizationId: string, customerId: string, meterId: string) {
+  const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
+  return { consumed: "0", credited: n ? String(closingOf(n).rollover) : "0" };
 }
 
 /**

@@ -6,6 +6,12 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx, Db } from "../../kit/context.js";
+import {
+  lockMetersForBilling,
+  metersRestartedByChange,
+  resetMeterPeriod,
+  usageAfterRestart,
+} from "../customer-meters/index.js";
 import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -25,12 +31,14 @@ import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
   discountFor,
   insertQuoteOrder,
+  meterIdsOf,
   periodAmount,
   prorated,
   type Quote,
   quote,
   quoteRenewal,
   remainingFraction,
+  type Usage,
 } from "./quote.js";
 import { type BillingEntryRow, insertEntries, pendingEntries } from "./repository.js";
 
@@ -54,7 +62,10 @@ const productError = (msg: string, input: unknown) =>
 /** What a plan change does, computed without writing anything. */
 interface Plan {
   product: ProductRow;
+  /** Every active price of the new product in the subscription's currency, metered ones included. */
   prices: PriceRow[];
+  /** The meters whose period restarts now (`metersRestartedByChange`). */
+  restarted: string[];
   behavior: ProrationBehavior;
   /** The new credit and debit entries (not stored yet). */
   entries: BillingEntryRow[];
@@ -77,11 +88,16 @@ function visibleTo(acting: { customerId?: string }): readonly string[] | null {
 
 /**
  * The change to `productId` at `now` (Polar's rules): the product must be the organization's,
- * live, recurring, with a fixed or free price in the subscription's currency. The part of the
- * period still to run, `f = (end - now) / (end - start)` in seconds, is credited for each old
- * price (what was paid for it, after the discount) and debited for each new one, each rounded
- * half to even. A trial is never prorated. A new interval starts a new period now and is
- * invoiced at once, whatever the behaviour asked.
+ * live, recurring, with a price in the subscription's currency and no custom one. The
+ * subscription takes every price of the product in its currency (Polar's `PriceSet`), as a
+ * checkout does: its fixed or free price, and its metered prices, which bill each period's
+ * usage at renewal. The part of the period still to run, `f = (end - now) / (end - start)` in
+ * seconds, is credited for each old price (what was paid for it, after the discount; a metered
+ * one, nothing) and debited for the new fixed one, each rounded half to even; metered prices
+ * are never prorated. A trial is never prorated. A new interval starts a new period now and is
+ * invoiced at once, whatever the behaviour asked. The new plan's meters restart their period
+ * now, except a non-summable one the old plan had (`metersRestartedByChange`); the old plan's
+ * other meters are billed by no price any more.
  */
 async function plan(
   db: Db,
@@ -98,14 +114,18 @@ async function plan(
   if (visibilities && !visibilities.includes(product.visibility))
     throw productError("Product visibility is not allowed.", productId);
   if (!product.recurring_interval) throw productError("Product is not recurring.", productId);
-  const prices = (await activePrices(db, org, [product.id])).filter(
-    (p) => p.price_currency === sub.currency && p.amount_type !== "metered_unit",
-  );
+  // The static price first, then the metered ones (a checkout's order).
+  const prices = (await activePrices(db, org, [product.id]))
+    .filter((p) => p.price_currency === sub.currency)
+    .sort((a, b) => Number(a.amount_type === "metered_unit") - Number(b.amount_type === "metered_unit"));
+  if (prices.length === 0)
+    throw productError("This product doesn't have a price for the subscription currency.", productId);
   if (prices.some((p) => p.amount_type === "custom"))
     throw productError("Can't update to a product with custom prices.", productId);
-  const price = prices[0];
-  if (!price)
-    throw productError("This product doesn't have a price for the subscription currency.", productId);
+  // The fixed or free price (none: a product of metered prices only).
+  const price = prices.find((p) => p.amount_type !== "metered_unit");
+  const oldPrices = await findPrices(db, org, sub.price_ids);
+  const restarted = await metersRestartedByChange(db, org, meterIdsOf(oldPrices), meterIdsOf(prices));
   const settings = await findOrganization(db, org);
   const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
   let behavior: ProrationBehavior = asked ?? fallback;
@@ -114,15 +134,16 @@ async function plan(
   const count = product.recurring_interval_count ?? 1;
   const newInterval = interval !== sub.recurring_interval || count !== sub.recurring_interval_count;
   const discount = await discountFor(db, sub, sub.current_period_start);
-  // The new plan's price (fixed or free: custom ones are refused above), after the discount.
-  const { amount: newAmount } = await periodAmount(db, sub, [price], discount);
+  // The new plan's prices (fixed or free: custom ones are refused above; metered ones count
+  // nothing), after the discount.
+  const { amount: newAmount } = await periodAmount(db, sub, prices, discount);
   const period = newInterval
     ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
     : null;
   const next: SubscriptionRow = {
     ...sub,
     product_id: product.id,
-    price_ids: [price.id],
+    price_ids: prices.map((p) => p.id),
     amount: newAmount,
     recurring_interval: interval,
     recurring_interval_count: count,
@@ -149,7 +170,7 @@ async function plan(
       created_at: now,
     });
     // Each old price is credited what a period of it paid, after the discount (a metered one: nothing).
-    for (const old of await findPrices(db, org, sub.price_ids)) {
+    for (const old of oldPrices) {
       const { amount: paid } = await periodAmount(db, sub, [old], discount);
       const credit = prorated(paid, f);
       if (credit > 0)
@@ -157,7 +178,7 @@ async function plan(
     }
     const debit = period ? newAmount : prorated(newAmount, f);
     const until = period ? period.end : sub.current_period_end;
-    if (debit > 0)
+    if (price && debit > 0)
       entries.push(
         entry(
           `${product.name} — From ${now.toISOString().slice(0, 10)} to ${until.toISOString().slice(0, 10)}`,
@@ -166,7 +187,7 @@ async function plan(
         ),
       );
   }
-  return { product, prices: [price], behavior, entries, period, next };
+  return { product, prices, restarted, behavior, entries, period, next };
 }
 
 /** What the change charges now: with `invoice`, every waiting entry, when they add up to more than zero. */
@@ -194,6 +215,7 @@ async function renewalPreview(
   db: Db,
   sub: SubscriptionRow,
   entries?: BillingEntryRow[],
+  usage?: Map<string, Usage>,
 ) {
   if (sub.cancel_at_period_end || sub.ended_at || !BILLABLE_STATUSES.includes(sub.status)) return null;
   const start = sub.current_period_end;
@@ -204,7 +226,11 @@ async function renewalPreview(
     // After a trial, the periods keep the day it ends.
     sub.status === "trialing" ? start.getUTCDate() : (sub.anchor_day ?? start.getUTCDate()),
   );
-  return previewOrder(await quoteRenewal(deps, db, sub, start, end, entries), "subscription_cycle", start);
+  return previewOrder(
+    await quoteRenewal(deps, db, sub, start, end, entries, usage ? { usage } : {}),
+    "subscription_cycle",
+    start,
+  );
 }
 
 /**
@@ -226,9 +252,13 @@ export async function previewChange(
   const p = await plan(ctx.db, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
   const waiting = [...(await pendingEntries(ctx.db, sub.id)), ...p.entries];
   const charged = p.behavior === "invoice" ? await invoiceNow(deps, ctx.db, p.next, waiting) : null;
+  // The meters the change restarts, as they will be after it.
+  const usage = new Map<string, Usage>();
+  for (const meterId of p.restarted)
+    usage.set(meterId, await usageAfterRestart(ctx.db, sub.organization_id, sub.customer_id, meterId));
   return {
     now: charged ? previewOrder(charged, "subscription_update", now) : null,
-    next_renewal: await renewalPreview(deps, ctx.db, p.next, charged ? [] : waiting),
+    next_renewal: await renewalPreview(deps, ctx.db, p.next, charged ? [] : waiting, usage),
   };
 }
 
@@ -275,6 +305,18 @@ export async function changePlan(
       modified_at: now,
     });
     await insertEntries(trx, p.entries);
+    // The new plan's meters start their period now (the usage before it is never billed), before
+    // the subscription's wire shape (which shows its meters) is rendered; under the meters' locks,
+    // taken in the order every locker takes them.
+    await lockMetersForBilling(trx, sub.organization_id, sub.customer_id, p.restarted);
+    for (const meterId of p.restarted)
+      await resetMeterPeriod(trx, {
+        organizationId: sub.organization_id,
+        customerId: sub.customer_id,
+        meterId,
+        at: now,
+        cause: "change",
+      });
     let orderId: string | null = null;
     if (p.behavior === "invoice") {
       const q = await invoiceNow(deps, trx, row, await pendingEntries(trx, sub.id));

@@ -204,9 +204,23 @@ export function meterIdsOf(prices: PriceRow[]): string[] {
   return prices.flatMap((p) => (p.amount_type === "metered_unit" && p.meter_id ? [p.meter_id] : []));
 }
 
-/** A metered price's line: its usage of the period so far, priced (renewals and final orders). */
-export async function meteredLine(db: Db, sub: SubscriptionRow, price: PriceRow): Promise<QuoteLine> {
-  const usage = price.meter_id
+/** A meter's usage as a charge reads it: exact decimal text. */
+export interface Usage {
+  consumed: string;
+  credited: string;
+}
+
+/**
+ * A metered price's line: its usage of the period so far, priced (renewals and final orders);
+ * `usage` instead of the meter's (a plan change's preview, of a period it restarts).
+ */
+export async function meteredLine(
+  db: Db,
+  sub: SubscriptionRow,
+  price: PriceRow,
+  usage?: Usage,
+): Promise<QuoteLine> {
+  usage ??= price.meter_id
     ? await meterUsage(db, sub.organization_id, sub.customer_id, price.meter_id)
     : { consumed: "0", credited: "0" };
   // unit_amount × max(0, consumed − credited) in exact decimals, rounded half away from zero, capped.
@@ -248,8 +262,12 @@ export async function quoteRenewal(
   end: Date,
   /** The entries it bills (default: those waiting now). */
   entries?: BillingEntryRow[],
-  /** For the renewal itself (in its transaction): the metered usage is read under the meters' lock. */
-  opts: { lockMeters?: boolean } = {},
+  opts: {
+    /** For the renewal itself (in its transaction): the metered usage is read under the meters' lock. */
+    lockMeters?: boolean;
+    /** The usage of these meters as it will be, not as it is (a plan change's preview restarts them). */
+    usage?: Map<string, Usage>;
+  } = {},
 ) {
   // Remembered for the transaction: the subscription's and the order's wire shapes render it again.
   const [product] = await findProductsOnce(db, sub.organization_id, [sub.product_id]);
@@ -263,7 +281,7 @@ export async function quoteRenewal(
   for (const price of prices)
     priceLines.push(
       price.amount_type === "metered_unit"
-        ? await meteredLine(db, sub, price)
+        ? await meteredLine(db, sub, price, price.meter_id ? opts.usage?.get(price.meter_id) : undefined)
         : periodLine(product, price, period.byPrice.get(price.id) ?? 0, start, end),
     );
   const q = await quote(deps, db, sub, {
