@@ -446,7 +446,8 @@ async function meteredSubscription(
   name: string,
   metered: Record<string, unknown>,
   checkout: (token: string) => Promise<Record<string, unknown>> = async () => ({}),
-  fixed = 1000,
+  /** The product's fixed price a month; null: a product of its metered price alone. */
+  fixed: number | null = 1000,
 ) {
   const shop = await createMerchant(server, name);
   const t = await createToken(shop, [
@@ -470,7 +471,7 @@ async function meteredSubscription(
     name: "Pro",
     recurring_interval: "month",
     prices: [
-      { amount_type: "fixed", price_amount: fixed },
+      ...(fixed === null ? [] : [{ amount_type: "fixed", price_amount: fixed }]),
       { amount_type: "metered_unit", meter_id: m.body.id, ...metered },
     ],
   });
@@ -593,6 +594,31 @@ describe("metered prices at renewal", () => {
         .filter((e: { kind: string }) => e.kind === "settlement")
         .map((e: { units: number }) => e.units),
     ).toEqual([1233, 10_000, 100]);
+  });
+
+  it("a product of a metered price alone: the customer state shows its meter and the renewal bills the usage", async () => {
+    const { t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
+      "Metered only",
+      { unit_amount: "2" },
+      async () => ({}),
+      null,
+    );
+    // 150 units × 2¢ = 300¢.
+    await use(100);
+    await use(50);
+    const state = await call(server, t, "GET", `/v1/customers/${customerId}/state`);
+    expect(state.status, JSON.stringify(state.body)).toBe(200);
+    expect(state.body.active_subscriptions).toHaveLength(1);
+    expect(state.body.active_subscriptions[0].meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 150, credited_units: 0, amount: 300 }),
+    ]);
+    await renew();
+    const { orders, metered } = await billed(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 0],
+      ["subscription_cycle", 300],
+    ]);
+    expect(metered).toEqual([{ amount: 300, label: "(150 consumed units) × 2¢" }]);
   });
 
   it("bills the meter's exact decimal usage, never a float of it (a half cent the float flips)", async () => {
@@ -720,19 +746,16 @@ describe("plan changes and metered prices", () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.next_renewal;
     };
-    // The last order's items: its price lines in order, then its prorations (entries of one
-    // change share a time, so they come in no fixed order: sorted by label here).
-    const lastOrderItems = async () => {
-      const items = await server.sql<{ label: string; amount: number; proration: boolean }>(
+    // The last order's items in their order: its price lines, then its prorations (the entries
+    // of one change share a time: its credits come first, then its debit).
+    const lastOrderItems = async () =>
+      server.sql<{ label: string; amount: number; proration: boolean }>(
         `select i.label, i.amount, i.proration from kassa_order_item i
          where i.order_id = (select id from kassa_order where subscription_id = $1
                              order by created_at desc, invoice_number desc limit 1)
          order by i.position`,
         subscriptionId,
       );
-      const byLabel = (a: { label: string }, b: { label: string }) => a.label.localeCompare(b.label);
-      return [...items.filter((i) => !i.proration), ...items.filter((i) => i.proration).sort(byLabel)];
-    };
 
     // Basic (10.00 a month) bought on 1 April: the period runs 1 April to 1 May, 30 days.
     await advance(at(4, 1), 0);
@@ -852,8 +875,8 @@ describe("plan changes and metered prices", () => {
     await advance(at(6, 1), 1);
     expect((await lastOrderItems()).map((i) => [i.label, i.amount])).toEqual([
       [`Basic — From ${at(6, 1).slice(0, 10)} to ${at(7, 1).slice(0, 10)}`, 1000],
-      [`Basic — From ${at(5, 16).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 500],
       ["Remaining time on Usage", -1000],
+      [`Basic — From ${at(5, 16).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 500],
     ]);
   }, 60_000);
 });

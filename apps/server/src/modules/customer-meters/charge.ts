@@ -86,7 +86,7 @@ export async function stateSubscriptionMeters(
   customerId: string,
   priceIds: string[],
 ) {
-  if (priceIds.length < 2) return [];
+  if (priceIds.length === 0) return [];
   const prices = await repo.meteredPrices(db, organizationId, priceIds);
   return (await subscriptionMeters(db, organizationId, customerId, prices)).map(({ meter: _, ...m }) => m);
 }

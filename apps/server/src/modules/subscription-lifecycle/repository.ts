@@ -11,7 +11,9 @@ export function pendingEntries(db: Db, subscriptionId: string) {
     .selectAll()
     .where("subscription_id", "=", subscriptionId)
     .where("order_id", "is", null)
+    // Entries made together (a plan change's credit and debit) share created_at: credits first.
     .orderBy("created_at")
+    .orderBy("amount")
     .orderBy("id")
     .execute();
 }
