@@ -4,14 +4,16 @@ import type { Db } from "../../kit/context.js";
 
 export type BillingEntryRow = Selectable<BillingEntryTable>;
 
-/** What waits for the subscription's next order (plan changes' prorations, carried credit). */
+/**
+ * What waits for the subscription's next order (plan changes' prorations, carried credit). The
+ * entries made together (a plan change's credit and debit) share `created_at`: credits first.
+ */
 export function pendingEntries(db: Db, subscriptionId: string) {
   return db
     .selectFrom("kassa_billing_entry")
     .selectAll()
     .where("subscription_id", "=", subscriptionId)
     .where("order_id", "is", null)
-    // Entries made together (a plan change's credit and debit) share created_at: credits first.
     .orderBy("created_at")
     .orderBy("amount")
     .orderBy("id")
