@@ -1,4 +1,5 @@
 // Runs on both databases: running totals under row locks and upserts, and 100 parallel check-and-records of the last units.
+import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
@@ -94,6 +95,11 @@ async function ledger(id: string) {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The exact sum of the wire's numbers (each the decimal it prints as), as decimal text. */
+const exactSum = (xs: number[]) => xs.reduce((a, b) => a.plus(b), new Decimal(0)).toFixed();
+/** A wire number as the decimal it prints as. */
+const exact = (x: number) => new Decimal(x).toFixed();
 
 describe("running totals", () => {
   it("every aggregation is up to date the moment ingest answers, across batches", async () => {
@@ -301,7 +307,8 @@ describe("credits and the ledger", () => {
           Array.from({ length: 1 + Math.floor(random() * 5) }, () => ({
             name,
             customer_id: c,
-            metadata: { v: Math.floor(random() * 20) / 4 },
+            // Tenths: 0.1 + 0.2 is not 0.3 in floats (quarters would be exact).
+            metadata: { v: Math.floor(random() * 50) / 10 },
           })),
         );
       else if (r < 0.7) await credit(c, id, Math.floor(random() * 60) - 15, random() < 0.5);
@@ -309,15 +316,16 @@ describe("credits and the ledger", () => {
         await call(server, token, "POST", "/v1/customer-meters/check", {
           customer_id: c,
           meter_id: id,
-          units: 1 + Math.floor(random() * 10),
+          units: (1 + Math.floor(random() * 100)) / 10,
           record: true,
         });
       else await reset(c, id);
       const cm = await customerMeter(c, id);
       if (!cm) continue;
       const l = await ledger(cm.id);
-      expect(sum(l.items.map((e) => e.units))).toBeCloseTo(cm.balance, 9);
-      expect(l.balance).toBeCloseTo(cm.balance, 9);
+      // Exactly: every entry and the balance are tenths, each the exact difference of the totals.
+      expect(exactSum(l.items.map((e) => e.units)), `step ${step}`).toBe(exact(cm.balance));
+      expect(l.balance).toBe(cm.balance);
       expect(cm.credited_units).toBeGreaterThanOrEqual(0);
     }
   });
@@ -879,4 +887,171 @@ describe("plan changes and metered prices", () => {
       [`Basic — From ${at(5, 16).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 500],
     ]);
   }, 60_000);
+});
+
+describe("exact decimals in the ledger and the check", () => {
+  const check = (t: string, body: object) => call(server, t, "POST", "/v1/customer-meters/check", body);
+  const meterOf = async (t: string, customerId: string) => {
+    const res = await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.items[0] as { id: string; consumed_units: number; balance: number };
+  };
+  const ledgerOf = async (t: string, id: string) => {
+    const res = await call(server, t, "GET", `/v1/customer-meters/${id}/ledger`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { items: { period: number; kind: string; units: number }[]; balance: number };
+  };
+
+  it("fractional usage across renewals: the ledger sums exactly to the balance, a check allows to the last tenth", async () => {
+    const { shop, t, meterId, customerId, use, renew } = await meteredSubscription("Fractions", {
+      unit_amount: "1",
+    });
+    const ask = (units: number, record = false) =>
+      check(t, { customer_id: customerId, meter_id: meterId, units, record });
+    // Worked example. Period 1: 3 units credited (rolling over); events of 0.1, 0.2 and 0.6
+    // (0.9 in the meter's numeric; 0.9000000000000001 in floats) and 0.3 recorded by a check:
+    // consumed 1.2, balance 3 − 1.2 = 1.8. The ledger: credit 3, the check's −0.3, and the open
+    // usage of the events, −(1.2 − 0.3) = −0.9 (in floats −0.8999999999999999: the entries
+    // summed to 1.8000000000000003, not the balance).
+    await server.meter("credit", {
+      organizationId: shop.organizationId,
+      customerId,
+      meterId,
+      units: 3,
+      rollover: true,
+      reason: "monthly credits",
+    });
+    await use(0.1);
+    await use(0.2);
+    await use(0.6);
+    expect((await ask(0.3, true)).body).toMatchObject({ allowed: true, consumed_units: 1.2, balance: 1.8 });
+    const cm = await meterOf(t, customerId);
+    expect(cm).toMatchObject({ consumed_units: 1.2, balance: 1.8 });
+    let l = await ledgerOf(t, cm.id);
+    expect(l.items.map((e) => [e.kind, e.units])).toEqual([
+      ["credit", 3],
+      ["usage", -0.3],
+      ["usage", -0.9],
+    ]);
+    expect(exactSum(l.items.map((e) => e.units))).toBe("1.8");
+    // The renewal closes period 1: usage −0.9, 1 unit rolls over (floor(1.8), within the 3
+    // rollover credits), 0.8 expires. Period 2 starts with 1 credit; the meter lets customers go
+    // 0.2 beyond their credits, so the period's limit is 1.2.
+    await renew();
+    const capped = await call(server, t, "PATCH", `/v1/meters/${meterId}`, { hard_cap_units: 0.2 });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(200);
+    // Period 2: 0.4 used; 0.8 more is exactly the limit (0.4 + 0.8 = 1.2; in floats
+    // 1.2000000000000002, refused); 0.8000000000000002 is beyond it.
+    await use(0.4);
+    expect((await ask(0.8)).body).toMatchObject({ allowed: true, recorded: false, balance: 0.6 });
+    expect((await ask(0.8000000000000002)).body).toMatchObject({ allowed: false, balance: 0.6 });
+    expect((await ask(0.8, true)).body).toMatchObject({
+      allowed: true,
+      recorded: true,
+      consumed_units: 1.2,
+      // 1 − 1.2: −0.19999999999999996 in floats.
+      balance: -0.2,
+      hard_cap_units: 0.2,
+    });
+    expect((await ask(0.1, true)).body).toMatchObject({ allowed: false, recorded: false, balance: -0.2 });
+    expect(await meterOf(t, customerId)).toMatchObject({ consumed_units: 1.2, balance: -0.2 });
+    l = await ledgerOf(t, cm.id);
+    expect(exactSum(l.items.map((e) => e.units))).toBe("-0.2");
+    expect(l.balance).toBe(-0.2);
+    // The second renewal settles the 0.2 beyond the credits; the ledger sums to 0, exactly.
+    await renew();
+    l = await ledgerOf(t, cm.id);
+    expect(l.items.map((e) => [e.period, e.kind, e.units])).toEqual([
+      [1, "credit", 3],
+      [1, "usage", -0.3],
+      [1, "usage", -0.9],
+      [1, "expiry", -0.8],
+      [1, "rollover", -1],
+      [2, "rollover", 1],
+      [2, "usage", -0.8],
+      [2, "usage", -0.4],
+      [2, "settlement", 0.2],
+      [3, "usage", 0],
+    ]);
+    expect(exactSum(l.items.map((e) => e.units))).toBe("0");
+    expect((await meterOf(t, customerId)).balance).toBe(0);
+  });
+
+  it("sums of 24 significant digits and credits beyond 2^53 are kept exact by the check, the reset and the credit", async () => {
+    const { shop, t, meterId, customerId, use, renew } = await meteredSubscription("Digits", {
+      unit_amount: "1",
+    });
+    const ask = (units: number, record = false) =>
+      check(t, { customer_id: customerId, meter_id: meterId, units, record });
+    const give = (units: number) =>
+      server.meter("credit", {
+        organizationId: shop.organizationId,
+        customerId,
+        meterId,
+        units,
+        rollover: false,
+        reason: "credits",
+      });
+    /** The stored ledger (the open usage added) against the balance, in SQL's exact numeric. */
+    const stored = async (id: string) =>
+      (
+        await server.sql<{ ledger: string; balance: string; equal: boolean }>(
+          `select l.sum::text as ledger, b.balance::text as balance, l.sum = b.balance as equal
+           from kassa_customer_meter cm,
+             lateral (select coalesce(sum(units), 0) - (cm.consumed - cm.recorded) as sum
+               from kassa_meter_ledger where customer_meter_id = cm.id) l,
+             lateral (select cm.credited - cm.consumed as balance) b
+           where cm.id = $1`,
+          id,
+        )
+      )[0];
+    // Worked example: 1235 credited; 1234.9999999999 and 0.00000000009999999998 used (each exact
+    // as a JSON number): consumed 1234.99999999999999999998, balance 0.00000000000000000002
+    // (2e-20). Read as floats, consumed is 1235 and the balance 0.
+    await give(1235);
+    await use(1234.9999999999);
+    await use(9.999999998e-11);
+    const cm = await meterOf(t, customerId);
+    expect(cm).toMatchObject({ consumed_units: 1235, balance: 2e-20 });
+    // 2e-20 more fits exactly; 3e-20 does not (in floats, 1235 + 3e-20 is 1235: allowed).
+    expect((await ask(2e-20)).body).toMatchObject({ allowed: true, balance: 2e-20 });
+    expect((await ask(3e-20)).body).toMatchObject({ allowed: false, balance: 2e-20 });
+    // The renewal closes the period: usage −1234.99999999999999999998 (the wire's JSON number
+    // is −1235) and the 2e-20 left expires (in floats nothing was left: no expiry).
+    await renew();
+    let l = await ledgerOf(t, cm.id);
+    expect(l.items.map((e) => [e.period, e.kind, e.units])).toEqual([
+      [1, "credit", 1235],
+      [1, "usage", -1235],
+      [1, "expiry", -2e-20],
+      [2, "usage", 0],
+    ]);
+    const entries = await server.sql<{ kind: string; units: string }>(
+      "select kind, units::text as units from kassa_meter_ledger where customer_meter_id = $1 order by seq",
+      cm.id,
+    );
+    expect(entries.map((e) => [e.kind, e.units])).toEqual([
+      ["credit", "1235"],
+      ["usage", "-1234.99999999999999999998"],
+      ["expiry", "-0.00000000000000000002"],
+    ]);
+    expect(await stored(cm.id)).toMatchObject({ equal: true });
+    // Period 2: credits of 2^53 and 1, 9007199254740993 (not a float: in floats the second
+    // credit left 9007199254740992, one unit less than the ledger's entries). 2^53 and then 1
+    // recorded by checks take them all, exactly; one more unit is refused.
+    await give(2 ** 53);
+    await give(1);
+    expect((await ask(2 ** 53, true)).body).toMatchObject({ allowed: true, recorded: true });
+    expect((await ask(1, true)).body).toMatchObject({ allowed: true, recorded: true });
+    expect((await ask(1)).body).toMatchObject({ allowed: false, balance: 0 });
+    expect(await stored(cm.id)).toMatchObject({ equal: true });
+    l = await ledgerOf(t, cm.id);
+    expect(l.items.filter((e) => e.period === 2).map((e) => [e.kind, e.units])).toEqual([
+      ["credit", 2 ** 53],
+      ["credit", 1],
+      ["usage", -(2 ** 53)],
+      ["usage", -1],
+      ["usage", 0],
+    ]);
+  });
 });

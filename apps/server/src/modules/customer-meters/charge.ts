@@ -14,9 +14,11 @@ export interface MeteredPrice {
 
 /**
  * Decimals as exact as the meters' numeric columns: decimal.js rounds every result to
- * `precision` significant digits (20 by default), which a sum meter's total can exceed.
+ * `precision` significant digits (20 by default), which a sum meter's total can exceed. Every
+ * computation on the meters' numbers in JavaScript uses it (the charges, the check, the wire's
+ * balances).
  */
-const Exact = Decimal.clone({ precision: 1e9 });
+export const Exact = Decimal.clone({ precision: 1e9 });
 
 /**
  * A metered price's charge: `unit_amount × max(0, consumed − credited)` in exact decimals (the

@@ -8,8 +8,9 @@ import { listAllMeters, type MeterRow } from "../meters/index.js";
 import { allEvents, applyClaimedEvents, applyEvents } from "./apply.js";
 
 /**
- * A customer meter's numbers as read (numeric columns cast to float in SQL): for the wire, the
- * ledger and the checks; a charge reads the exact decimals instead (`usageOf`).
+ * A customer meter's numbers as read: the numeric columns as exact decimal text, as PostgreSQL
+ * prints them, never a float. What is computed from them is computed in SQL or in exact
+ * decimals (`Exact`, charge.ts); the wire's numbers are `Number(text)`, once, at the edge.
  */
 export interface CustomerMeterNumbers {
   id: string;
@@ -20,18 +21,18 @@ export interface CustomerMeterNumbers {
   period_start: Date | null;
   created_at: Date;
   modified_at: Date | null;
-  consumed: number;
-  recorded: number;
-  credited: number;
-  rollover_credited: number;
+  consumed: string;
+  recorded: string;
+  credited: string;
+  rollover_credited: string;
   /** This customer's hard cap on the meter (null: none). */
-  hard_cap_units: number | null;
+  hard_cap_units: string | null;
 }
 
 const NUMBERS = sql`cm.id, cm.organization_id, cm.customer_id, cm.meter_id, cm.period, cm.period_start,
-  cm.created_at, cm.modified_at, cm.consumed::float8 as consumed, cm.recorded::float8 as recorded,
-  cm.credited::float8 as credited, cm.rollover_credited::float8 as rollover_credited,
-  cm.hard_cap_units::float8 as hard_cap_units`;
+  cm.created_at, cm.modified_at, cm.consumed::text as consumed, cm.recorded::text as recorded,
+  cm.credited::text as credited, cm.rollover_credited::text as rollover_credited,
+  cm.hard_cap_units::text as hard_cap_units`;
 
 /**
  * The events module's part of a claim (it owns the events and their orphans' table; it imports
@@ -302,18 +303,22 @@ export function numbersOfCustomer(db: Db, organizationId: string, customerId: st
     .then((r) => r.rows);
 }
 
+/** A ledger entry as read: `units` as exact decimal text. */
 export interface LedgerEntryRow {
   id: string;
   customer_meter_id: string;
   period: number;
   kind: string;
-  units: number;
+  units: string;
   reason: string | null;
   grant_id: string | null;
   created_at: Date;
 }
 
-export function insertLedgerEntries(db: Db, organizationId: string, entries: Omit<LedgerEntryRow, "id">[]) {
+/** A ledger entry to write (a check's record: the units it took, as the request gave them). */
+export type NewLedgerEntry = Omit<LedgerEntryRow, "id" | "units"> & { units: number };
+
+export function insertLedgerEntries(db: Db, organizationId: string, entries: NewLedgerEntry[]) {
   if (entries.length === 0) return Promise.resolve();
   return db
     .insertInto("kassa_meter_ledger")
@@ -322,23 +327,116 @@ export function insertLedgerEntries(db: Db, organizationId: string, entries: Omi
 }
 
 export function ledgerEntries(db: Db, organizationId: string, customerMeterId: string) {
-  return sql<LedgerEntryRow>`select id, customer_meter_id, period, kind, units::float8 as units, reason, grant_id,
+  return sql<LedgerEntryRow>`select id, customer_meter_id, period, kind, units::text as units, reason, grant_id,
       created_at from kassa_meter_ledger
     where organization_id = ${organizationId} and customer_meter_id = ${customerMeterId} order by seq`
     .execute(db)
     .then((r) => r.rows);
 }
 
-export function updateBalance(
+const LEDGER_COLUMNS = sql`(id, organization_id, customer_meter_id, period, kind, units, reason, grant_id,
+  created_at)`;
+
+/**
+ * Credits `units` (whole, negative to take back) to the row `id`, locked by the caller, with its
+ * ledger entry, in one statement computed on the numeric columns: the change applied stops
+ * credited at 0 (`greatest(units, -credited)`); with `rollover` the rollover credits grow by it
+ * (floored at 0), else they are kept within the new credits. Answers the applied change and the
+ * new numbers as exact decimal text.
+ */
+export async function creditRow(
   db: Db,
-  id: string,
-  set: { credited: number; rollover_credited: number; now: Date },
+  input: {
+    organizationId: string;
+    id: string;
+    units: number;
+    rollover: boolean;
+    reason: string;
+    grantId: string | null;
+    now: Date;
+  },
 ) {
-  return db
-    .updateTable("kassa_customer_meter")
-    .set({ credited: set.credited, rollover_credited: set.rollover_credited, modified_at: set.now })
-    .where("id", "=", id)
-    .execute();
+  const rolloverCredited = input.rollover
+    ? sql`greatest(0, cur.rollover_credited + cur.applied)`
+    : sql`least(cur.rollover_credited, cur.credited + cur.applied)`;
+  const { rows } = await sql<{ applied: string; credited: string; consumed: string; balance: string }>`
+    with cur as (
+      select id, period, credited, rollover_credited, consumed,
+        greatest(${input.units}::numeric, -credited) as applied
+      from kassa_customer_meter where id = ${input.id}
+    ), changed as (
+      update kassa_customer_meter cm set credited = cur.credited + cur.applied,
+        rollover_credited = ${rolloverCredited}, modified_at = ${input.now}
+      from cur where cm.id = cur.id
+      returning cm.id
+    ), entry as (
+      insert into kassa_meter_ledger ${LEDGER_COLUMNS}
+      select gen_random_uuid()::text, ${input.organizationId}, cur.id, cur.period,
+        case when cur.applied >= 0 then 'credit' else 'correction' end, cur.applied, ${input.reason}::text,
+        ${input.grantId}::text, ${input.now}
+      from cur
+    )
+    select cur.applied::text as applied, (cur.credited + cur.applied)::text as credited,
+      cur.consumed::text as consumed, (cur.credited + cur.applied - cur.consumed)::text as balance
+    from cur`.execute(db);
+  return rows[0] as { applied: string; credited: string; consumed: string; balance: string };
+}
+
+/**
+ * Closes the period of the row `id` (locked by the caller) and starts the next, in one
+ * statement computed on the numeric columns, so each entry is exactly the difference of the
+ * totals it closes and the entries sum to the balance: the period's usage (`consumed −
+ * recorded`: a check's records have their own entries), the expiry of the unused credits
+ * beyond the rollover (`max(0, min(floor(balance), rollover_credited))`, Polar's rule), the
+ * overage (`checkout`: waived, a correction; else settled, billed by the renewal), and the
+ * rollover out of this period and into the next, which starts with it as its credits (usage
+ * and values back to zero). Answers the closed period's numbers as exact decimal text.
+ */
+export async function closePeriod(
+  db: Db,
+  /**
+   * `cycle`: a renewal billed the period, an overage is settled; `checkout` (a subscription
+   * starts) and `change` (a plan change restarts the meter): never billed, an overage is waived.
+   */
+  input: { organizationId: string; id: string; cause: "cycle" | "checkout" | "change"; now: Date },
+) {
+  const { organizationId, id, now } = input;
+  const [overageKind, overageReason] =
+    input.cause === "checkout"
+      ? [sql`'correction'`, sql`'Usage before the subscription started, not billed'`]
+      : input.cause === "change"
+        ? [sql`'correction'`, sql`'Usage before the plan change, not billed'`]
+        : [sql`'settlement'`, sql`'Overage billed at the period''s end'`];
+  await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
+  const { rows } = await sql<{ consumed: string; credited: string; rollover: string }>`
+    with cur as (
+      select id, period, consumed, recorded, credited, credited - consumed as balance,
+        greatest(0, least(floor(credited - consumed), rollover_credited)) as rollover
+      from kassa_customer_meter where id = ${id}
+    ), entries as (
+      insert into kassa_meter_ledger ${LEDGER_COLUMNS}
+      select gen_random_uuid()::text, ${organizationId}, cur.id, cur.period + e.next, e.kind, e.units,
+        e.reason, null, ${now}
+      from cur cross join lateral (values
+        (1, 0, 'usage', -(cur.consumed - cur.recorded), 'Usage of the period'),
+        (2, 0, 'expiry', -(cur.balance - cur.rollover), 'Unused credits expired'),
+        (3, 0, ${overageKind}, -cur.balance, ${overageReason}),
+        (4, 0, 'rollover', -cur.rollover, 'Rolled over to the next period'),
+        (5, 1, 'rollover', cur.rollover, 'Rolled over from the previous period')
+      ) as e(ord, next, kind, units, reason)
+      where case e.ord when 1 then e.units <> 0 when 2 then e.units < 0 when 3 then e.units > 0
+        else cur.rollover > 0 end
+      order by e.ord
+    ), started as (
+      update kassa_customer_meter cm set period = cm.period + 1, period_start = ${now}, agg_value = null,
+        agg_count = 0, recorded = 0, consumed = 0, credited = cur.rollover, rollover_credited = cur.rollover,
+        modified_at = ${now}
+      from cur where cm.id = cur.id
+    )
+    select consumed::text as consumed, credited::text as credited, rollover::text as rollover from cur`.execute(
+    db,
+  );
+  return rows[0] as { consumed: string; credited: string; rollover: string };
 }
 
 export function addRecorded(db: Db, id: string, units: number, now: Date) {
@@ -367,14 +465,6 @@ export function setHardCap(db: Db, id: string, units: number | null, now: Date) 
     .set({ hard_cap_units: units, modified_at: now })
     .where("id", "=", id)
     .execute();
-}
-
-/** Starts the next period: usage and values back to zero, credits to what rolled over. */
-export async function startPeriod(db: Db, id: string, rollover: number, now: Date) {
-  await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
-  await sql`update kassa_customer_meter set period = period + 1, period_start = ${now}, agg_value = null,
-    agg_count = 0, recorded = 0, consumed = 0, credited = ${rollover}, rollover_credited = ${rollover},
-    modified_at = ${now} where id = ${id}`.execute(db);
 }
 
 /**
@@ -411,11 +501,12 @@ export interface CheckRead {
   /** Null: no such meter in the organization. */
   meter_id: string | null;
   func: string | null;
-  meter_cap: number | null;
+  /** The numbers as exact decimal text. */
+  meter_cap: string | null;
   /** Null: the customer has no row on the meter yet (nothing consumed or credited). */
-  consumed: number | null;
-  credited: number | null;
-  customer_cap: number | null;
+  consumed: string | null;
+  credited: string | null;
+  customer_cap: string | null;
 }
 
 /**
@@ -427,8 +518,8 @@ const checkReadBy = (column: "id" | "external_id") =>
   hotQuery(
     (organizationId: string, value: string, meterId: string | null) => sql<CheckRead>`select
         c.id as customer_id, ${HAS_ORPHANS} as orphans, m.id as meter_id,
-        m.aggregation->>'func' as func, m.hard_cap_units::float8 as meter_cap, cm.consumed::float8 as consumed,
-        cm.credited::float8 as credited, cm.hard_cap_units::float8 as customer_cap
+        m.aggregation->>'func' as func, m.hard_cap_units::text as meter_cap, cm.consumed::text as consumed,
+        cm.credited::text as credited, cm.hard_cap_units::text as customer_cap
       from kassa_customer c
       left join kassa_meter m on m.organization_id = ${organizationId} and m.id = ${meterId}
       left join kassa_customer_meter cm on cm.organization_id = ${organizationId} and cm.customer_id = c.id

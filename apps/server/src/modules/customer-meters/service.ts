@@ -1,4 +1,3 @@
-import { Decimal } from "decimal.js";
 import type { Selectable, Transaction } from "kysely";
 import type { CustomerTable, KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
@@ -7,6 +6,7 @@ import { iso, isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import { findMeter, findMeters, type MeterRow, meterToWire } from "../meters/index.js";
 import { applyEvents, ingestedEvents } from "./apply.js";
+import { Exact } from "./charge.js";
 import { CustomerMeterNotFound } from "./errors.js";
 import * as repo from "./repository.js";
 import type {
@@ -30,10 +30,11 @@ export type CustomerRow = Selectable<CustomerTable>;
  */
 export type CustomerToWire = (row: CustomerRow) => CustomerWire;
 
+/** The wire's numbers: JSON numbers of the exact decimals, the balance their exact difference. */
 const numbers = (n: repo.CustomerMeterNumbers) => ({
-  consumed_units: n.consumed,
-  credited_units: n.credited,
-  balance: n.credited - n.consumed,
+  consumed_units: Number(n.consumed),
+  credited_units: Number(n.credited),
+  balance: new Exact(n.credited).minus(n.consumed).toNumber(),
 });
 
 function stateMeter(n: repo.CustomerMeterNumbers): CustomerStateMeterWire {
@@ -204,7 +205,7 @@ export async function customerMeterLedger(
     customer_meter_id: e.customer_meter_id,
     period: e.period,
     kind: e.kind as MeterLedgerEntryWire["kind"],
-    units: e.units,
+    units: Number(e.units),
     reason: e.reason,
     grant_id: e.grant_id,
     open: false,
@@ -215,12 +216,12 @@ export async function customerMeterLedger(
     customer_meter_id: n.id,
     period: n.period,
     kind: "usage",
-    units: -(n.consumed - n.recorded),
+    units: new Exact(n.recorded).minus(n.consumed).toNumber(),
     reason: "Usage of the current period so far",
     grant_id: null,
     open: true,
   });
-  return { items, balance: n.credited - n.consumed };
+  return { items, balance: new Exact(n.credited).minus(n.consumed).toNumber() };
 }
 
 /**
@@ -292,33 +293,32 @@ export async function creditMeter(trx: Trx, input: CreditInput) {
     input.meterId,
     true,
   )) as repo.CustomerMeterNumbers;
-  const applied = Math.max(input.units, -n.credited);
-  const credited = n.credited + applied;
-  const rolloverCredited = input.rollover
-    ? Math.max(0, n.rollover_credited + applied)
-    : Math.min(n.rollover_credited, credited);
-  await repo.updateBalance(trx, n.id, { credited, rollover_credited: rolloverCredited, now });
-  await repo.insertLedgerEntries(trx, input.organizationId, [
-    {
-      customer_meter_id: n.id,
-      period: n.period,
-      kind: applied >= 0 ? "credit" : "correction",
-      units: applied,
-      reason: input.reason,
-      grant_id: input.grantId ?? null,
-      created_at: now,
-    },
-  ]);
-  return { customerMeterId: n.id, applied, credited, consumed: n.consumed, balance: credited - n.consumed };
+  // Computed on the numeric columns, in the statement that writes the credit and its entry.
+  const r = await repo.creditRow(trx, {
+    organizationId: input.organizationId,
+    id: n.id,
+    units: input.units,
+    rollover: input.rollover,
+    reason: input.reason,
+    grantId: input.grantId ?? null,
+    now,
+  });
+  return {
+    customerMeterId: n.id,
+    applied: Number(r.applied),
+    credited: Number(r.credited),
+    consumed: Number(r.consumed),
+    balance: Number(r.balance),
+  };
 }
 
-/** Units may be fractional (a sum meter): differences in decimal, so 0.3 - 0.1 is 0.2 in the ledger. */
-const minus = (a: number, b: number) => new Decimal(a).minus(b).toNumber();
-
-/** What closing a period leaves: the balance, and the credits rolled into the next period (Polar's rule). */
-function closingOf(n: repo.CustomerMeterNumbers) {
-  const balance = minus(n.credited, n.consumed);
-  return { balance, rollover: Math.max(0, Math.min(Math.floor(balance), n.rollover_credited)) };
+/**
+ * The credits closing a period rolls into the next (Polar's rule): the whole units of a positive
+ * balance, at most the credits marked rollover; exact (`closePeriod` computes the same in SQL).
+ */
+function rolloverOf(n: repo.CustomerMeterNumbers): string {
+  const whole = new Exact(n.credited).minus(n.consumed).floor();
+  return Exact.max(0, Exact.min(whole, n.rollover_credited)).toString();
 }
 
 /**
@@ -349,41 +349,19 @@ export async function resetMeterPeriod(
   if (waived) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
   const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
   if (!n) return undefined;
-  const { balance, rollover } = closingOf(n);
-  const entry = (period: number, kind: string, units: number, reason: string) => ({
-    customer_meter_id: n.id,
-    period,
-    kind,
-    units,
-    reason,
-    grant_id: null,
-    created_at: now,
+  // The entries are computed on the numeric columns, in the statement that writes them.
+  const closed = await repo.closePeriod(trx, {
+    organizationId: input.organizationId,
+    id: n.id,
+    cause: waived ? (input.cause as "checkout" | "change") : "cycle",
+    now,
   });
-  const entries = [];
-  const usage = minus(n.consumed, n.recorded);
-  if (usage !== 0) entries.push(entry(n.period, "usage", -usage, "Usage of the period"));
-  const expired = minus(balance, rollover);
-  if (expired > 0) entries.push(entry(n.period, "expiry", -expired, "Unused credits expired"));
-  if (balance < 0)
-    entries.push(
-      waived
-        ? entry(
-            n.period,
-            "correction",
-            -balance,
-            input.cause === "change"
-              ? "Usage before the plan change, not billed"
-              : "Usage before the subscription started, not billed",
-          )
-        : entry(n.period, "settlement", -balance, "Overage billed at the period's end"),
-    );
-  if (rollover > 0) {
-    entries.push(entry(n.period, "rollover", -rollover, "Rolled over to the next period"));
-    entries.push(entry(n.period + 1, "rollover", rollover, "Rolled over from the previous period"));
-  }
-  await repo.insertLedgerEntries(trx, input.organizationId, entries);
-  await repo.startPeriod(trx, n.id, rollover, now);
-  return { customerMeterId: n.id, consumed: n.consumed, credited: n.credited, rollover };
+  return {
+    customerMeterId: n.id,
+    consumed: Number(closed.consumed),
+    credited: Number(closed.credited),
+    rollover: Number(closed.rollover),
+  };
 }
 
 /**
@@ -424,30 +402,30 @@ export async function checkUsage({
     );
   // A check that records nothing, for a customer with no orphan events to claim, is that read.
   if (!input.record && !found.orphans) {
-    const consumed = found.consumed ?? 0;
-    const credited = found.credited ?? 0;
+    const consumed = new Exact(found.consumed ?? 0);
+    const credited = new Exact(found.credited ?? 0);
     const cap = effectiveCap(found.meter_cap, found.customer_cap);
     return {
-      allowed: consumed + input.units <= credited + cap,
+      allowed: consumed.plus(input.units).lte(credited.plus(cap)),
       recorded: false,
       customer_id: customer,
       meter_id: meterId,
       units: input.units,
-      consumed_units: consumed,
-      credited_units: credited,
-      balance: credited - consumed,
-      hard_cap_units: cap,
+      consumed_units: consumed.toNumber(),
+      credited_units: credited.toNumber(),
+      balance: credited.minus(consumed).toNumber(),
+      hard_cap_units: cap.toNumber(),
     };
   }
   return inTransaction(ctx, async (trx) => {
     if (found.orphans) await repo.claimOrphanEvents(trx, ctx.organizationId, now, [customer]);
     if (input.record) await repo.ensureRow(trx, ctx.organizationId, customer, meterId, now);
     const n = await repo.findNumbersFor(trx, ctx.organizationId, customer, meterId, input.record);
-    const consumed = n?.consumed ?? 0;
-    const credited = n?.credited ?? 0;
+    const consumed = new Exact(n?.consumed ?? 0);
+    const credited = new Exact(n?.credited ?? 0);
     // The credits, plus the lower of the meter's and the customer's hard caps (none: 0).
     const cap = effectiveCap(found.meter_cap, n?.hard_cap_units ?? null);
-    const allowed = consumed + input.units <= credited + cap;
+    const allowed = consumed.plus(input.units).lte(credited.plus(cap));
     const record = allowed && input.record && n !== undefined;
     if (record) {
       await repo.addRecorded(trx, n.id, input.units, now);
@@ -463,25 +441,29 @@ export async function checkUsage({
         },
       ]);
     }
-    const after = record ? consumed + input.units : consumed;
+    // What the update made of `consumed` (numeric + the units as the request gave them).
+    const after = record ? consumed.plus(input.units) : consumed;
     return {
       allowed,
       recorded: record,
       customer_id: customer,
       meter_id: meterId,
       units: input.units,
-      consumed_units: after,
-      credited_units: credited,
-      balance: credited - after,
-      hard_cap_units: cap,
+      consumed_units: after.toNumber(),
+      credited_units: credited.toNumber(),
+      balance: credited.minus(after).toNumber(),
+      hard_cap_units: cap.toNumber(),
     };
   });
 }
 
-/** The units a check allows beyond the credits: the lower of the caps set, 0 when none is. */
-function effectiveCap(meterCap: string | number | null, customerCap: number | null) {
-  const caps = [meterCap, customerCap].filter((c) => c !== null).map(Number);
-  return caps.length > 0 ? Math.min(...caps) : 0;
+/**
+ * The units a check allows beyond the credits: the lower of the caps set, 0 when none is, exact
+ * (the caps as decimal text, or a request's number).
+ */
+function effectiveCap(meterCap: string | number | null, customerCap: string | number | null) {
+  const caps = [meterCap, customerCap].filter((c) => c !== null).map((c) => new Exact(c));
+  return caps.length > 0 ? Exact.min(...caps) : new Exact(0);
 }
 
 /**
@@ -513,13 +495,12 @@ export async function setCustomerHardCap({
       true,
     )) as repo.CustomerMeterNumbers;
     await repo.setHardCap(trx, n.id, input.hard_cap_units, now);
-    const meterCap = meter.hard_cap_units === null ? null : Number(meter.hard_cap_units);
     return {
       customer_id: customer,
       meter_id: meter.id,
       hard_cap_units: input.hard_cap_units,
-      meter_hard_cap_units: meterCap,
-      effective_hard_cap_units: effectiveCap(meterCap, input.hard_cap_units),
+      meter_hard_cap_units: meter.hard_cap_units === null ? null : Number(meter.hard_cap_units),
+      effective_hard_cap_units: effectiveCap(meter.hard_cap_units, input.hard_cap_units).toNumber(),
     };
   });
 }
@@ -602,7 +583,7 @@ export async function metersRestartedByChange(
  */
 export async function usageAfterRestart(db: Db, organizationId: string, customerId: string, meterId: string) {
   const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
-  return { consumed: "0", credited: n ? String(closingOf(n).rollover) : "0" };
+  return { consumed: "0", credited: n ? rolloverOf(n) : "0" };
 }
 
 /**
