@@ -889,6 +889,79 @@ describe("plan changes and metered prices", () => {
   }, 60_000);
 });
 
+describe("plan changes keep the meter's credits", () => {
+  it("a change restarts the meter's period: the usage before it is waived, what is left of the credits carried whole", async () => {
+    const { shop, t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
+      "CarryCredits",
+      { unit_amount: "1" },
+    );
+    // Pro (10.00 + 1¢ a unit) with 1,000 credited units (a meter_credit grant, not rollover).
+    await server.meter("credit", {
+      organizationId: shop.organizationId,
+      customerId,
+      meterId,
+      units: 1000,
+      rollover: false,
+      reason: "monthly credits",
+    });
+    await use(200.5);
+    const other = await call(server, t, "POST", "/v1/products/", {
+      name: "Max",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 3000 },
+        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "1" },
+      ],
+    });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: other.body.id,
+      proration_behavior: "prorate",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // Worked example: the balance before the change is 1,000 − 200.5 = 799.5; the 200.5 units
+    // are waived (never billed: the new plan's period starts now), 799 whole units carried into
+    // the new period, the half unit below them expired. The meter: 799 credited, 0 consumed.
+    expect(changed.body.meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 0, credited_units: 799, amount: 0 }),
+    ]);
+    const cm = (await call(server, t, "GET", `/v1/customer-meters/?customer_id=${customerId}`)).body.items[0];
+    expect(cm).toMatchObject({ consumed_units: 0, credited_units: 799, balance: 799 });
+    const before = await call(server, t, "GET", `/v1/customer-meters/${cm.id}/ledger`);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const entries = (before.body.items as { kind: string; units: number; reason: string; open: boolean }[])
+      .filter((e) => !e.open)
+      .map((e) => [e.kind, e.units, e.reason]);
+    expect(entries.slice(-5)).toEqual([
+      ["credit", 1000, "monthly credits"],
+      ["usage", -200.5, "Usage of the period"],
+      ["expiry", -0.5, "Unused credits expired"],
+      ["rollover", -799, "Carried over at the plan change"],
+      ["rollover", 799, "Carried over from before the plan change"],
+    ]);
+    expect(before.body.balance).toBe(799);
+    // 500 units on Max: 500 − 799 < 0, so the renewal's metered line bills nothing; then the
+    // credits (not rollover) expire as at any period's end: −500 usage, −299 expiry.
+    await use(500);
+    await renew();
+    const { metered } = await billed(subscriptionId);
+    expect(metered).toEqual([{ amount: 0, label: "(0 consumed units) × 1¢" }]);
+    const after = (await call(server, t, "GET", `/v1/customer-meters/${cm.id}`)).body;
+    expect(after).toMatchObject({ consumed_units: 0, credited_units: 0, balance: 0 });
+    const l = await call(server, t, "GET", `/v1/customer-meters/${cm.id}/ledger`);
+    expect(
+      (l.body.items as { kind: string; units: number; open: boolean }[])
+        .filter((e) => !e.open)
+        .slice(-2)
+        .map((e) => [e.kind, e.units]),
+    ).toEqual([
+      ["usage", -500],
+      ["expiry", -299],
+    ]);
+    expect(l.body.balance).toBe(0);
+  });
+});
+
 describe("exact decimals in the ledger and the check", () => {
   const check = (t: string, body: object) => call(server, t, "POST", "/v1/customer-meters/check", body);
   const meterOf = async (t: string, customerId: string) => {

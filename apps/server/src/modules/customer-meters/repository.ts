@@ -390,7 +390,10 @@ export async function creditRow(
  * beyond the rollover (`max(0, min(floor(balance), rollover_credited))`, Polar's rule), the
  * overage (`checkout`: waived, a correction; else settled, billed by the renewal), and the
  * rollover out of this period and into the next, which starts with it as its credits (usage
- * and values back to zero). Answers the closed period's numbers as exact decimal text.
+ * and values back to zero). A plan change (`change`) ends no credit period: what is left of the
+ * credits (`max(0, floor(balance))`) is carried into the next period whole, the part marked
+ * rollover still marked so, and only the fraction of a unit below it expires. Answers the
+ * closed period's numbers as exact decimal text.
  */
 export async function closePeriod(
   db: Db,
@@ -407,11 +410,19 @@ export async function closePeriod(
       : input.cause === "change"
         ? [sql`'correction'`, sql`'Usage before the plan change, not billed'`]
         : [sql`'settlement'`, sql`'Overage billed at the period''s end'`];
+  const [rolloverOut, rolloverIn] =
+    input.cause === "change"
+      ? [sql`'Carried over at the plan change'`, sql`'Carried over from before the plan change'`]
+      : [sql`'Rolled over to the next period'`, sql`'Rolled over from the previous period'`];
   await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
   const { rows } = await sql<{ consumed: string; credited: string; rollover: string }>`
     with cur as (
       select id, period, consumed, recorded, credited, credited - consumed as balance,
-        greatest(0, least(floor(credited - consumed), rollover_credited)) as rollover
+        ${
+          input.cause === "change"
+            ? sql`greatest(0, floor(credited - consumed))`
+            : sql`greatest(0, least(floor(credited - consumed), rollover_credited))`
+        } as rollover, rollover_credited
       from kassa_customer_meter where id = ${id}
     ), entries as (
       insert into kassa_meter_ledger ${LEDGER_COLUMNS}
@@ -421,15 +432,16 @@ export async function closePeriod(
         (1, 0, 'usage', -(cur.consumed - cur.recorded), 'Usage of the period'),
         (2, 0, 'expiry', -(cur.balance - cur.rollover), 'Unused credits expired'),
         (3, 0, ${overageKind}, -cur.balance, ${overageReason}),
-        (4, 0, 'rollover', -cur.rollover, 'Rolled over to the next period'),
-        (5, 1, 'rollover', cur.rollover, 'Rolled over from the previous period')
+        (4, 0, 'rollover', -cur.rollover, ${rolloverOut}),
+        (5, 1, 'rollover', cur.rollover, ${rolloverIn})
       ) as e(ord, next, kind, units, reason)
       where case e.ord when 1 then e.units <> 0 when 2 then e.units < 0 when 3 then e.units > 0
         else cur.rollover > 0 end
       order by e.ord
     ), started as (
       update kassa_customer_meter cm set period = cm.period + 1, period_start = ${now}, agg_value = null,
-        agg_count = 0, recorded = 0, consumed = 0, credited = cur.rollover, rollover_credited = cur.rollover,
+        agg_count = 0, recorded = 0, consumed = 0, credited = cur.rollover,
+        rollover_credited = least(cur.rollover, cur.rollover_credited),
         modified_at = ${now}
       from cur where cm.id = cur.id
     )

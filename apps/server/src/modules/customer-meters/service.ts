@@ -313,19 +313,11 @@ export async function creditMeter(trx: Trx, input: CreditInput) {
 }
 
 /**
- * The credits closing a period rolls into the next (Polar's rule): the whole units of a positive
- * balance, at most the credits marked rollover; exact (`closePeriod` computes the same in SQL).
- */
-function rolloverOf(n: repo.CustomerMeterNumbers): string {
-  const whole = new Exact(n.credited).minus(n.consumed).floor();
-  return Exact.max(0, Exact.min(whole, n.rollover_credited)).toString();
-}
-
-/**
  * Closes a customer meter's period (the renewal calls it; Polar's `meter.reset`): the usage of
  * the period becomes an entry, unused credits expire except the rollover
  * (`max(0, min(floor(balance), rollover credits))`, Polar's rule), an overage is settled (it is
- * billed by the renewal), and the next period starts with the rollover as its credit.
+ * billed by the renewal), and the next period starts with the rollover as its credit. A plan
+ * change's restart (`change`) expires no credits: what is left of them is carried over.
  */
 export async function resetMeterPeriod(
   trx: Trx,
@@ -579,11 +571,14 @@ export async function metersRestartedByChange(
 
 /**
  * The usage of a customer's meter once a plan change restarted its period (a change's preview):
- * nothing consumed, the credits `resetMeterPeriod` rolls over, as exact decimal text.
+ * nothing consumed, the credits `resetMeterPeriod` carries over (what is left of them, whole
+ * units), as exact decimal text.
  */
 export async function usageAfterRestart(db: Db, organizationId: string, customerId: string, meterId: string) {
   const n = await repo.findNumbersFor(db, organizationId, customerId, meterId);
-  return { consumed: "0", credited: n ? rolloverOf(n) : "0" };
+  if (!n) return { consumed: "0", credited: "0" };
+  const left = new Exact(n.credited).minus(n.consumed).floor();
+  return { consumed: "0", credited: Exact.max(0, left).toString() };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { AddressValue, KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
-import { resetMeterPeriod } from "../customer-meters/index.js";
+import { lockMetersForBilling, resetMeterPeriod } from "../customer-meters/index.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
 import { activePrices, findProductsOnce } from "../products/index.js";
 import {
@@ -90,8 +90,12 @@ export async function recordPurchase(
     );
     const metered = meteredPrices.filter((p) => p.id !== input.productPriceId).map((p) => p.id);
     // The subscription's meters start fresh (Polar resets them when a checkout creates it):
-    // usage from before it is never billed.
-    for (const meterId of new Set(meteredPrices.flatMap((p) => (p.meter_id ? [p.meter_id] : []))))
+    // usage from before it is never billed. Under the meters' locks, taken as every other locker
+    // takes them (the rows there are, in id order; then the missing ones made in meter order),
+    // so that a plan change of another subscription of the customer cannot deadlock with it.
+    const meterIds = [...new Set(meteredPrices.flatMap((p) => (p.meter_id ? [p.meter_id] : [])))].sort();
+    await lockMetersForBilling(trx, organizationId, input.customerId, meterIds);
+    for (const meterId of meterIds)
       await resetMeterPeriod(trx, {
         organizationId,
         customerId: input.customerId,

@@ -307,9 +307,10 @@ export async function changePlan(
     await insertEntries(trx, p.entries);
     // The new plan's meters start their period now (the usage before it is never billed), before
     // the subscription's wire shape (which shows its meters) is rendered; under the meters' locks,
-    // taken in the order every locker takes them.
+    // taken in the order every locker takes them (the rows there are, in id order; then the
+    // missing ones made in meter order).
     await lockMetersForBilling(trx, sub.organization_id, sub.customer_id, p.restarted);
-    for (const meterId of p.restarted)
+    for (const meterId of [...p.restarted].sort())
       await resetMeterPeriod(trx, {
         organizationId: sub.organization_id,
         customerId: sub.customer_id,
