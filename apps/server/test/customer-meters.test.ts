@@ -703,7 +703,7 @@ describe("plan changes and metered prices", () => {
   const at = (month: number, day: number, hour = 0) =>
     new Date(Date.UTC(year, month - 1, day, hour)).toISOString();
 
-  it("a change to a plan with a metered price bills its usage from the change on; a change away drops it", async () => {
+  it("a change to a plan with a metered price bills its usage from the change on; a change away bills it up to the change", async () => {
     const shop = await createMerchant(server, "PlanMeters");
     const t = await createToken(shop, [
       "products:write",
@@ -871,26 +871,89 @@ describe("plan changes and metered prices", () => {
     ]);
 
     // Back to Basic on 16 May at noon, f = 15.5 / 31 = 0.5, with 10,000 units used since 1 May.
-    // As Polar: the subscription keeps no price on the meter, so that usage is billed by none
-    // (not settled, not carried): Usage's fixed price credited -10.00, Basic debited 5.00, and
-    // 1 June bills 10.00 - 10.00 + 5.00 = 5.00.
+    // The subscription keeps no price on the meter; the usage up to the change is billed at
+    // Usage's price (Kassa's own: Polar drops it): 10,000 × 0.5¢ = 50.00, capped at 30.00.
+    // Usage's fixed price credited -10.00, Basic debited 5.00: 1 June bills
+    // 10.00 - 10.00 + 5.00 + 30.00 = 35.00.
     await use(10_000);
     await advance(at(5, 16, 12), 0);
     const back = await patch(basic);
     expect(back.prices.map((p: { amount_type: string }) => p.amount_type)).toEqual(["fixed"]);
     expect(back.meters).toEqual([]);
-    expect((await nextRenewal()).subtotal_amount).toBe(500);
+    expect((await nextRenewal()).subtotal_amount).toBe(3500);
     await advance(at(6, 1), 1);
     expect((await lastOrderItems()).map((i) => [i.label, i.amount])).toEqual([
       [`Basic — From ${at(6, 1).slice(0, 10)} to ${at(7, 1).slice(0, 10)}`, 1000],
       ["Remaining time on Usage", -1000],
       [`Basic — From ${at(5, 16).slice(0, 10)} to ${at(6, 1).slice(0, 10)}`, 500],
+      ["Usage: (10000 consumed units) × 0.5¢ — capped, up to the plan change", 3000],
     ]);
+    // The meter's period closed at the change, its overage settled (billed by that line).
+    const closed = await call(server, t, "GET", `/v1/customer-meters/${cm.id}/ledger`);
+    expect(
+      (closed.body.items as { kind: string; units: number; reason: string }[])
+        .filter((e) => e.kind === "settlement")
+        .map((e) => [e.units, e.reason]),
+    ).toEqual([
+      [1233, "Overage billed at the period's end"],
+      [10_000, "Overage billed at the plan change"],
+    ]);
+    expect(closed.body.balance).toBe(0);
   }, 60_000);
 });
 
-describe("plan changes keep the meter's credits", () => {
-  it("a change restarts the meter's period: the usage before it is waived, what is left of the credits carried whole", async () => {
+describe("plan changes and the meter's period so far", () => {
+  it("a change between two plans on one meter bills the usage so far at the old price, then the rest at the new", async () => {
+    const { t, meterId, subscriptionId, use, renew } = await meteredSubscription("SameMeter", {
+      unit_amount: "1",
+    });
+    const max = await call(server, t, "POST", "/v1/products/", {
+      name: "Max",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 3000 },
+        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "2" },
+      ],
+    });
+    expect(max.status, JSON.stringify(max.body)).toBe(201);
+    // 300 units on Pro (1¢ a unit), then the change: 300 × 1¢ = 3.00, left for the next order;
+    // 100 units on Max (2¢): the renewal's metered line 2.00. Switching to Max and back can no
+    // longer wipe the usage so far: each change bills it at the price it was used under.
+    await use(300);
+    const preview = await call(
+      server,
+      t,
+      "GET",
+      `/v1/subscriptions/${subscriptionId}/preview?product_id=${max.body.id}`,
+    );
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body.next_renewal.items).toContainEqual({
+      label: "Pro: (300 consumed units) × 1¢, up to the plan change",
+      amount: 300,
+      proration: false,
+    });
+    const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: max.body.id,
+      proration_behavior: "prorate",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.meters).toEqual([
+      expect.objectContaining({ meter_id: meterId, consumed_units: 0, credited_units: 0, amount: 0 }),
+    ]);
+    await use(100);
+    await renew();
+    const items = await server.sql<{ label: string; amount: number }>(
+      `select i.label, i.amount from kassa_order_item i join kassa_order o on o.id = i.order_id
+       where o.subscription_id = $1 and o.billing_reason = 'subscription_cycle' order by i.position`,
+      subscriptionId,
+    );
+    expect(items.filter((i) => i.label.includes("consumed units"))).toEqual([
+      { label: "(100 consumed units) × 2¢", amount: 200 },
+      { label: "Pro: (300 consumed units) × 1¢, up to the plan change", amount: 300 },
+    ]);
+  });
+
+  it("a change restarts the meter's period: the usage so far within the credits costs nothing, what is left of them is carried whole", async () => {
     const { shop, t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
       "CarryCredits",
       { unit_amount: "1" },
@@ -920,8 +983,9 @@ describe("plan changes keep the meter's credits", () => {
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     // Worked example: the balance before the change is 1,000 − 200.5 = 799.5; the 200.5 units
-    // are waived (never billed: the new plan's period starts now), 799 whole units carried into
-    // the new period, the half unit below them expired. The meter: 799 credited, 0 consumed.
+    // are within the credits (billed at Pro's price: max(0, 200.5 − 1,000) × 1¢ = 0, no line),
+    // 799 whole units carried into the new period, the half unit below them expired. The meter:
+    // 799 credited, 0 consumed.
     expect(changed.body.meters).toEqual([
       expect.objectContaining({ meter_id: meterId, consumed_units: 0, credited_units: 799, amount: 0 }),
     ]);

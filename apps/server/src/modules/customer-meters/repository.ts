@@ -382,6 +382,9 @@ export async function creditRow(
   return rows[0] as { applied: string; credited: string; consumed: string; balance: string };
 }
 
+/** Why a customer meter's period closes (`closePeriod`). */
+export type PeriodCloseCause = "cycle" | "checkout" | "change" | "change-billed";
+
 /**
  * Closes the period of the row `id` (locked by the caller) and starts the next, in one
  * statement computed on the numeric columns, so each entry is exactly the difference of the
@@ -399,27 +402,31 @@ export async function closePeriod(
   db: Db,
   /**
    * `cycle`: a renewal billed the period, an overage is settled; `checkout` (a subscription
-   * starts) and `change` (a plan change restarts the meter): never billed, an overage is waived.
+   * starts) and `change` (a plan change restarts a meter no old price billed): never billed, an
+   * overage is waived; `change-billed` (a plan change bills the old price's usage now): settled.
+   * Both plan changes carry what is left of the credits.
    */
-  input: { organizationId: string; id: string; cause: "cycle" | "checkout" | "change"; now: Date },
+  input: { organizationId: string; id: string; cause: PeriodCloseCause; now: Date },
 ) {
   const { organizationId, id, now } = input;
+  const change = input.cause === "change" || input.cause === "change-billed";
   const [overageKind, overageReason] =
     input.cause === "checkout"
       ? [sql`'correction'`, sql`'Usage before the subscription started, not billed'`]
       : input.cause === "change"
         ? [sql`'correction'`, sql`'Usage before the plan change, not billed'`]
-        : [sql`'settlement'`, sql`'Overage billed at the period''s end'`];
-  const [rolloverOut, rolloverIn] =
-    input.cause === "change"
-      ? [sql`'Carried over at the plan change'`, sql`'Carried over from before the plan change'`]
-      : [sql`'Rolled over to the next period'`, sql`'Rolled over from the previous period'`];
+        : input.cause === "change-billed"
+          ? [sql`'settlement'`, sql`'Overage billed at the plan change'`]
+          : [sql`'settlement'`, sql`'Overage billed at the period''s end'`];
+  const [rolloverOut, rolloverIn] = change
+    ? [sql`'Carried over at the plan change'`, sql`'Carried over from before the plan change'`]
+    : [sql`'Rolled over to the next period'`, sql`'Rolled over from the previous period'`];
   await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
   const { rows } = await sql<{ consumed: string; credited: string; rollover: string }>`
     with cur as (
       select id, period, consumed, recorded, credited, credited - consumed as balance,
         ${
-          input.cause === "change"
+          change
             ? sql`greatest(0, floor(credited - consumed))`
             : sql`greatest(0, least(floor(credited - consumed), rollover_credited))`
         } as rollover, rollover_credited

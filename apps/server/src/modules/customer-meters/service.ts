@@ -330,22 +330,25 @@ export async function resetMeterPeriod(
      * `checkout`: a subscription starts (Polar resets its meters then): the usage so far is
      * never billed, so an overage is waived (a correction), not settled. The row is made if
      * none yet, so that older orphan events claimed later stay out of the new period.
-     * `change`: a plan change gives the subscription a price on the meter (see
-     * `metersRestartedByChange`): the same, the usage before it is never billed.
+     * `change`: a plan change gives the subscription a price on a meter no old price billed (see
+     * `metersRestartedByChange`): the same, the usage before it is never billed; what is left of
+     * the credits is carried over. `change-billed`: a plan change billed the old price's usage of
+     * the period (`settledByChange`): an overage is settled, the credits left carried over.
      */
-    cause?: "cycle" | "checkout" | "change" | undefined;
+    cause?: repo.PeriodCloseCause | undefined;
   },
 ) {
   const now = input.at ?? new Date();
-  const waived = input.cause === "checkout" || input.cause === "change";
-  if (waived) await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
+  const cause = input.cause ?? "cycle";
+  if (cause !== "cycle")
+    await repo.ensureRow(trx, input.organizationId, input.customerId, input.meterId, now);
   const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
   if (!n) return undefined;
   // The entries are computed on the numeric columns, in the statement that writes them.
   const closed = await repo.closePeriod(trx, {
     organizationId: input.organizationId,
     id: n.id,
-    cause: waived ? (input.cause as "checkout" | "change") : "cycle",
+    cause,
     now,
   });
   return {
@@ -545,28 +548,30 @@ export async function lockMetersForBilling(
 }
 
 /**
- * The meters whose period a plan change restarts (Polar's `update_product`: the subscription
- * takes every price of the new product, and its metered billing entries belong to a price, so
- * the usage before the change is never billed by the new prices): each meter of the new plan's
- * metered prices, except a meter the old plan also had whose aggregation is not summable
- * (`max`, `min`, `avg`, `unique`), which Polar bills over the whole period at the price now on
- * the subscription. The old plan's other meters are left as they are: no price bills them.
+ * The meters whose period a plan change restarts, and which of them an old price bills now. A
+ * non-summable meter (`max`, `min`, `avg`, `unique`) the new plan shares with the old keeps its
+ * period: its usage is billed over the whole period at the price now on the subscription, as
+ * Polar does. Every other meter of either plan restarts: an old price's meter is billed up to
+ * the change at the old price (`billed`: Kassa's own; Polar drops that usage, as its billing
+ * entries belong to a price, unless the product has its own meter period), then starts afresh;
+ * a meter only the new plan has was billed by no price, so the usage before it is waived.
  */
 export async function metersRestartedByChange(
   db: Db,
   organizationId: string,
   oldMeterIds: string[],
   newMeterIds: string[],
-) {
-  const kept = new Set(oldMeterIds);
-  const shared = newMeterIds.filter((id) => kept.has(id));
+): Promise<{ restarted: string[]; billed: Set<string> }> {
+  const old = new Set(oldMeterIds);
+  const shared = newMeterIds.filter((id) => old.has(id));
   const meters = shared.length > 0 ? await findMeters(db, organizationId, shared) : [];
   const whole = new Set(
     meters
       .filter((m) => !["count", "sum"].includes((m.aggregation as { func: string }).func))
       .map((m) => m.id),
   );
-  return [...new Set(newMeterIds)].filter((id) => !whole.has(id));
+  const restarted = [...new Set([...newMeterIds, ...oldMeterIds])].filter((id) => !whole.has(id)).sort();
+  return { restarted, billed: new Set(restarted.filter((id) => old.has(id))) };
 }
 
 /**

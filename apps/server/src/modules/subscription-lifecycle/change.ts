@@ -31,6 +31,7 @@ import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
   discountFor,
   insertQuoteOrder,
+  meteredLine,
   meterIdsOf,
   periodAmount,
   prorated,
@@ -64,8 +65,12 @@ interface Plan {
   product: ProductRow;
   /** Every active price of the new product in the subscription's currency, metered ones included. */
   prices: PriceRow[];
-  /** The meters whose period restarts now (`metersRestartedByChange`). */
+  /** The meters whose period restarts now (`metersRestartedByChange`), in meter id order. */
   restarted: string[];
+  /** The old plan's metered prices whose usage of the period the change bills (one a meter). */
+  settled: PriceRow[];
+  /** The old plan's name, for the lines the change leaves. */
+  oldProductName: string;
   behavior: ProrationBehavior;
   /** The new credit and debit entries (not stored yet). */
   entries: BillingEntryRow[];
@@ -97,7 +102,8 @@ function visibleTo(acting: { customerId?: string }): readonly string[] | null {
  * are never prorated. A trial is never prorated. A new interval starts a new period now and is
  * invoiced at once, whatever the behaviour asked. The new plan's meters restart their period
  * now, except a non-summable one the old plan had (`metersRestartedByChange`); the old plan's
- * other meters are billed by no price any more.
+ * metered prices bill their usage up to the change first (`settlementEntries`, Kassa's own:
+ * Polar drops it), and a meter only the old plan had is billed by no price after it.
  */
 async function plan(
   db: Db,
@@ -125,7 +131,22 @@ async function plan(
   // The fixed or free price (none: a product of metered prices only).
   const price = prices.find((p) => p.amount_type !== "metered_unit");
   const oldPrices = await findPrices(db, org, sub.price_ids);
-  const restarted = await metersRestartedByChange(db, org, meterIdsOf(oldPrices), meterIdsOf(prices));
+  const { restarted, billed } = await metersRestartedByChange(
+    db,
+    org,
+    meterIdsOf(oldPrices),
+    meterIdsOf(prices),
+  );
+  const settled = [
+    ...new Map(
+      oldPrices.flatMap((p) =>
+        p.amount_type === "metered_unit" && p.meter_id && billed.has(p.meter_id)
+          ? [[p.meter_id, p] as const]
+          : [],
+      ),
+    ).values(),
+  ];
+  const [oldProduct] = await findProducts(db, org, [sub.product_id]);
   const settings = await findOrganization(db, org);
   const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
   let behavior: ProrationBehavior = asked ?? fallback;
@@ -156,19 +177,8 @@ async function plan(
   if (sub.status !== "trialing") {
     if (newInterval) behavior = "invoice";
     const f = remainingFraction(sub.current_period_start, sub.current_period_end, now);
-    const [oldProduct] = await findProducts(db, org, [sub.product_id]);
-    const entry = (label: string, amount: number, priceId: string | null): BillingEntryRow => ({
-      id: randomUUID(),
-      organization_id: org,
-      subscription_id: sub.id,
-      label,
-      amount,
-      currency: sub.currency,
-      proration: true,
-      product_price_id: priceId,
-      order_id: null,
-      created_at: now,
-    });
+    const entry = (label: string, amount: number, priceId: string | null) =>
+      billingEntry(sub, { label, amount, priceId, proration: true }, now);
     // Each old price is credited what a period of it paid, after the discount (a metered one: nothing).
     for (const old of oldPrices) {
       const { amount: paid } = await periodAmount(db, sub, [old], discount);
@@ -187,7 +197,63 @@ async function plan(
         ),
       );
   }
-  return { product, prices, restarted, behavior, entries, period, next };
+  return {
+    product,
+    prices,
+    restarted,
+    settled,
+    oldProductName: oldProduct?.name ?? "the previous plan",
+    behavior,
+    entries,
+    period,
+    next,
+  };
+}
+
+function billingEntry(
+  sub: SubscriptionRow,
+  e: { label: string; amount: number; priceId: string | null; proration: boolean },
+  now: Date,
+): BillingEntryRow {
+  return {
+    id: randomUUID(),
+    organization_id: sub.organization_id,
+    subscription_id: sub.id,
+    label: e.label,
+    amount: e.amount,
+    currency: sub.currency,
+    proration: e.proration,
+    product_price_id: e.priceId,
+    order_id: null,
+    created_at: now,
+  };
+}
+
+/**
+ * The old plan's metered usage up to the change, billed at its price (Kassa's own: Polar drops
+ * it): one entry a metered price that has something to bill, left for the next order (or billed
+ * now with `invoice`). Read under the meters' locks when the change is made (`db` its
+ * transaction), so no ingest lands between this read and the meters' restart.
+ */
+async function settlementEntries(db: Db, sub: SubscriptionRow, p: Plan, now: Date) {
+  const entries: BillingEntryRow[] = [];
+  for (const price of p.settled) {
+    const line = await meteredLine(db, sub, price);
+    if (line.amount > 0)
+      entries.push(
+        billingEntry(
+          sub,
+          {
+            label: `${p.oldProductName}: ${line.label}, up to the plan change`,
+            amount: line.amount,
+            priceId: price.id,
+            proration: false,
+          },
+          now,
+        ),
+      );
+  }
+  return entries;
 }
 
 /** What the change charges now: with `invoice`, every waiting entry, when they add up to more than zero. */
@@ -250,7 +316,11 @@ export async function previewChange(
   checkChangeable(sub);
   const now = ctx.clock.now();
   const p = await plan(ctx.db, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
-  const waiting = [...(await pendingEntries(ctx.db, sub.id)), ...p.entries];
+  const waiting = [
+    ...(await pendingEntries(ctx.db, sub.id)),
+    ...p.entries,
+    ...(await settlementEntries(ctx.db, sub, p, now)),
+  ];
   const charged = p.behavior === "invoice" ? await invoiceNow(deps, ctx.db, p.next, waiting) : null;
   // The meters the change restarts, as they will be after it.
   const usage = new Map<string, Usage>();
@@ -304,19 +374,21 @@ export async function changePlan(
       anchor_day: p.next.anchor_day,
       modified_at: now,
     });
-    await insertEntries(trx, p.entries);
-    // The new plan's meters start their period now (the usage before it is never billed), before
-    // the subscription's wire shape (which shows its meters) is rendered; under the meters' locks,
-    // taken in the order every locker takes them (the rows there are, in id order; then the
-    // missing ones made in meter order).
+    // The meters restart their period now, before the subscription's wire shape (which shows its
+    // meters) is rendered: the old prices' usage up to now is billed first (an entry for the next
+    // order), the usage no old price billed is waived. Under the meters' locks, taken in the order
+    // every locker takes them (the rows there are, in id order; then the missing ones made in
+    // meter order), before the usage is read.
     await lockMetersForBilling(trx, sub.organization_id, sub.customer_id, p.restarted);
-    for (const meterId of [...p.restarted].sort())
+    await insertEntries(trx, [...p.entries, ...(await settlementEntries(trx, sub, p, now))]);
+    const billed = new Set(p.settled.map((price) => price.meter_id));
+    for (const meterId of p.restarted)
       await resetMeterPeriod(trx, {
         organizationId: sub.organization_id,
         customerId: sub.customer_id,
         meterId,
         at: now,
-        cause: "change",
+        cause: billed.has(meterId) ? "change-billed" : "change",
       });
     let orderId: string | null = null;
     if (p.behavior === "invoice") {
