@@ -450,13 +450,8 @@ describe("the portal's meters", () => {
  * price and a metered one (`metered`), bought by a new customer with a card; `checkout` adds to
  * the checkout (a discount). `use` ingests one event, `renew` advances the test clock a month.
  */
-async function meteredSubscription(
-  name: string,
-  metered: Record<string, unknown>,
-  checkout: (token: string) => Promise<Record<string, unknown>> = async () => ({}),
-  /** The product's fixed price a month; null: a product of its metered price alone. */
-  fixed: number | null = 1000,
-) {
+/** A shop with a token for usage billing and a meter: the sum of `units` over events named `tokens`. */
+async function tokensShop(name: string) {
   const shop = await createMerchant(server, name);
   const t = await createToken(shop, [
     "products:write",
@@ -475,12 +470,23 @@ async function meteredSubscription(
     aggregation: { func: "sum", property: "units" },
   });
   expect(m.status, JSON.stringify(m.body)).toBe(201);
+  return { shop, t, meterId: m.body.id as string };
+}
+
+async function meteredSubscription(
+  name: string,
+  metered: Record<string, unknown>,
+  checkout: (token: string) => Promise<Record<string, unknown>> = async () => ({}),
+  /** The product's fixed price a month; null: a product of its metered price alone. */
+  fixed: number | null = 1000,
+) {
+  const { shop, t, meterId } = await tokensShop(name);
   const product = await call(server, t, "POST", "/v1/products/", {
     name: "Pro",
     recurring_interval: "month",
     prices: [
       ...(fixed === null ? [] : [{ amount_type: "fixed", price_amount: fixed }]),
-      { amount_type: "metered_unit", meter_id: m.body.id, ...metered },
+      { amount_type: "metered_unit", meter_id: meterId, ...metered },
     ],
   });
   expect(product.status, JSON.stringify(product.body)).toBe(201);
@@ -522,7 +528,7 @@ async function meteredSubscription(
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.ran).toMatchObject({ renewals: 1 });
   };
-  return { shop, t, meterId: m.body.id as string, subscriptionId, customerId, use, renew };
+  return { shop, t, meterId, subscriptionId, customerId, use, renew };
 }
 
 /** The subscription's orders, oldest first, and the metered lines of its renewals. */
@@ -704,23 +710,7 @@ describe("plan changes and metered prices", () => {
     new Date(Date.UTC(year, month - 1, day, hour)).toISOString();
 
   it("a change to a plan with a metered price bills its usage from the change on; a change away bills it up to the change", async () => {
-    const shop = await createMerchant(server, "PlanMeters");
-    const t = await createToken(shop, [
-      "products:write",
-      "checkouts:write",
-      "subscriptions:write",
-      "orders:read",
-      "meters:write",
-      "events:write",
-      "customer_meters:read",
-    ]);
-    const m = await call(server, t, "POST", "/v1/meters/", {
-      name: "Tokens",
-      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens" }] },
-      aggregation: { func: "sum", property: "units" },
-    });
-    expect(m.status, JSON.stringify(m.body)).toBe(201);
-    const meterId = m.body.id as string;
+    const { t, meterId } = await tokensShop("PlanMeters");
     const product = async (name: string, prices: unknown[]) => {
       const res = await call(server, t, "POST", "/v1/products/", {
         name,
