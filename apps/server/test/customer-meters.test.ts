@@ -943,6 +943,46 @@ describe("plan changes and the meter's period so far", () => {
     ]);
   });
 
+  it("a revoke after a change bills the usage the change left waiting, with the usage since", async () => {
+    const { t, meterId, subscriptionId, use } = await meteredSubscription("RevokeAfterChange", {
+      unit_amount: "1",
+    });
+    const lite = await call(server, t, "POST", "/v1/products/", {
+      name: "Lite",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 500 },
+        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "3" },
+      ],
+    });
+    expect(lite.status, JSON.stringify(lite.body)).toBe(201);
+    // 40 units on Pro (1¢): 0.40 waits for the next order; 10 on Lite (3¢): 0.30. The revoke
+    // settles the usage now, as a meter-cycle order: 0.30 + 0.40 = 0.70 (the prorations stay out).
+    await use(40);
+    const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: lite.body.id,
+      proration_behavior: "prorate",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    await use(10);
+    const revoked = await call(server, t, "DELETE", `/v1/subscriptions/${subscriptionId}`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    const [order] = await server.sql<{ id: string; billing_reason: string; subtotal_amount: number }>(
+      `select id, billing_reason, subtotal_amount from kassa_order where subscription_id = $1
+       order by created_at desc, invoice_number desc limit 1`,
+      subscriptionId,
+    );
+    expect(order).toMatchObject({ billing_reason: "subscription_meter_cycle", subtotal_amount: 70 });
+    const items = await server.sql<{ label: string; amount: number }>(
+      "select label, amount from kassa_order_item where order_id = $1 order by position",
+      order?.id,
+    );
+    expect(items).toEqual([
+      { label: "(10 consumed units) × 3¢", amount: 30 },
+      { label: "Pro: (40 consumed units) × 1¢, up to the plan change", amount: 40 },
+    ]);
+  });
+
   it("a change restarts the meter's period: the usage so far within the credits costs nothing, what is left of them is carried whole", async () => {
     const { shop, t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
       "CarryCredits",

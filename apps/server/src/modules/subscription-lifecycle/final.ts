@@ -23,7 +23,8 @@ import { pendingEntries } from "./repository.js";
  * - `subscription_cancel`: a scheduled cancellation reached its period end (Polar's cycle on
  *   revoke; shown as `subscription_cycle` on the wire); the pending prorations go with it;
  * - `subscription_meter_cycle`: it is revoked now (Polar settles the meter period first, as a
- *   meter-cycle order; fixed-amount discounts are not applied to it).
+ *   meter-cycle order; fixed-amount discounts are not applied to it), with the usage a plan
+ *   change left for the next order (its prorations are not billed, as Polar).
  */
 export type FinalReason = "subscription_cancel" | "subscription_meter_cycle";
 
@@ -57,7 +58,10 @@ export async function billFinalUsage(
     // Exact decimal text: compared as a decimal.
     if (new Decimal(usage.consumed).gt(0)) used.push(price);
   }
-  const entries = reason === "subscription_cancel" ? await pendingEntries(trx, sub.id) : [];
+  // At a period end every waiting entry goes with it; a revoke settles usage only, so of the
+  // waiting entries it takes the usage a plan change billed (not prorations, as Polar).
+  const waiting = await pendingEntries(trx, sub.id);
+  const entries = reason === "subscription_cancel" ? waiting : waiting.filter((e) => !e.proration);
   if (used.length === 0 && entries.length === 0) {
     await resetSubscriptionMeters(trx, sub, now);
     return undefined;
