@@ -473,6 +473,20 @@ async function tokensShop(name: string) {
   return { shop, t, meterId: m.body.id as string };
 }
 
+/** A monthly plan of a fixed price and a metered price on `meterId`: its id. */
+async function meteredPlan(t: string, name: string, fixed: number, meterId: string, unitAmount: string) {
+  const res = await call(server, t, "POST", "/v1/products/", {
+    name,
+    recurring_interval: "month",
+    prices: [
+      { amount_type: "fixed", price_amount: fixed },
+      { amount_type: "metered_unit", meter_id: meterId, unit_amount: unitAmount },
+    ],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
 async function meteredSubscription(
   name: string,
   metered: Record<string, unknown>,
@@ -897,15 +911,7 @@ describe("plan changes and the meter's period so far", () => {
     const { t, meterId, subscriptionId, use, renew } = await meteredSubscription("SameMeter", {
       unit_amount: "1",
     });
-    const max = await call(server, t, "POST", "/v1/products/", {
-      name: "Max",
-      recurring_interval: "month",
-      prices: [
-        { amount_type: "fixed", price_amount: 3000 },
-        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "2" },
-      ],
-    });
-    expect(max.status, JSON.stringify(max.body)).toBe(201);
+    const max = await meteredPlan(t, "Max", 3000, meterId, "2");
     // 300 units on Pro (1¢ a unit), then the change: 300 × 1¢ = 3.00, left for the next order;
     // 100 units on Max (2¢): the renewal's metered line 2.00. Switching to Max and back can no
     // longer wipe the usage so far: each change bills it at the price it was used under.
@@ -914,7 +920,7 @@ describe("plan changes and the meter's period so far", () => {
       server,
       t,
       "GET",
-      `/v1/subscriptions/${subscriptionId}/preview?product_id=${max.body.id}`,
+      `/v1/subscriptions/${subscriptionId}/preview?product_id=${max}`,
     );
     expect(preview.status, JSON.stringify(preview.body)).toBe(200);
     expect(preview.body.next_renewal.items).toContainEqual({
@@ -923,7 +929,7 @@ describe("plan changes and the meter's period so far", () => {
       proration: false,
     });
     const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
-      product_id: max.body.id,
+      product_id: max,
       proration_behavior: "prorate",
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
@@ -943,24 +949,51 @@ describe("plan changes and the meter's period so far", () => {
     ]);
   });
 
+  it("the usage a change bills gets the subscription's percentage discount, as the renewal would have", async () => {
+    const { t, meterId, subscriptionId, use, renew } = await meteredSubscription(
+      "DiscountedChange",
+      { unit_amount: "1" },
+      async (token) => {
+        const discount = await call(server, token, "POST", "/v1/discounts/", {
+          name: "Quarter",
+          type: "percentage",
+          basis_points: 2500,
+          duration: "forever",
+        });
+        expect(discount.status, JSON.stringify(discount.body)).toBe(201);
+        return { discount_id: discount.body.id };
+      },
+    );
+    const max = await meteredPlan(t, "Max", 3000, meterId, "1");
+    // Worked example: 301 units × 1¢ = 3.01 on Pro, 25% off (75.25 → 75): 2.26, the same as the
+    // renewal would have charged for them (its discount is on its price and usage lines).
+    await use(301);
+    const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: max,
+      proration_behavior: "prorate",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    await renew();
+    const items = await server.sql<{ label: string; amount: number }>(
+      `select i.label, i.amount from kassa_order_item i join kassa_order o on o.id = i.order_id
+       where o.subscription_id = $1 and o.billing_reason = 'subscription_cycle' and i.label like 'Pro:%'`,
+      subscriptionId,
+    );
+    expect(items).toEqual([
+      { label: "Pro: (301 consumed units) × 1¢, up to the plan change, after the discount", amount: 226 },
+    ]);
+  });
+
   it("a revoke after a change bills the usage the change left waiting, with the usage since", async () => {
     const { t, meterId, subscriptionId, use } = await meteredSubscription("RevokeAfterChange", {
       unit_amount: "1",
     });
-    const lite = await call(server, t, "POST", "/v1/products/", {
-      name: "Lite",
-      recurring_interval: "month",
-      prices: [
-        { amount_type: "fixed", price_amount: 500 },
-        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "3" },
-      ],
-    });
-    expect(lite.status, JSON.stringify(lite.body)).toBe(201);
+    const lite = await meteredPlan(t, "Lite", 500, meterId, "3");
     // 40 units on Pro (1¢): 0.40 waits for the next order; 10 on Lite (3¢): 0.30. The revoke
     // settles the usage now, as a meter-cycle order: 0.30 + 0.40 = 0.70 (the prorations stay out).
     await use(40);
     const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
-      product_id: lite.body.id,
+      product_id: lite,
       proration_behavior: "prorate",
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
@@ -998,17 +1031,9 @@ describe("plan changes and the meter's period so far", () => {
       reason: "monthly credits",
     });
     await use(200.5);
-    const other = await call(server, t, "POST", "/v1/products/", {
-      name: "Max",
-      recurring_interval: "month",
-      prices: [
-        { amount_type: "fixed", price_amount: 3000 },
-        { amount_type: "metered_unit", meter_id: meterId, unit_amount: "1" },
-      ],
-    });
-    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    const other = await meteredPlan(t, "Max", 3000, meterId, "1");
     const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
-      product_id: other.body.id,
+      product_id: other,
       proration_behavior: "prorate",
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);

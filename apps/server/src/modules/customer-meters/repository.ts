@@ -385,6 +385,14 @@ export async function creditRow(
 /** Why a customer meter's period closes (`closePeriod`). */
 export type PeriodCloseCause = "cycle" | "checkout" | "change" | "change-billed";
 
+/** The ledger entry of a closed period's overage, by why it closes: settled (billed) or waived. */
+const OVERAGE: Record<PeriodCloseCause, { kind: string; reason: string }> = {
+  cycle: { kind: "settlement", reason: "Overage billed at the period's end" },
+  checkout: { kind: "correction", reason: "Usage before the subscription started, not billed" },
+  change: { kind: "correction", reason: "Usage before the plan change, not billed" },
+  "change-billed": { kind: "settlement", reason: "Overage billed at the plan change" },
+};
+
 /**
  * Closes the period of the row `id` (locked by the caller) and starts the next, in one
  * statement computed on the numeric columns, so each entry is exactly the difference of the
@@ -410,17 +418,10 @@ export async function closePeriod(
 ) {
   const { organizationId, id, now } = input;
   const change = input.cause === "change" || input.cause === "change-billed";
-  const [overageKind, overageReason] =
-    input.cause === "checkout"
-      ? [sql`'correction'`, sql`'Usage before the subscription started, not billed'`]
-      : input.cause === "change"
-        ? [sql`'correction'`, sql`'Usage before the plan change, not billed'`]
-        : input.cause === "change-billed"
-          ? [sql`'settlement'`, sql`'Overage billed at the plan change'`]
-          : [sql`'settlement'`, sql`'Overage billed at the period''s end'`];
+  const overage = OVERAGE[input.cause];
   const [rolloverOut, rolloverIn] = change
-    ? [sql`'Carried over at the plan change'`, sql`'Carried over from before the plan change'`]
-    : [sql`'Rolled over to the next period'`, sql`'Rolled over from the previous period'`];
+    ? ["Carried over at the plan change", "Carried over from before the plan change"]
+    : ["Rolled over to the next period", "Rolled over from the previous period"];
   await db.deleteFrom("kassa_customer_meter_value").where("customer_meter_id", "=", id).execute();
   const { rows } = await sql<{ consumed: string; credited: string; rollover: string }>`
     with cur as (
@@ -438,9 +439,9 @@ export async function closePeriod(
       from cur cross join lateral (values
         (1, 0, 'usage', -(cur.consumed - cur.recorded), 'Usage of the period'),
         (2, 0, 'expiry', -(cur.balance - cur.rollover), 'Unused credits expired'),
-        (3, 0, ${overageKind}, -cur.balance, ${overageReason}),
-        (4, 0, 'rollover', -cur.rollover, ${rolloverOut}),
-        (5, 1, 'rollover', cur.rollover, ${rolloverIn})
+        (3, 0, ${overage.kind}::text, -cur.balance, ${overage.reason}::text),
+        (4, 0, 'rollover', -cur.rollover, ${rolloverOut}::text),
+        (5, 1, 'rollover', cur.rollover, ${rolloverIn}::text)
       ) as e(ord, next, kind, units, reason)
       where case e.ord when 1 then e.units <> 0 when 2 then e.units < 0 when 3 then e.units > 0
         else cur.rollover > 0 end

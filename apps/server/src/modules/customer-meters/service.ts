@@ -333,7 +333,7 @@ export async function resetMeterPeriod(
      * `change`: a plan change gives the subscription a price on a meter no old price billed (see
      * `metersRestartedByChange`): the same, the usage before it is never billed; what is left of
      * the credits is carried over. `change-billed`: a plan change billed the old price's usage of
-     * the period (`settledByChange`): an overage is settled, the credits left carried over.
+     * the period (`settlementEntries` in subscription-lifecycle/change.ts): an overage is settled, the credits left carried over.
      */
     cause?: repo.PeriodCloseCause | undefined;
   },

@@ -12,6 +12,7 @@ import {
   resetMeterPeriod,
   usageAfterRestart,
 } from "../customer-meters/index.js";
+import { type DiscountRow, discountOn } from "../discounts/index.js";
 import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -71,6 +72,8 @@ interface Plan {
   settled: PriceRow[];
   /** The old plan's name, for the lines the change leaves. */
   oldProductName: string;
+  /** The discount of the current period (what its prices, and its usage, are billed with). */
+  discount: DiscountRow | null;
   behavior: ProrationBehavior;
   /** The new credit and debit entries (not stored yet). */
   entries: BillingEntryRow[];
@@ -147,6 +150,7 @@ async function plan(
     ).values(),
   ];
   const [oldProduct] = await findProducts(db, org, [sub.product_id]);
+  const oldProductName = oldProduct?.name ?? "the previous plan";
   const settings = await findOrganization(db, org);
   const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
   let behavior: ProrationBehavior = asked ?? fallback;
@@ -183,8 +187,7 @@ async function plan(
     for (const old of oldPrices) {
       const { amount: paid } = await periodAmount(db, sub, [old], discount);
       const credit = prorated(paid, f);
-      if (credit > 0)
-        entries.push(entry(`Remaining time on ${oldProduct?.name ?? "the previous plan"}`, -credit, old.id));
+      if (credit > 0) entries.push(entry(`Remaining time on ${oldProductName}`, -credit, old.id));
     }
     const debit = period ? newAmount : prorated(newAmount, f);
     const until = period ? period.end : sub.current_period_end;
@@ -202,7 +205,8 @@ async function plan(
     prices,
     restarted,
     settled,
-    oldProductName: oldProduct?.name ?? "the previous plan",
+    oldProductName,
+    discount,
     behavior,
     entries,
     period,
@@ -232,20 +236,24 @@ function billingEntry(
 /**
  * The old plan's metered usage up to the change, billed at its price (Kassa's own: Polar drops
  * it): one entry a metered price that has something to bill, left for the next order (or billed
- * now with `invoice`). Read under the meters' locks when the change is made (`db` its
- * transaction), so no ingest lands between this read and the meters' restart.
+ * now with `invoice`). The current period's percentage discount applies to it, as it would have
+ * at the renewal (an order's discount never applies to its entries); a fixed-amount one does
+ * not, as for a revoke's settlement of usage. Read under the meters' locks when the change is
+ * made (`db` its transaction), so no ingest lands between this read and the meters' restart.
  */
 async function settlementEntries(db: Db, sub: SubscriptionRow, p: Plan, now: Date) {
   const entries: BillingEntryRow[] = [];
+  const percentage = p.discount?.type === "percentage" ? p.discount : null;
   for (const price of p.settled) {
     const line = await meteredLine(db, sub, price);
-    if (line.amount > 0)
+    const off = discountOn(percentage, line.amount, sub.currency);
+    if (line.amount - off > 0)
       entries.push(
         billingEntry(
           sub,
           {
-            label: `${p.oldProductName}: ${line.label}, up to the plan change`,
-            amount: line.amount,
+            label: `${p.oldProductName}: ${line.label}, up to the plan change${off > 0 ? ", after the discount" : ""}`,
+            amount: line.amount - off,
             priceId: price.id,
             proration: false,
           },
