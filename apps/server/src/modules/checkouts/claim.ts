@@ -120,14 +120,18 @@ async function claimLocked(
       // One claim at a time per buyer, and a subscription checkout of theirs still being paid
       // counts as their subscription: otherwise two checkouts confirmed together (or one while
       // another waits for 3-D Secure) both pass the check, and the buyer ends with two.
+      // The checkouts in flight are read before the subscriptions, never after: each statement
+      // sees what was committed when it began, and fulfil turns a `confirmed` checkout into its
+      // subscription in one commit. Read the other way round, that commit can fall between the
+      // two reads (no subscription yet, no checkout in flight any more) and both claims pass.
       await repo.lockBuyer(trx, row.organization_id, who);
-      if (await hasBillableSubscription(trx, row.organization_id, who)) throw new AlreadyActiveSubscription();
       const inFlight = await repo.productsInFlight(trx, row.organization_id, who, row.id);
       if (
         inFlight.length > 0 &&
         (await findProducts(trx, row.organization_id, inFlight)).some((p) => p.recurring_interval)
       )
         throw new AlreadyActiveSubscription();
+      if (await hasBillableSubscription(trx, row.organization_id, who)) throw new AlreadyActiveSubscription();
     }
   }
 
