@@ -984,6 +984,44 @@ describe("plan changes and the meter's period so far", () => {
     ]);
   });
 
+  it("a change during a trial charges nothing then; when it ends the trial, the first period bills the usage so far", async () => {
+    const { shop, t, meterId, subscriptionId, use } = await meteredSubscription(
+      "TrialChange",
+      { unit_amount: "1" },
+      async () => ({ trial_interval: "day", trial_interval_count: 14 }),
+    );
+    const max = await meteredPlan(t, "Max", 3000, meterId, "2");
+    // 300 units on Pro's trial (1¢): 3.00. Max has no trial, so the change ends the trial now and
+    // its first period is ordered at once: Max's 30.00, its meter's 0 units, and the 3.00 the
+    // change settled; `invoice` makes no order of its own during a trial.
+    await use(300);
+    const changed = await call(server, t, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      product_id: max,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const orders = await server.sql<{ id: string; billing_reason: string; subtotal_amount: number }>(
+      `select id, billing_reason, subtotal_amount from kassa_order where subscription_id = $1
+       order by created_at, invoice_number`,
+      subscriptionId,
+    );
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount])).toEqual([
+      ["subscription_create", 0],
+      ["subscription_cycle", 3300],
+    ]);
+    const items = await server.sql<{ label: string; amount: number }>(
+      "select label, amount from kassa_order_item where order_id = $1 order by position",
+      orders[1]?.id,
+    );
+    expect(items.map((i) => i.amount)).toEqual([3000, 0, 300]);
+    expect(items[2]?.label).toBe("Pro: (300 consumed units) × 1¢, up to the plan change");
+    const charges = await server.sql<{ amount: number }>(
+      "select amount from kassa_sandbox_charge where organization_id = $1 and status = 'succeeded'",
+      shop.organizationId,
+    );
+    expect(charges.map((c) => Number(c.amount))).toEqual([3300]);
+  });
+
   it("a revoke after a change bills the usage the change left waiting, with the usage since", async () => {
     const { t, meterId, subscriptionId, use } = await meteredSubscription("RevokeAfterChange", {
       unit_amount: "1",

@@ -563,3 +563,90 @@ describe("the trial's reminder, and PATCH {trial_end}", () => {
     ]);
   }, 60_000);
 });
+
+describe("a plan change during a trial (Polar's rule: the trial is never prorated)", () => {
+  it("to a product with a longer trial: the trial runs to its end counted from its start, on the new interval, nothing charged", async () => {
+    const start = at(1, 20);
+    const s = await shop("TrialChangeKeeps", start);
+    const monthly = await product(s, { trial_interval: "day", trial_interval_count: 14 });
+    const yearly = await product(s, {
+      name: "Pro yearly",
+      recurring_interval: "year",
+      prices: [{ amount_type: "fixed", price_amount: 25000 }],
+      trial_interval: "day",
+      trial_interval_count: 30,
+    });
+    const { subscriptionId } = await subscribe(s, monthly);
+    await advance(s, { to: at(1, 25).toISOString() });
+    // Worked example: the trial began 20 January at 10:00; the yearly plan's 30 days end it on
+    // 19 February at 10:00 (not a year from the change, and not the old 3 February).
+    const changed = await patch(s, subscriptionId, { product_id: yearly, proration_behavior: "invoice" });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({
+      status: "trialing",
+      product_id: yearly,
+      recurring_interval: "year",
+      trial_start: start.toISOString(),
+      trial_end: at(2, 19).toISOString(),
+      current_period_start: start.toISOString(),
+      current_period_end: at(2, 19).toISOString(),
+      amount: 25000,
+    });
+    expect((await ordersOf(subscriptionId)).map((o) => o.billing_reason)).toEqual(["subscription_create"]);
+    expect(await chargesOf(s.merchant.organizationId)).toEqual([]);
+    // The trial's end charges the yearly price for a year from that day.
+    const ended = await advance(s, { to: new Date(at(2, 19).getTime() + 60_000).toISOString() });
+    expect(ended.ran).toMatchObject({ renewals: 1, charges: 1, paid: 1 });
+    expect(await subscription(s, subscriptionId)).toMatchObject({
+      status: "active",
+      current_period_start: at(2, 19).toISOString(),
+      current_period_end: new Date(Date.UTC(YEAR + 1, 1, 19, 10)).toISOString(),
+    });
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => [c.amount, c.status])).toEqual([
+      [25000, "succeeded"],
+    ]);
+  }, 120_000);
+
+  it("to a product without a trial: the trial ends now and its first period is charged at once, as the preview said", async () => {
+    const start = at(1, 20);
+    const s = await shop("TrialChangeEnds", start);
+    const trialing = await product(s, { trial_interval: "day", trial_interval_count: 14 });
+    const plain = await product(s, { name: "Max", prices: [{ amount_type: "fixed", price_amount: 4000 }] });
+    const { subscriptionId } = await subscribe(s, trialing);
+    const changeAt = at(1, 25);
+    await advance(s, { to: changeAt.toISOString() });
+    const preview = await call(
+      server,
+      s.token,
+      "GET",
+      `/v1/subscriptions/${subscriptionId}/preview?product_id=${plain}&proration_behavior=prorate`,
+    );
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body.now).toMatchObject({
+      billing_reason: "subscription_cycle",
+      at: changeAt.toISOString(),
+      total_amount: 4000,
+    });
+    expect(preview.body.next_renewal).toMatchObject({ at: at(2, 25).toISOString(), total_amount: 4000 });
+    expect(await chargesOf(s.merchant.organizationId)).toEqual([]);
+
+    const changed = await patch(s, subscriptionId, { product_id: plain, proration_behavior: "prorate" });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await subscription(s, subscriptionId)).toMatchObject({
+      status: "active",
+      product_id: plain,
+      trial_end: changeAt.toISOString(),
+      current_period_start: changeAt.toISOString(),
+      current_period_end: at(2, 25).toISOString(),
+    });
+    expect((await ordersOf(subscriptionId)).map((o) => [o.billing_reason, o.status, o.total_amount])).toEqual(
+      [
+        ["subscription_create", "paid", 0],
+        ["subscription_cycle", "paid", 4000],
+      ],
+    );
+    expect((await chargesOf(s.merchant.organizationId)).map((c) => [c.amount, c.status])).toEqual([
+      [4000, "succeeded"],
+    ]);
+  }, 120_000);
+});

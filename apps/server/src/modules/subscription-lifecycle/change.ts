@@ -17,6 +17,7 @@ import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
 import {
+  addInterval,
   BILLABLE_STATUSES,
   findSubscription,
   lockSubscription,
@@ -28,6 +29,7 @@ import {
 } from "../subscriptions/index.js";
 import { AlreadyCanceledSubscription } from "./cancel.js";
 import { chargeOrder } from "./charge.js";
+import { cycleSubscription } from "./cycle.js";
 import { emitSubscription, type LifecycleDeps } from "./deps.js";
 import {
   discountFor,
@@ -79,6 +81,8 @@ interface Plan {
   entries: BillingEntryRow[];
   /** Set when the interval changes: a new period starts now. */
   period: { start: Date; end: Date } | null;
+  /** On a trial: the trial's end under the new product (`trialEndAfterChange`); `now` ends it. */
+  trial: { end: Date; endsNow: boolean } | null;
   /** The subscription as it will be. */
   next: SubscriptionRow;
 }
@@ -102,8 +106,11 @@ function visibleTo(acting: { customerId?: string }): readonly string[] | null {
  * usage at renewal. The part of the period still to run, `f = (end - now) / (end - start)` in
  * seconds, is credited for each old price (what was paid for it, after the discount; a metered
  * one, nothing) and debited for the new fixed one, each rounded half to even; metered prices
- * are never prorated. A trial is never prorated. A new interval starts a new period now and is
- * invoiced at once, whatever the behaviour asked. The new plan's meters restart their period
+ * are never prorated. A new interval starts a new period now and is invoiced at once, whatever
+ * the behaviour asked. A trial is never prorated nor invoiced, and keeps its period: it ends
+ * where the new product's trial would (`trialEndAfterChange`), and when that is now (or the new
+ * product has none) the change ends it and its first period is ordered at once, as
+ * `trial_end: "now"` does. The new plan's meters restart their period
  * now, except a non-summable one the old plan had (`metersRestartedByChange`); the old plan's
  * metered prices bill their usage up to the change first (`settlementEntries`, Kassa's own:
  * Polar drops it), and a meter only the old plan had is billed by no price after it.
@@ -154,6 +161,9 @@ async function plan(
   const settings = await findOrganization(db, org);
   const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
   let behavior: ProrationBehavior = asked ?? fallback;
+  const trial = trialEndAfterChange(sub, product, now);
+  // No billing during a trial: what the change leaves waits for the trial's end.
+  if (trial) behavior = "prorate";
 
   const interval = product.recurring_interval as RecurringInterval;
   const count = product.recurring_interval_count ?? 1;
@@ -162,9 +172,10 @@ async function plan(
   // The new plan's prices (fixed or free: custom ones are refused above; metered ones count
   // nothing), after the discount.
   const { amount: newAmount } = await periodAmount(db, sub, prices, discount);
-  const period = newInterval
-    ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
-    : null;
+  const period =
+    newInterval && !trial
+      ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
+      : null;
   const next: SubscriptionRow = {
     ...sub,
     product_id: product.id,
@@ -175,10 +186,11 @@ async function plan(
     ...(period
       ? { current_period_start: period.start, current_period_end: period.end, anchor_day: now.getUTCDate() }
       : {}),
+    ...(trial ? { trial_end: trial.end, current_period_end: trial.end } : {}),
     modified_at: now,
   };
   const entries: BillingEntryRow[] = [];
-  if (sub.status !== "trialing") {
+  if (!trial) {
     if (newInterval) behavior = "invoice";
     const f = remainingFraction(sub.current_period_start, sub.current_period_end, now);
     const entry = (label: string, amount: number, priceId: string | null) =>
@@ -210,8 +222,24 @@ async function plan(
     behavior,
     entries,
     period,
+    trial,
     next,
   };
+}
+
+/**
+ * Where a trialing subscription's trial ends after a change to `product` (Polar's
+ * `_resolve_trial_end`): the new product's trial counted from the trial's start; now when the
+ * product has no trial or that time has passed. A trial the merchant set on an active
+ * subscription (`PATCH {trial_end}`, no trial start) is kept. Null: not trialing.
+ */
+function trialEndAfterChange(sub: SubscriptionRow, product: ProductRow, now: Date) {
+  if (sub.status !== "trialing") return null;
+  if (!sub.trial_start) return { end: sub.current_period_end, endsNow: false };
+  const interval = product.trial_interval as RecurringInterval | null;
+  const count = product.trial_interval_count;
+  const end = interval && count ? addInterval(sub.trial_start, interval, count) : null;
+  return end && end.getTime() > now.getTime() ? { end, endsNow: false } : { end: now, endsNow: true };
 }
 
 function billingEntry(
@@ -334,6 +362,27 @@ export async function previewChange(
   const usage = new Map<string, Usage>();
   for (const meterId of p.restarted)
     usage.set(meterId, await usageAfterRestart(ctx.db, sub.organization_id, sub.customer_id, meterId));
+  if (p.trial?.endsNow) {
+    // The trial ends now: its first period is the order made now, and the renewal after it bills
+    // that period's usage (none yet) and nothing left waiting.
+    const after: SubscriptionRow = {
+      ...p.next,
+      status: "active",
+      current_period_start: now,
+      current_period_end: nextPeriodEndOf(
+        now,
+        p.next.recurring_interval as RecurringInterval,
+        p.next.recurring_interval_count,
+        now.getUTCDate(),
+      ),
+      anchor_day: now.getUTCDate(),
+    };
+    const none = new Map<string, Usage>(p.restarted.map((m) => [m, { consumed: "0", credited: "0" }]));
+    return {
+      now: await renewalPreview(deps, ctx.db, p.next, waiting, usage),
+      next_renewal: await renewalPreview(deps, ctx.db, after, [], none),
+    };
+  }
   return {
     now: charged ? previewOrder(charged, "subscription_update", now) : null,
     next_renewal: await renewalPreview(deps, ctx.db, p.next, charged ? [] : waiting, usage),
@@ -368,7 +417,7 @@ export async function changePlan(
     const sub = await lockSubscription(trx, visible.id);
     if (!sub) throw new SubscriptionNotFound();
     checkChangeable(sub);
-    if (sub.product_id === input.product_id) return { row: sub, orderId: null };
+    if (sub.product_id === input.product_id) return { row: sub, orderId: null, endsTrial: false };
     const now = ctx.clock.now();
     const p = await plan(trx, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
     const row = await updateSubscription(trx, sub.id, {
@@ -380,6 +429,13 @@ export async function changePlan(
       current_period_start: p.next.current_period_start,
       current_period_end: p.next.current_period_end,
       anchor_day: p.next.anchor_day,
+      ...(p.trial
+        ? {
+            trial_end: p.trial.end,
+            // A trial that ends later than before is reminded of again before its end.
+            ...(p.trial.end.getTime() > sub.current_period_end.getTime() ? { trial_reminded_at: null } : {}),
+          }
+        : {}),
       modified_at: now,
     });
     // The meters restart their period now, before the subscription's wire shape (which shows its
@@ -404,8 +460,14 @@ export async function changePlan(
       if (q) orderId = await insertUpdateOrder(deps, ctx, trx, row, q, now);
     }
     await emitSubscription(ctx, trx, row, ["subscription.updated"]);
-    return { row, orderId };
+    return { row, orderId, endsTrial: p.trial?.endsNow ?? false };
   });
+  if (claimed.endsTrial) {
+    // The trial ended with the change: its first period is ordered and charged now (with what the
+    // change left waiting), as `trial_end: "now"` does; a declined card leaves it past due.
+    const result = await cycleSubscription(deps, claimed.row.id);
+    if (result.kind === "renewed" && result.charge) await chargeOrder(deps, result.orderId, 1);
+  }
   if (claimed.orderId) {
     const outcome = await chargeOrder(deps, claimed.orderId, 1);
     if (outcome === "failed" || outcome === "revoked")
