@@ -101,6 +101,44 @@ describe("a renewal interrupted after its charge", () => {
   }, 120_000);
 });
 
+describe("a subscription revoked while a charge of it is in flight", () => {
+  it("keeps the order for that charge: the reconciler records it paid, never a charge without its order", async () => {
+    const first = await start({ ...RECONCILE_SOON, KASSA_CRASH_AT: "renewal.charged" });
+    const { merchant, token, productId } = await shop(first, "RevokeInFlight");
+    await subscribe(first, token, productId, 1);
+    const [sub] = await first.sql<{ id: string }>(
+      "select id from kassa_subscription where organization_id = $1",
+      merchant.organizationId,
+    );
+    // The renewal's charge goes through and the process dies before recording it.
+    const exited = new Promise((r) => first.child.once("exit", r));
+    await call(first, token, "POST", "/v1/test-clock/advance", { to: future(40) }).catch(() => undefined);
+    await exited;
+    servers.splice(servers.indexOf(first), 1);
+    // The next process revokes the subscription before any reconciler looks at the charge.
+    const second = await start({ CHECKOUT_RECONCILE_AFTER_MS: "600000" }, first.database);
+    const revoked = await call(second, token, "DELETE", `/v1/subscriptions/${sub?.id}`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body.status).toBe("canceled");
+    // The order stays for its charge (before: voided, and the 10.00 taken showed nowhere).
+    expect((await renewals(second, merchant.organizationId)).orders).toEqual([
+      expect.objectContaining({ status: "pending", n: 1 }),
+    ]);
+    await second.stop();
+    servers.splice(servers.indexOf(second), 1);
+    const third = await start(RECONCILE_SOON, first.database);
+    let state = await renewals(third, merchant.organizationId);
+    for (let i = 0; i < 100 && !state.orders.some((o) => o.status === "paid"); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      state = await renewals(third, merchant.organizationId);
+    }
+    expect(state.orders).toEqual([expect.objectContaining({ status: "paid", n: 1 })]);
+    expect(state.charges).toBe(1);
+    const after = await call(third, token, "GET", `/v1/subscriptions/${sub?.id}`);
+    expect(after.body).toMatchObject({ status: "canceled", ended_at: expect.any(String) });
+  }, 120_000);
+});
+
 if (TEST_DB === "postgres") {
   describe("two processes on one PostgreSQL", () => {
     it("renew the same 200 subscriptions, each charged once", async () => {

@@ -60,8 +60,10 @@ export async function fulfil(
       // Polar gives a portal session only to a customer this checkout named or created, never to
       // one merely matched by e-mail (someone else could type that address).
       let newCustomer = false;
+      // Locked, as a deletion locks it: a customer deleted meanwhile is not given a subscription
+      // after its deletion revoked the ones it saw (this checkout then makes a new customer).
       let customer: CustomerRow | undefined = row.customer_id
-        ? await findCustomer(trx, org, row.customer_id)
+        ? await findCustomer(trx, org, row.customer_id, { forUpdate: true })
         : undefined;
       if (!customer) {
         // A new customer is written with the processor's customer; a found one gets it below.

@@ -12,9 +12,14 @@ import { type CustomerRow, customerWire } from "./wire.js";
 type Trx = Transaction<KassaDatabase>;
 
 /** A live customer of the organization, or undefined (also for an id that is not a UUID). */
-export function findCustomer(db: Db, organizationId: string, id: string): Promise<CustomerRow | undefined> {
+export function findCustomer(
+  db: Db,
+  organizationId: string,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<CustomerRow | undefined> {
   if (!isUuid(id)) return Promise.resolve(undefined);
-  return repo.findCustomer(db, organizationId, id);
+  return repo.findCustomer(db, organizationId, id, opts);
 }
 
 /**

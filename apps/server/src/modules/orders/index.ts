@@ -23,8 +23,11 @@ export {
   orderToCharge,
   pendingOrdersOf,
   recordRefundedAmounts,
+  retryIdleOrdersNow,
   stuckAttempts,
+  subscriptionIdOf,
   updateOrderById,
+  voidIdleOrdersOf,
 } from "./repository.js";
 export { registerOrderRoutes } from "./routes.js";
 export { type OrderWire, orderWire, publicBillingReason } from "./wire.js";

@@ -314,6 +314,48 @@ export function updateOrderById(db: Db, id: string, patch: Updateable<OrderTable
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Voids a subscription's pending orders that no charge is at (`payment_attempt_started_at`
+ * unset), in one statement: one a retry claim takes meanwhile is left to its charge, whose
+ * record settles it (the guard is evaluated again on the row once its lock is free). Answers the
+ * voided orders.
+ */
+export function voidIdleOrdersOf(db: Db, subscriptionId: string, now: Date) {
+  return db
+    .updateTable("kassa_order")
+    .set({ status: "void", next_payment_attempt_at: null, modified_at: now })
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "=", "pending")
+    .where("payment_attempt_started_at", "is", null)
+    .returningAll()
+    .execute();
+}
+
+/**
+ * Plans a retry now for each of a subscription's unpaid orders that no charge is at, in one
+ * statement: one a retry claim takes meanwhile keeps that claim (the guard is evaluated again
+ * on the row once its lock is free), so an attempt is never claimed twice.
+ */
+export function retryIdleOrdersNow(db: Db, subscriptionId: string, now: Date) {
+  return db
+    .updateTable("kassa_order")
+    .set({ next_payment_attempt_at: now, modified_at: now })
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "=", "pending")
+    .where("payment_attempt_started_at", "is", null)
+    .execute();
+}
+
+/** An order's subscription, unlocked: what a record locks first, in the order a revoke locks them. */
+export async function subscriptionIdOf(db: Db, orderId: string) {
+  const row = await db
+    .selectFrom("kassa_order")
+    .select("subscription_id")
+    .where("id", "=", orderId)
+    .executeTakeFirst();
+  return row?.subscription_id ?? null;
+}
+
 /** The pending orders of a subscription (its dunning), oldest first. */
 export function pendingOrdersOf(db: Db, subscriptionId: string) {
   return db

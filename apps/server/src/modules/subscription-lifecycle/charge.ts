@@ -9,11 +9,14 @@ import {
   orderWire,
   pendingOrdersOf,
   stuckAttempts,
+  subscriptionIdOf,
   updateOrderById,
+  voidIdleOrdersOf,
 } from "../orders/index.js";
 import { type Decline, type PaymentLookup, ProcessorRequestError } from "../payments/index.js";
 import { lockSubscription, type SubscriptionRow, updateSubscription } from "../subscriptions/index.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
+import type { FinalReason } from "./final.js";
 import { mailPaymentFailed, mailRenewal, mailRevoked } from "./mails.js";
 
 /** Days between a failed charge and the next attempt (Polar's DUNNING_RETRY_INTERVALS). */
@@ -81,18 +84,43 @@ export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt:
   return recordAttempt(deps, order.id, attempt, outcome);
 }
 
-/** Writes what an attempt did, once (the order's lock and its attempt count guard it). */
+/** The orders an ending subscription makes for its last usage (`billFinalUsage`): charged after it ends. */
+const FINAL_REASONS: readonly string[] = [
+  "subscription_cancel",
+  "subscription_meter_cycle",
+] satisfies FinalReason[];
+
+/**
+ * Writes what an attempt did, once (the order's lock and its attempt count guard it). The
+ * subscription is locked before the order, as a revoke locks them, so the two never wait on
+ * each other in a circle. An order whose subscription ended while its charge was in flight (a
+ * revoke leaves such an order to its charge: `voidPendingOrders`) is paid if the charge went
+ * through, and void if it did not: nothing more is charged for it.
+ */
 export async function recordAttempt(
   deps: LifecycleDeps,
   orderId: string,
   attempt: number,
   outcome: AttemptOutcome,
-): Promise<"paid" | "failed" | "revoked" | "retry" | "settled"> {
+): Promise<"paid" | "failed" | "revoked" | "retry" | "settled" | "void"> {
   return deps.db.transaction().execute(async (trx) => {
+    const subscriptionId = await subscriptionIdOf(trx, orderId);
+    const sub = subscriptionId ? await lockSubscription(trx, subscriptionId) : undefined;
     const order = await lockOrder(trx, orderId);
     if (order?.status !== "pending" || order.payment_attempts !== attempt - 1) return "settled";
     const ctx = systemCtx(deps, order.organization_id, "subscription payment");
     const now = ctx.clock.now();
+    if (outcome.ok !== true && sub?.ended_at && !FINAL_REASONS.includes(order.billing_reason)) {
+      const voided = await updateOrderById(trx, order.id, {
+        status: "void",
+        ...(outcome.ok === false ? { payment_attempts: attempt } : {}),
+        next_payment_attempt_at: null,
+        payment_attempt_started_at: null,
+        modified_at: now,
+      });
+      await emitOrder(ctx, trx, voided, ["order.updated"]);
+      return "void";
+    }
     if (outcome.ok === "none") {
       await updateOrderById(trx, order.id, {
         payment_attempt_started_at: null,
@@ -101,7 +129,6 @@ export async function recordAttempt(
       });
       return "retry";
     }
-    const sub = order.subscription_id ? await lockSubscription(trx, order.subscription_id) : undefined;
     if (outcome.ok) {
       const paid = await updateOrderById(trx, order.id, {
         status: "paid",
@@ -175,20 +202,15 @@ async function emitOrder(
 }
 
 /**
- * Voids a subscription's pending orders (revoked: nothing more will be charged), each with
- * `order.updated`.
+ * Voids a subscription's pending orders (it ended: nothing more will be charged), each with
+ * `order.updated`; the caller holds the subscription locked. An order whose charge is in flight
+ * (claimed, its outcome not recorded) is left to that charge: voiding it then would leave a
+ * charge that went through with no order to show for it. Its record pays it or voids it
+ * (`recordAttempt`), and no retry is planned for it (a claim unschedules it).
  */
 export async function voidPendingOrders(ctx: Ctx, trx: Transaction<KassaDatabase>, subscriptionId: string) {
-  const now = ctx.clock.now();
-  for (const pending of await pendingOrdersOf(trx, subscriptionId)) {
-    const voided = await updateOrderById(trx, pending.id, {
-      status: "void",
-      next_payment_attempt_at: null,
-      payment_attempt_started_at: null,
-      modified_at: now,
-    });
+  for (const voided of await voidIdleOrdersOf(trx, subscriptionId, ctx.clock.now()))
     await emitOrder(ctx, trx, voided, ["order.updated"]);
-  }
 }
 
 /** Dunning ran out: the subscription ends now, as a revoke does. */

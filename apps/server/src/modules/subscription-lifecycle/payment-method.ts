@@ -1,7 +1,7 @@
 import { RequestValidationError } from "../../kit/api/errors.js";
 import type { Ctx } from "../../kit/context.js";
 import { findCustomer } from "../customers/index.js";
-import { pendingOrdersOf, updateOrderById } from "../orders/index.js";
+import { retryIdleOrdersNow } from "../orders/index.js";
 import { ProcessorRequestError } from "../payments/index.js";
 import { customerBillableSubscriptions, updateSubscription } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
@@ -92,9 +92,7 @@ async function chargeSubscriptionsWith(ctx: Ctx, customerId: string, paymentMeth
   await ctx.db.transaction().execute(async (trx) => {
     for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customerId)) {
       await updateSubscription(trx, sub.id, { payment_method_id: paymentMethodId, modified_at: now });
-      for (const order of await pendingOrdersOf(trx, sub.id))
-        if (order.payment_attempt_started_at === null)
-          await updateOrderById(trx, order.id, { next_payment_attempt_at: now, modified_at: now });
+      await retryIdleOrdersNow(trx, sub.id, now);
     }
   });
 }
