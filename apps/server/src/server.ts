@@ -16,7 +16,7 @@ import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
-import { configureOrphanClaims } from "./modules/customer-meters/index.js";
+import { configureOrphanClaims, customerMeterJobs } from "./modules/customer-meters/index.js";
 import {
   configureIngestGroups,
   eventJobs,
@@ -243,6 +243,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
       ...(testClocks ? testClockJobs({ clocks: testClocks, lifecycle, checkouts: purchaseDeps.env }) : []),
       ...orderMailJobs({ mailer, signer, baseURL: config.baseURL, clocks }),
       ...eventJobs({ clocks, events, quietMs: config.usage.stateDebounceMs }),
+      ...customerMeterJobs({ clocks }),
     ];
     jobs = config.jobs.worker
       ? startJobWorker({

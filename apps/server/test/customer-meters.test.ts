@@ -176,6 +176,46 @@ describe("running totals", () => {
     expect((await customerMeter(c, id)).consumed_units).toBe(1);
   });
 
+  it("a meter's change recomputes its totals once more seconds later, for the ingests that read the old definition", async () => {
+    const name = unique("again");
+    const c = await customer();
+    const id = await meter(name);
+    await ingest([
+      { name, customer_id: c, metadata: { tier: "a" } },
+      { name, customer_id: c, metadata: { tier: "b" } },
+      { name, customer_id: c, metadata: { tier: "b" } },
+    ]);
+    const changed = await call(server, token, "PATCH", `/v1/meters/${id}`, {
+      filter: {
+        conjunction: "and",
+        clauses: [
+          { property: "name", operator: "eq", value: name },
+          { property: "tier", operator: "eq", value: "b" },
+        ],
+      },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await customerMeter(c, id)).consumed_units).toBe(2);
+    // What an ingest that read the meter before the change committed leaves: its tier "a" event
+    // counted by the old filter, after the change's recompute.
+    await server.sql("update kassa_customer_meter set consumed = consumed + 1 where meter_id = $1", id);
+    expect((await customerMeter(c, id)).consumed_units).toBe(3);
+    const [job] = await server.sql<{ id: string; late: boolean }>(
+      `select id, run_at > now() + interval '5 seconds' as late from kassa_job
+       where name = 'customer_meters.recompute' and payload->>'meterId' = $1`,
+      id,
+    );
+    expect(job?.late).toBe(true);
+    // Its time comes (moved here rather than waited for): the totals are the events' again.
+    await server.sql("update kassa_job set run_at = now() where id = $1", job?.id);
+    let consumed = 3;
+    for (let i = 0; i < 100 && consumed !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      consumed = (await customerMeter(c, id)).consumed_units;
+    }
+    expect(consumed).toBe(2);
+  });
+
   it("an ingest after a meter changed or was created counts by the new definition", async () => {
     // The ingest keeps an organization's meters between requests (checked by signature in its
     // one statement): a change must reach it. An organization of its own, whose meters are all

@@ -1,6 +1,7 @@
 export { ingestUpsertCtes } from "./apply.js";
 export { type MeteredPrice, meteredCharge, stateSubscriptionMeters, subscriptionMeters } from "./charge.js";
 export { CustomerMeterNotFound } from "./errors.js";
+export { customerMeterJobs, METER_RECOMPUTE_JOB } from "./jobs.js";
 export { configureOrphanClaims } from "./repository.js";
 export { registerCustomerMeterRoutes } from "./routes.js";
 export {

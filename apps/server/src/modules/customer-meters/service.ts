@@ -8,6 +8,7 @@ import { findMeter, findMeters, type MeterRow, meterToWire } from "../meters/ind
 import { applyEvents, ingestedEvents } from "./apply.js";
 import { Exact } from "./charge.js";
 import { CustomerMeterNotFound } from "./errors.js";
+import { recomputeAgainLater } from "./jobs.js";
 import * as repo from "./repository.js";
 import type {
   CustomerCustomerMeterWire,
@@ -258,9 +259,14 @@ export async function applyIngestedEvents(
   return repo.customersChangedAt(trx, input.organizationId, input.customerIds, input.now);
 }
 
-/** The meter hook: its filter or aggregation changed, its totals are recomputed from the events. */
-export function recomputeMeterTotals(trx: Trx, ctx: Ctx, meter: MeterRow) {
-  return repo.recomputeMeter(trx, ctx.organizationId, meter, ctx.clock.now());
+/**
+ * The meter hook: its filter or aggregation changed, its totals are recomputed from the events
+ * now, and once more a few seconds after the change (`recomputeAgainLater`: for the ingests that
+ * read the old definition before the change committed).
+ */
+export async function recomputeMeterTotals(trx: Trx, ctx: Ctx, meter: MeterRow) {
+  await repo.recomputeMeter(trx, ctx.organizationId, meter, ctx.clock.now());
+  await recomputeAgainLater(trx, ctx.organizationId, meter.id);
 }
 
 export interface CreditInput {
