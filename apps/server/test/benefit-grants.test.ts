@@ -783,6 +783,46 @@ describe("what revokes a grant", () => {
     expect(await jobs()).toBe(queued);
   });
 
+  it("an edit looks for its customers again seconds later: a grant a sync under way committed after the edit is revoked", async () => {
+    const s = await shop("DetachLate");
+    const keep = await benefit(s, { type: "custom", description: "Stays", properties: { note: null } });
+    const drop = await benefit(s, { type: "custom", description: "Detached", properties: { note: null } });
+    const pack = await product(s, [keep, drop]);
+    const bought = await buy(s, pack);
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+    );
+    await ok(call(server, s.token, "POST", `/v1/products/${pack}/benefits`, { benefits: [keep] }));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(byBenefit(items, drop)?.is_revoked).toBe(true),
+    );
+    // What a sync under way at the edit leaves: it read the product before the edit committed
+    // and granted the detached benefit after the edit looked for the customers to sync.
+    await server.sql(
+      `update kassa_benefit_grant set granted_at = now(), revoked_at = null
+       where customer_id = $1 and benefit_id = $2`,
+      bought.customerId,
+      drop,
+    );
+    expect(byBenefit(await grantsOf(s, bought.customerId), drop)?.is_granted).toBe(true);
+    const [late] = await server.sql<{ id: string; later: boolean }>(
+      `select id, run_at > now() + interval '5 seconds' as later from kassa_job
+       where name = 'benefits.edit_resync' and payload->>'id' = $1 order by created_at desc limit 1`,
+      pack,
+    );
+    expect(late?.later).toBe(true);
+    // Its time comes (moved here rather than waited for): the customer is synced, the grant revoked.
+    await server.sql("update kassa_job set run_at = now() where id = $1", late?.id);
+    await server.sql("select pg_notify('kassa_jobs', '')");
+    const after = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(byBenefit(items, drop)?.is_revoked).toBe(true),
+    );
+    expect(byBenefit(after, keep)).toMatchObject({ is_granted: true, is_revoked: false });
+  });
+
   it("deleting the benefit revokes its grants", async () => {
     const s = await shop("DeleteBenefit");
     const gone = await benefit(s, { type: "custom", description: "Gone soon", properties: { note: null } });

@@ -3,7 +3,8 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx, EventSink } from "../../kit/context.js";
 import { productWiresOnce } from "../products/index.js";
-import { enqueueGrantSyncs } from "./jobs.js";
+import { type CatalogEdit, syncsForEdit } from "./edits.js";
+import { enqueueGrantSyncs, resyncEditLater } from "./jobs.js";
 import * as repo from "./repository.js";
 import { STRATEGIES } from "./strategies/index.js";
 import type { SyncInput } from "./sync.js";
@@ -50,21 +51,24 @@ async function syncsFor(trx: Trx, organizationId: string, type: string, data: Da
   if (type === "refund.created" || type === "refund.updated")
     return data.revoke_benefits === true && data.status === "succeeded" ? one(text(data.customer_id)) : [];
   if (type === "customer.deleted") return one(text(data.id));
-  if (type === "product.updated" || type === "benefit.updated") {
-    const id = text(data.id);
-    if (!id) return [];
-    // An edit changes what holders have only for the types that refresh on edit (downloadables).
-    if (type === "benefit.updated" && !STRATEGIES[data.type as BenefitType]?.refreshOnEdit) return [];
-    const customers =
-      type === "product.updated"
-        ? // The real time: an organization on a test clock is read at its clock's time in SQL.
-          await repo.customersOfProduct(trx, organizationId, id, new Date())
-        : await repo.customersHoldingBenefit(trx, organizationId, id);
-    return customers.flatMap((customerId) =>
-      one(customerId, type === "benefit.updated" ? { editedBenefitId: id } : {}),
-    );
+  const edit = editOf(type, data);
+  if (edit) {
+    // Found again seconds later too: a sync under way now may commit what this cannot see.
+    await resyncEditLater(trx, organizationId, edit);
+    return syncsForEdit(trx, organizationId, edit);
   }
   return [];
+}
+
+/** The catalog edit an event records, if it is one that moves grants. */
+function editOf(type: string, data: Data): CatalogEdit | undefined {
+  const id = text(data.id);
+  if (!id) return undefined;
+  if (type === "product.updated") return { kind: "product", id };
+  // An edit changes what holders have only for the types that refresh on edit (downloadables).
+  if (type === "benefit.updated" && STRATEGIES[data.type as BenefitType]?.refreshOnEdit)
+    return { kind: "benefit", id };
+  return undefined;
 }
 
 /** Syncs already queued by a transaction: one per customer (and cause) is enough. */
@@ -106,11 +110,9 @@ export function benefitGrantsSink(inner: EventSink): EventSink {
 
 /** A deleted benefit's grants are revoked: its holders' grants are synced after the deletion commits. */
 export async function revokeDeletedBenefit(ctx: Ctx, trx: Trx, benefitId: string): Promise<void> {
-  const customers = await repo.customersHoldingBenefit(trx, ctx.organizationId, benefitId);
-  await enqueueOnce(
-    trx,
-    customers.map((customerId) => ({ organizationId: ctx.organizationId, customerId })),
-  );
+  const edit: CatalogEdit = { kind: "deleted", id: benefitId };
+  await resyncEditLater(trx, ctx.organizationId, edit);
+  await enqueueOnce(trx, await syncsForEdit(trx, ctx.organizationId, edit));
 }
 
 /**
