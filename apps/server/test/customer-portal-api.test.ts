@@ -195,6 +195,28 @@ describe("sign-in by a mailed code", () => {
     expect(rows).toEqual([]);
   });
 
+  it("codes asked for at once: one stays live, the latest's replaces the others", async () => {
+    const carol = await buy("carol@example.com", pro);
+    const before = (await mailbox(carol.email)).length;
+    const asked = await Promise.all(Array.from({ length: 6 }, () => requestCode(carol.email)));
+    expect(asked.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const mails = await mailbox(carol.email);
+    expect(mails.length).toBe(before + 6);
+    const rows = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_customer_session_code where customer_id = $1",
+      carol.customerId,
+    );
+    expect(rows[0]?.n).toBe(1);
+    const answers = await Promise.all(
+      mails.slice(0, 6).map((m) =>
+        call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", {
+          code: codeIn(m.text),
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+  });
+
   it("a code expires after 30 minutes (the organization's test clock)", async () => {
     const code = await mailedCode(ada.email);
     const [stored] = await server.sql<{ code_hash: string }>(

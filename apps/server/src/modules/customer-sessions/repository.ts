@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from "kysely";
+import { type Insertable, type Selectable, sql } from "kysely";
 import type { CustomerSessionCodeTable, CustomerSessionTable } from "../../db/schema.js";
 import type { Db } from "../../kit/context.js";
 
@@ -78,7 +78,13 @@ export function takeCode(db: Db, codeHash: string) {
 }
 
 /** A customer's earlier codes go when a new one is mailed: only the latest works. */
+/**
+ * The customer's earlier codes deleted, one request at a time per customer (a transaction-scoped
+ * lock taken first): two requests at once would each delete, then insert, and leave two live
+ * codes where a new one replaces the others.
+ */
 export async function deleteCodesOf(db: Db, organizationId: string, customerId: string) {
+  await sql`select pg_advisory_xact_lock(hashtext(${`kassa_portal_code:${customerId}`}))`.execute(db);
   await db
     .deleteFrom("kassa_customer_session_code")
     .where("organization_id", "=", organizationId)
