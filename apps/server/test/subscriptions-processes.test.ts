@@ -139,6 +139,62 @@ describe("a subscription revoked while a charge of it is in flight", () => {
   }, 120_000);
 });
 
+describe("a subscription revoked after a retry of it was claimed, before its charge began", () => {
+  it("is not charged: the claimed order is voided when its charge job runs", async () => {
+    const server = await start({});
+    const { merchant, token, productId } = await shop(server, "RevokeClaimed");
+    await subscribe(server, token, productId, 1);
+    const [sub] = await server.sql<{ id: string; payment_method_id: string; current_period_end: string }>(
+      "select id, payment_method_id, current_period_end from kassa_subscription where organization_id = $1",
+      merchant.organizationId,
+    );
+    // A renewal without a card fails: its order waits for a retry; then the card is back.
+    await server.sql("update kassa_subscription set payment_method_id = null where id = $1", sub?.id);
+    // An hour past the renewal, well before the first retry (two days later).
+    const renewal = new Date(new Date(sub?.current_period_end ?? 0).getTime() + 3_600_000).toISOString();
+    const advanced = await call(server, token, "POST", "/v1/test-clock/advance", { to: renewal });
+    expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+    const [order] = await server.sql<{ id: string; payment_attempts: number }>(
+      "select id, payment_attempts from kassa_order where subscription_id = $1 and status = 'pending'",
+      sub?.id,
+    );
+    expect(order?.payment_attempts).toBe(1);
+    await server.sql(
+      "update kassa_subscription set payment_method_id = $2 where id = $1",
+      sub?.id,
+      sub?.payment_method_id,
+    );
+    // The retry is claimed (as the scheduler claims it), its charge not begun; then the revoke.
+    await server.sql(
+      "update kassa_order set next_payment_attempt_at = null, payment_attempt_started_at = now() where id = $1",
+      order?.id,
+    );
+    const revoked = await call(server, token, "DELETE", `/v1/subscriptions/${sub?.id}`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    // The claimed charge's job runs now.
+    await server.sql(
+      "insert into kassa_job (name, payload) values ('subscriptions.charge', jsonb_build_object('orderId', $1::text, 'attempt', 2))",
+      order?.id,
+    );
+    await server.sql("select pg_notify('kassa_jobs', '')");
+    let status = "pending";
+    for (let i = 0; i < 100 && status === "pending"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      [{ status } = { status: "missing" }] = await server.sql<{ status: string }>(
+        "select status from kassa_order where id = $1",
+        order?.id,
+      );
+    }
+    expect(status).toBe("void");
+    const charges = await server.sql<{ n: number }>(
+      "select count(*)::int as n from kassa_sandbox_charge where organization_id = $1 and status = 'succeeded'",
+      merchant.organizationId,
+    );
+    // The purchase's charge only.
+    expect(charges[0]?.n).toBe(1);
+  }, 120_000);
+});
+
 if (TEST_DB === "postgres") {
   describe("two processes on one PostgreSQL", () => {
     it("renew the same 200 subscriptions, each charged once", async () => {

@@ -648,5 +648,33 @@ describe("a plan change during a trial (Polar's rule: the trial is never prorate
     expect((await chargesOf(s.merchant.organizationId)).map((c) => [c.amount, c.status])).toEqual([
       [4000, "succeeded"],
     ]);
+    // One `subscription.updated` for the change, the cycle's (active), after the creation's.
+    const updates = await server.sql<{ status: string }>(
+      `select payload::jsonb->'data'->>'status' as status from kassa_webhook_event
+       where organization_id = $1 and type = 'subscription.updated' order by seq`,
+      s.merchant.organizationId,
+    );
+    expect(updates.map((u) => u.status)).toEqual(["trialing", "active"]);
+  }, 120_000);
+
+  it("a trial the merchant extended is kept through a change to a product without one", async () => {
+    const start = at(1, 20);
+    const s = await shop("TrialChangeExtended", start);
+    const trialing = await product(s, { trial_interval: "day", trial_interval_count: 14 });
+    const plain = await product(s, { name: "Max", prices: [{ amount_type: "fixed", price_amount: 4000 }] });
+    const { subscriptionId } = await subscribe(s, trialing);
+    const extended = await patch(s, subscriptionId, { trial_end: at(2, 28).toISOString() });
+    expect(extended.status, JSON.stringify(extended.body)).toBe(200);
+    await advance(s, { to: at(2, 10).toISOString() });
+    // The product's 14 days (to 3 February) are past, but the trial runs to the merchant's 28th.
+    const changed = await patch(s, subscriptionId, { product_id: plain });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({
+      status: "trialing",
+      product_id: plain,
+      trial_end: at(2, 28).toISOString(),
+      current_period_end: at(2, 28).toISOString(),
+    });
+    expect(await chargesOf(s.merchant.organizationId)).toEqual([]);
   }, 120_000);
 });

@@ -60,10 +60,11 @@ export async function fulfil(
       // Polar gives a portal session only to a customer this checkout named or created, never to
       // one merely matched by e-mail (someone else could type that address).
       let newCustomer = false;
-      // Locked, as a deletion locks it: a customer deleted meanwhile is not given a subscription
-      // after its deletion revoked the ones it saw (this checkout then makes a new customer).
+      // Locked against the deletion's lock (`FOR UPDATE`): a customer deleted meanwhile is not
+      // given a subscription after its deletion revoked the ones it saw (this checkout then makes
+      // a new customer). Not against the rows that reference the customer (orders, grants).
       let customer: CustomerRow | undefined = row.customer_id
-        ? await findCustomer(trx, org, row.customer_id, { forUpdate: true })
+        ? await findCustomer(trx, org, row.customer_id, { forNoKeyUpdate: true })
         : undefined;
       if (!customer) {
         // A new customer is written with the processor's customer; a found one gets it below.

@@ -16,8 +16,10 @@ const Payload = z.object({ organizationId: z.string(), meterId: z.string() });
  * that read them before the change committed folds its events in by the old definition, after
  * the change's recompute, which could not see them. Such an ingest commits within its
  * statement's time of the change; the second recompute, seconds later, counts its events by
- * the new definition. A recompute racing newer ingests is exact (each adds what the other did
- * not see), so running it twice changes nothing else.
+ * the new definition. A recompute racing newer ingests on the rows it resets is exact (it holds
+ * their locks; each adds what the other did not see). Not quite for a row an ingest creates
+ * between the reset and the re-count (a customer's first event on the meter in that instant):
+ * the re-count adds that event again. The window is one statement's gap, twice per meter change.
  */
 export const RECOMPUTE_AGAIN_AFTER_MS = 10_000;
 

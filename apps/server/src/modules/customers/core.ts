@@ -16,7 +16,7 @@ export function findCustomer(
   db: Db,
   organizationId: string,
   id: string,
-  opts: { forUpdate?: boolean } = {},
+  opts: { forUpdate?: boolean; forNoKeyUpdate?: boolean } = {},
 ): Promise<CustomerRow | undefined> {
   if (!isUuid(id)) return Promise.resolve(undefined);
   return repo.findCustomer(db, organizationId, id, opts);

@@ -18,6 +18,8 @@ export const ACTIVE_SUBSCRIPTION_STATUSES = ["active", "trialing"] as const;
 
 interface Lookup {
   forUpdate?: boolean;
+  /** Locked against updates and deletion, not against rows that reference it (`FOR NO KEY UPDATE`). */
+  forNoKeyUpdate?: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export function findCustomer(
     .where("id", "=", id);
   if (!opts.withDeleted) query = query.where("deleted_at", "is", null);
   if (opts.forUpdate) query = query.forUpdate();
+  else if (opts.forNoKeyUpdate) query = query.forNoKeyUpdate();
   return query.executeTakeFirst();
 }
 

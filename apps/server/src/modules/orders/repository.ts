@@ -129,7 +129,11 @@ export function orderToCharge(db: Db, id: string) {
         .on("c.deleted_at", "is", null),
     )
     .selectAll("o")
-    .select(["s.payment_method_id as subscription_payment_method_id", "c.processor_customer_id"])
+    .select([
+      "s.payment_method_id as subscription_payment_method_id",
+      "s.ended_at as subscription_ended_at",
+      "c.processor_customer_id",
+    ])
     .where("o.id", "=", id)
     .executeTakeFirst();
 }

@@ -161,7 +161,7 @@ async function plan(
   const settings = await findOrganization(db, org);
   const fallback = (settings?.proration_behavior ?? "prorate") as ProrationBehavior;
   let behavior: ProrationBehavior = asked ?? fallback;
-  const trial = trialEndAfterChange(sub, product, now);
+  const trial = trialEndAfterChange(sub, oldProduct, product, now);
   // No billing during a trial: what the change leaves waits for the trial's end.
   if (trial) behavior = "prorate";
 
@@ -228,18 +228,32 @@ async function plan(
 }
 
 /**
- * Where a trialing subscription's trial ends after a change to `product` (Polar's
- * `_resolve_trial_end`): the new product's trial counted from the trial's start; now when the
- * product has no trial or that time has passed. A trial the merchant set on an active
- * subscription (`PATCH {trial_end}`, no trial start) is kept. Null: not trialing.
+ * Where a trialing subscription's trial ends after a change from `oldProduct` to `product`
+ * (Polar's `_resolve_trial_end`): the new product's trial counted from the trial's start; now
+ * when the product has no trial or that time has passed. Only a trial that is the old product's
+ * own (it ends where that product's trial from its start does) follows the product: one the
+ * merchant set or moved (`PATCH {trial_end}`) or a checkout's own is kept as it is. Null: not
+ * trialing.
  */
-function trialEndAfterChange(sub: SubscriptionRow, product: ProductRow, now: Date) {
+function trialEndAfterChange(
+  sub: SubscriptionRow,
+  oldProduct: ProductRow | undefined,
+  product: ProductRow,
+  now: Date,
+) {
   if (sub.status !== "trialing") return null;
-  if (!sub.trial_start) return { end: sub.current_period_end, endsNow: false };
-  const interval = product.trial_interval as RecurringInterval | null;
-  const count = product.trial_interval_count;
-  const end = interval && count ? addInterval(sub.trial_start, interval, count) : null;
+  const kept = { end: sub.current_period_end, endsNow: false };
+  const start = sub.trial_start;
+  if (!start || sub.trial_end?.getTime() !== trialEndOf(oldProduct, start)?.getTime()) return kept;
+  const end = trialEndOf(product, start);
   return end && end.getTime() > now.getTime() ? { end, endsNow: false } : { end: now, endsNow: true };
+}
+
+/** The end of `product`'s trial begun at `start`; null when it has none. */
+function trialEndOf(product: ProductRow | undefined, start: Date) {
+  const interval = product?.trial_interval as RecurringInterval | null | undefined;
+  const count = product?.trial_interval_count;
+  return interval && count ? addInterval(start, interval, count) : null;
 }
 
 function billingEntry(
@@ -376,6 +390,10 @@ export async function previewChange(
         now.getUTCDate(),
       ),
       anchor_day: now.getUTCDate(),
+      // The first paid period applies the discount first (the cycle's rule).
+      discount_applied_at: p.next.discount_id
+        ? (p.next.discount_applied_at ?? now)
+        : p.next.discount_applied_at,
     };
     const none = new Map<string, Usage>(p.restarted.map((m) => [m, { consumed: "0", credited: "0" }]));
     return {
@@ -459,7 +477,8 @@ export async function changePlan(
       const q = await invoiceNow(deps, trx, row, await pendingEntries(trx, sub.id));
       if (q) orderId = await insertUpdateOrder(deps, ctx, trx, row, q, now);
     }
-    await emitSubscription(ctx, trx, row, ["subscription.updated"]);
+    // A change that ends the trial is announced by the cycle below (as `trial_end: "now"` is).
+    if (!p.trial?.endsNow) await emitSubscription(ctx, trx, row, ["subscription.updated"]);
     return { row, orderId, endsTrial: p.trial?.endsNow ?? false };
   });
   if (claimed.endsTrial) {

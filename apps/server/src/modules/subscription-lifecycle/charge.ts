@@ -51,6 +51,10 @@ export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt:
   // The order, its subscription's card and its customer's processor id: one read.
   const order = await orderToCharge(deps.db, orderId);
   if (order?.status !== "pending" || order.payment_attempts >= attempt) return "settled";
+  // Its subscription ended after this charge was claimed and before it started (a revoke leaves
+  // a claimed order to its charge): no charge, and the record voids it.
+  if (order.subscription_ended_at && !FINAL_REASONS.includes(order.billing_reason))
+    return recordAttempt(deps, order.id, attempt, { ok: "none" });
   const paymentMethodId = order.subscription_id ? order.subscription_payment_method_id : null;
   let outcome: AttemptOutcome;
   if (!paymentMethodId || !order.processor_customer_id || !order.subscription_id)
