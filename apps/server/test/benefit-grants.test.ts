@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
+import { holdJob, releaseJob } from "./support/jobs.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createShop, type Shop, sdk } from "./support/v1.js";
@@ -743,17 +744,23 @@ describe("a plan change", () => {
   });
 });
 
+/** A product of two custom benefits (`keep`, `drop`) bought, both granted. */
+async function packBought(name: string) {
+  const s = await shop(name);
+  const keep = await benefit(s, { type: "custom", description: "Keep me", properties: { note: null } });
+  const drop = await benefit(s, { type: "custom", description: "Drop me", properties: { note: null } });
+  const pack = await product(s, [keep, drop]);
+  const bought = await buy(s, pack);
+  await eventually(
+    () => grantsOf(s, bought.customerId),
+    (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
+  );
+  return { s, keep, drop, pack, bought };
+}
+
 describe("what revokes a grant", () => {
   it("detaching a benefit from the product revokes it; the others stay", async () => {
-    const s = await shop("Detach");
-    const keep = await benefit(s, { type: "custom", description: "Keep me", properties: { note: null } });
-    const drop = await benefit(s, { type: "custom", description: "Drop me", properties: { note: null } });
-    const pack = await product(s, [keep, drop]);
-    const bought = await buy(s, pack);
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
-    );
+    const { s, keep, drop, pack, bought } = await packBought("Detach");
     await ok(call(server, s.token, "POST", `/v1/products/${pack}/benefits`, { benefits: [keep] }));
     const after = await eventually(
       () => grantsOf(s, bought.customerId),
@@ -784,24 +791,11 @@ describe("what revokes a grant", () => {
   });
 
   it("an edit looks for its customers again seconds later: a grant a sync under way committed after the edit is revoked", async () => {
-    const s = await shop("DetachLate");
-    const keep = await benefit(s, { type: "custom", description: "Stays", properties: { note: null } });
-    const drop = await benefit(s, { type: "custom", description: "Detached", properties: { note: null } });
-    const pack = await product(s, [keep, drop]);
-    const bought = await buy(s, pack);
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(2),
-    );
+    const { s, keep, drop, pack, bought } = await packBought("DetachLate");
     await ok(call(server, s.token, "POST", `/v1/products/${pack}/benefits`, { benefits: [keep] }));
     // The second look, planned ten seconds after the edit, held off while the test sets up.
-    const [late] = await server.sql<{ id: string; delay: number }>(
-      `update kassa_job set run_at = run_at + interval '1 hour'
-       where name = 'benefits.edit_resync' and payload->>'id' = $1 and status = 'pending'
-       returning id, extract(epoch from (run_at - interval '1 hour' - created_at))::float8 as delay`,
-      pack,
-    );
-    expect(late?.delay).toBeGreaterThanOrEqual(9);
+    const late = await holdJob(server, "benefits.edit_resync", "id", pack);
+    expect(late.delay).toBeGreaterThanOrEqual(9);
     await eventually(
       () => grantsOf(s, bought.customerId),
       (items) => expect(byBenefit(items, drop)?.is_revoked).toBe(true),
@@ -816,8 +810,7 @@ describe("what revokes a grant", () => {
     );
     expect(byBenefit(await grantsOf(s, bought.customerId), drop)?.is_granted).toBe(true);
     // Its time comes (moved here rather than waited for): the customer is synced, the grant revoked.
-    await server.sql("update kassa_job set run_at = now() where id = $1", late?.id);
-    await server.sql("select pg_notify('kassa_jobs', '')");
+    await releaseJob(server, late.id);
     const after = await eventually(
       () => grantsOf(s, bought.customerId),
       (items) => expect(byBenefit(items, drop)?.is_revoked).toBe(true),

@@ -1,6 +1,7 @@
 // Runs on both databases: running totals under row locks and upserts, and 100 parallel check-and-records of the last units.
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { holdJob, releaseJob } from "./support/jobs.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
@@ -196,20 +197,15 @@ describe("running totals", () => {
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     // The second recompute, planned ten seconds after the change, held off while the test sets up.
-    const [job] = await server.sql<{ id: string; delay: number }>(
-      `update kassa_job set run_at = run_at + interval '1 hour'
-       where name = 'customer_meters.recompute' and payload->>'meterId' = $1 and status = 'pending'
-       returning id, extract(epoch from (run_at - interval '1 hour' - created_at))::float8 as delay`,
-      id,
-    );
-    expect(job?.delay).toBeGreaterThanOrEqual(9);
+    const job = await holdJob(server, "customer_meters.recompute", "meterId", id);
+    expect(job.delay).toBeGreaterThanOrEqual(9);
     expect((await customerMeter(c, id)).consumed_units).toBe(2);
     // What an ingest that read the meter before the change committed leaves: its tier "a" event
     // counted by the old filter, after the change's recompute.
     await server.sql("update kassa_customer_meter set consumed = consumed + 1 where meter_id = $1", id);
     expect((await customerMeter(c, id)).consumed_units).toBe(3);
     // Its time comes (moved here rather than waited for): the totals are the events' again.
-    await server.sql("update kassa_job set run_at = now() where id = $1", job?.id);
+    await releaseJob(server, job.id);
     let consumed = 3;
     for (let i = 0; i < 100 && consumed !== 2; i++) {
       await new Promise((r) => setTimeout(r, 100));
