@@ -216,8 +216,24 @@ export function reportUnexpected(
   where: { method: string; path: string },
 ): string {
   const requestId = randomUUID();
-  logger.error("unhandled error", { requestId, method: where.method, path: where.path, error });
+  logger.error("unhandled error", { requestId, method: where.method, path: loggablePath(where.path), error });
   return requestId;
+}
+
+/**
+ * A request's path as a log may hold it: a segment that is a secret (Polar's `polar_` prefixes:
+ * a checkout's or checkout link's client secret, a customer session or access token sent where
+ * an id goes) is cut to its prefix, so an error on `/v1/checkouts/client/{client_secret}` does
+ * not put the secret in the logs.
+ */
+export function loggablePath(path: string): string {
+  return path
+    .split("/")
+    .map((segment) => {
+      const secret = /^(polar_[a-z]+_)./.exec(segment);
+      return secret ? `${secret[1]}…` : segment;
+    })
+    .join("/");
 }
 
 export const internalErrorText = (requestId: string) =>

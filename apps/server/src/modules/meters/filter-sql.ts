@@ -43,7 +43,7 @@ function clauseSql(alias: string, clause: FilterClauseValue): RawBuilder<boolean
   const { operator, value } = clause;
   const property = clause.property.replace(/^metadata\./, "");
   const like = operator === "like" || operator === "not_like";
-  if (property in COLUMN_TYPES) {
+  if (Object.hasOwn(COLUMN_TYPES, property)) {
     const kind = COLUMN_TYPES[property as keyof typeof COLUMN_TYPES];
     const column =
       property === "timestamp"
