@@ -119,6 +119,12 @@ const envSchema = z.object({
   SUBSCRIPTION_SCHEDULER_INTERVAL_MS: positiveInt.default(60_000),
   TEST_CLOCK_CONCURRENCY: positiveInt.optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * Whether webhook endpoints may be at private addresses (loopback, private networks,
+   * link-local): `refuse` in production by default (a merchant's endpoint would otherwise reach
+   * the installation's own network and show its answers), `allow` otherwise (local receivers).
+   */
+  WEBHOOK_PRIVATE_TARGETS: z.enum(["allow", "refuse"]).optional(),
   CUSTOMER_STATE_DEBOUNCE_MS: positiveInt.default(15_000),
   /** Ingest statements of one organization in flight per process (modules/events/group.ts); 0: no grouping. */
   INGEST_GROUP_IN_FLIGHT: z.coerce.number().int().min(0).max(64).optional(),
@@ -252,7 +258,7 @@ export interface KassaConfig {
    * runs one transaction at a time).
    */
   subscriptions: { intervalMs: number; testClockConcurrency: number };
-  webhooks: { timeoutMs: number };
+  webhooks: { timeoutMs: number; refusePrivate: boolean };
   /**
    * How long a customer's ingests must be quiet before its `customer.state_changed` goes
    * (Polar's debounce: 15 s; at the latest 180 min after the first).
@@ -520,7 +526,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       intervalMs: env.SUBSCRIPTION_SCHEDULER_INTERVAL_MS,
       testClockConcurrency: env.TEST_CLOCK_CONCURRENCY ?? (env.DATABASE_URL ? 4 : 1),
     },
-    webhooks: { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+    webhooks: {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      refusePrivate: (env.WEBHOOK_PRIVATE_TARGETS ?? (production ? "refuse" : "allow")) === "refuse",
+    },
     usage: {
       stateDebounceMs: env.CUSTOMER_STATE_DEBOUNCE_MS,
       ingestGroupInFlight: env.INGEST_GROUP_IN_FLIGHT,

@@ -39,7 +39,7 @@ import {
 } from "./modules/subscription-lifecycle/index.js";
 import { OrganizationRateTaxCalculator } from "./modules/tax/index.js";
 import { createTestClocks, type TestClocks, testClockJobs } from "./modules/test-clocks/index.js";
-import { webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
+import { configureWebhookTargets, webhookEventSink, webhookJobs } from "./modules/webhooks/index.js";
 
 export interface KassaServer {
   url: string;
@@ -135,6 +135,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   configureCatalogCache(config.catalogCacheMb);
   configureIngestGroups(config.usage.ingestGroupInFlight);
   configureOrphanClaims({ take: takeOrphans, statement: orphanClaimStatement });
+  configureWebhookTargets({ refusePrivate: config.webhooks.refusePrivate });
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;
@@ -235,7 +236,12 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
     };
     // biome-ignore lint/suspicious/noExplicitAny: definitions with different payload schemas.
     const definitions: JobDefinition<any>[] = [
-      ...webhookJobs({ mailer, baseURL: config.baseURL, timeoutMs: config.webhooks.timeoutMs }),
+      ...webhookJobs({
+        mailer,
+        baseURL: config.baseURL,
+        timeoutMs: config.webhooks.timeoutMs,
+        refusePrivate: config.webhooks.refusePrivate,
+      }),
       ...paymentJobs({ listeners: [refundPaymentListener(events), checkoutPaymentListener(purchaseDeps)] }),
       ...refundJobs({ processor: payments.processor, events }),
       ...benefitGrantJobs({ clocks, events, connections }),

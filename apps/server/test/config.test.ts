@@ -2,6 +2,7 @@
 import { cpSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { Client } from "./support/client.js";
 import { templateDir } from "./support/database.js";
 import { MAIN, runCleanups, runToEnd, startMain, tempDir } from "./support/process.js";
@@ -24,6 +25,7 @@ describe("bad configuration stops start-up with a message naming the variable", 
     ["CAPTCHA_PROVIDER=foo", { CAPTCHA_PROVIDER: "foo", CAPTCHA_SECRET_KEY: "s" }, "CAPTCHA_PROVIDER"],
     ["OIDC_ISSUER without a client id", { OIDC_ISSUER: "https://issuer.example" }, "OIDC_CLIENT_ID"],
     ["RATE_LIMIT=sometimes", { RATE_LIMIT: "sometimes" }, "RATE_LIMIT"],
+    ["WEBHOOK_PRIVATE_TARGETS=maybe", { WEBHOOK_PRIVATE_TARGETS: "maybe" }, "WEBHOOK_PRIVATE_TARGETS"],
     ["AUTH_SECRET too short", { AUTH_SECRET: "short" }, "AUTH_SECRET"],
     ["USERNAME_MIN_LENGTH above the maximum", { USERNAME_MIN_LENGTH: "40" }, "USERNAME_MIN_LENGTH"],
     ["S3_ENDPOINT without a bucket", { S3_ENDPOINT: "http://127.0.0.1:9000" }, "S3_BUCKET"],
@@ -57,6 +59,18 @@ describe("bad configuration stops start-up with a message naming the variable", 
     expect(output).toContain("Kassa cannot start");
     expect(output).toContain(variable);
     expect(output).not.toContain("Kassa listening");
+  });
+});
+
+describe("webhook endpoints at private addresses", () => {
+  it("are refused in production unless allowed, and allowed elsewhere unless refused", () => {
+    const production = { NODE_ENV: "production", AUTH_SECRET: "x".repeat(40), KASSA_ALLOW_EMBEDDED_DB: "on" };
+    expect(loadConfig(production).webhooks.refusePrivate).toBe(true);
+    expect(loadConfig({ ...production, WEBHOOK_PRIVATE_TARGETS: "allow" }).webhooks.refusePrivate).toBe(
+      false,
+    );
+    expect(loadConfig({}).webhooks.refusePrivate).toBe(false);
+    expect(loadConfig({ WEBHOOK_PRIVATE_TARGETS: "refuse" }).webhooks.refusePrivate).toBe(true);
   });
 });
 

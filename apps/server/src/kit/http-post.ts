@@ -1,5 +1,7 @@
 import http from "node:http";
 import https from "node:https";
+import { isIP } from "node:net";
+import { isPrivateAddress, PrivateAddressError, publicOnlyLookup } from "./public-address.js";
 
 /**
  * A POST of a small body over `node:http`/`node:https` with kept-alive connections, for the
@@ -30,6 +32,8 @@ export interface HttpPosterOptions {
   drainBytes?: number;
   /** Connections at once to one origin (default 16). */
   maxSocketsPerOrigin?: number;
+  /** Refuse hosts at private addresses (kit/public-address.ts), checked at each connection. */
+  refusePrivate?: boolean;
 }
 
 class Timeout extends Error {
@@ -58,6 +62,7 @@ export function createHttpPoster(options: HttpPosterOptions): HttpPoster {
         method: "POST",
         agent: secure ? agents.https : agents.http,
         headers: { ...headers, "content-length": String(body.length) },
+        ...(options.refusePrivate ? { lookup: publicOnlyLookup } : {}),
       });
       let answered = false;
       let settled = false;
@@ -121,6 +126,10 @@ export function createHttpPoster(options: HttpPosterOptions): HttpPoster {
       }
       if (target.protocol !== "http:" && target.protocol !== "https:")
         return { ok: false, timedOut: false, error: `unsupported protocol: ${target.protocol}` };
+      // An address in the URL is connected to without a lookup: checked here.
+      const literal = target.hostname.replace(/^\[(.*)\]$/, "$1");
+      if (options.refusePrivate && isIP(literal) && isPrivateAddress(literal))
+        return { ok: false, timedOut: false, error: new PrivateAddressError(literal, literal).message };
       const body = Buffer.from(text, "utf8");
       for (let tries = 0; ; tries++) {
         const outcome = await once(target, headers, body, deadline);

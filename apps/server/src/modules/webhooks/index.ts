@@ -2,3 +2,4 @@
 export { type RecordedEvent, recordEvent, webhookEventSink } from "./events.js";
 export { webhookJobs } from "./jobs.js";
 export { registerWebhookRoutes } from "./routes.js";
+export { configureWebhookTargets } from "./service.js";

@@ -21,6 +21,8 @@ export interface WebhookJobDeps {
   baseURL: string;
   /** A receiver has this long to answer (Polar: 10 s). */
   timeoutMs: number;
+  /** Refuse receivers at private addresses (`WEBHOOK_PRIVATE_TARGETS=refuse`). */
+  refusePrivate?: boolean;
 }
 
 class DeliveryFailed extends Error {
@@ -141,7 +143,11 @@ export function webhookJobs(deps: WebhookJobDeps) {
   const sendPayload = z.object({ sendId: z.string() });
   // Kept-alive connections to the receivers, a bounded number per origin; idle ones never hold
   // the process open.
-  const poster = createHttpPoster({ timeoutMs: deps.timeoutMs, excerptChars: RESPONSE_EXCERPT });
+  const poster = createHttpPoster({
+    timeoutMs: deps.timeoutMs,
+    excerptChars: RESPONSE_EXCERPT,
+    refusePrivate: deps.refusePrivate ?? false,
+  });
   return [
     defineJob({
       name: DELIVER_JOB,

@@ -2,6 +2,8 @@ import type { WebhookEventType } from "@kassa/contracts";
 import type { Kysely } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../../kit/clock.js";
+import { RequestValidationError } from "../../kit/api/errors.js";
+import { privateTargetOf } from "../../kit/public-address.js";
 import { generateWebhookSecret } from "../../kit/webhook-signing.js";
 import { EndpointDisabled, WebhookEndpointNotFound, WebhookEventNotFound } from "./errors.js";
 import { queueSends } from "./events.js";
@@ -15,6 +17,19 @@ export interface WebhooksCtx {
 }
 
 type UseCase<I> = { ctx: WebhooksCtx; input: I };
+
+/** Whether endpoints at private addresses are refused (`WEBHOOK_PRIVATE_TARGETS`), set at start. */
+let refusePrivate = false;
+export function configureWebhookTargets(options: { refusePrivate: boolean }): void {
+  refusePrivate = options.refusePrivate;
+}
+
+/** 422 on `url` when the installation refuses private targets and this one is (the delivery checks again). */
+async function checkTarget(url: string) {
+  if (!refusePrivate) return;
+  const why = await privateTargetOf(url);
+  if (why) throw RequestValidationError.field(["body", "url"], why, url);
+}
 
 export interface EndpointOut {
   id: string;
@@ -53,6 +68,7 @@ export async function createEndpoint({
   ctx,
   input,
 }: UseCase<{ url: string; name?: string | null; format: string; events: WebhookEventType[] }>) {
+  await checkTarget(input.url);
   const row = await repo.insertEndpoint(ctx.db, {
     organization_id: ctx.organizationId,
     url: input.url,
@@ -93,6 +109,7 @@ export async function updateEndpoint({
   events?: WebhookEventType[] | null | undefined;
   enabled?: boolean | null | undefined;
 }>) {
+  if (input.url != null) await checkTarget(input.url);
   const row = await repo.updateEndpoint(ctx.db, ctx.organizationId, input.id, {
     ...(input.url != null ? { url: input.url } : {}),
     ...(input.name !== undefined ? { name: input.name } : {}),
