@@ -103,7 +103,11 @@ describe("filters compile to SQL", () => {
     ["and of or", and(or(c("n", "eq", 5), c("n", "eq", 10)), c("b", "eq", false)), ["e2"]],
     ["no clauses match everything", and(), LABELS],
     ["or with no clauses matches everything", or(), LABELS],
-    ["a key named like an object's own (constructor) is a missing metadata key", and(c("constructor", "eq", 1)), []],
+    [
+      "a key named like an object's own (constructor) is a missing metadata key",
+      and(c("constructor", "eq", 1)),
+      [],
+    ],
   ];
   for (const [what, filter, expected] of cases)
     it(what, async () => {

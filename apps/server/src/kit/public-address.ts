@@ -46,7 +46,9 @@ export class PrivateAddressError extends Error {
   override name = "PrivateAddressError";
   readonly code = "EPRIVATEADDRESS";
   constructor(host: string, address: string) {
-    super(`${host} is ${address === host ? "" : `at ${address}, `}a private address, which this installation does not send to`);
+    super(
+      `${host} is ${address === host ? "" : `at ${address}, `}a private address, which this installation does not send to`,
+    );
   }
 }
 
@@ -66,7 +68,8 @@ export function publicOnlyLookup(
     if (refused) return callback(new PrivateAddressError(hostname, refused.address), "");
     if (options.all) return callback(null, addresses);
     const [first] = addresses;
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "");
+    if (!first)
+      return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "");
     callback(null, first.address, first.family);
   });
 }

@@ -1,8 +1,8 @@
 import type { WebhookEventType } from "@kassa/contracts";
 import type { Kysely } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
-import type { Clock } from "../../kit/clock.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
+import type { Clock } from "../../kit/clock.js";
 import { privateTargetOf } from "../../kit/public-address.js";
 import { generateWebhookSecret } from "../../kit/webhook-signing.js";
 import { EndpointDisabled, WebhookEndpointNotFound, WebhookEventNotFound } from "./errors.js";
