@@ -162,6 +162,12 @@ const envSchema = z.object({
   DISCORD_CLIENT_ID: optionalString,
   DISCORD_CLIENT_SECRET: optionalString,
   DISCORD_BOT_TOKEN: optionalString,
+  /**
+   * Which repository owners (GitHub) and servers (Discord) each organization's benefits may name:
+   * `org:owner,org:owner` by organization slug or id. Unset: any outside production, none in it.
+   */
+  GITHUB_BENEFIT_OWNERS: optionalString,
+  DISCORD_BENEFIT_GUILDS: optionalString,
   DISCORD_API_URL: urlString.default("https://discord.com/api/v10"),
   DISCORD_OAUTH_URL: urlString.default("https://discord.com"),
 });
@@ -300,6 +306,23 @@ export interface KassaConfig {
   };
   /** The platforms customers connect accounts of in the portal (absent: that benefit type waits with an error). */
   connections: { github?: ConnectionPlatformConfig; discord?: ConnectionPlatformConfig };
+  /** GITHUB_BENEFIT_OWNERS and DISCORD_BENEFIT_GUILDS by organization (slug or id); "any": no list. */
+  benefitTargets: { github: Map<string, Set<string>> | "any"; discord: Map<string, Set<string>> | "any" };
+}
+
+/** `org:target,org:target` (an organization's slug or id, then a repository owner or server id). */
+function targetsByOrganization(
+  text: string | undefined,
+  production: boolean,
+): Map<string, Set<string>> | "any" {
+  if (text === undefined) return production ? new Map() : "any";
+  const map = new Map<string, Set<string>>();
+  for (const entry of text.split(",")) {
+    const [organization, target] = entry.split(":").map((s) => s.trim());
+    if (!organization || !target) continue;
+    map.set(organization, (map.get(organization) ?? new Set<string>()).add(target.toLowerCase()));
+  }
+  return map;
 }
 
 /**
@@ -556,6 +579,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     connections: {
       ...(githubBenefit ? { github: githubBenefit } : {}),
       ...(discord ? { discord } : {}),
+    },
+    benefitTargets: {
+      github: targetsByOrganization(env.GITHUB_BENEFIT_OWNERS, production),
+      discord: targetsByOrganization(env.DISCORD_BENEFIT_GUILDS, production),
     },
   };
 }

@@ -15,6 +15,7 @@ import { openRateLimitStore, type RateLimitStore } from "./kit/rate-limit.js";
 import { resolveAuthSecret } from "./kit/secret.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { benefitGrantJobs, benefitGrantsSink } from "./modules/benefit-grants/index.js";
+import { configureBenefitTargets } from "./modules/benefits/index.js";
 import { checkoutPaymentListener, startCheckoutReconciler } from "./modules/checkouts/index.js";
 import { configureOrphanClaims, customerMeterJobs } from "./modules/customer-meters/index.js";
 import {
@@ -136,6 +137,7 @@ export async function createKassa(config: KassaConfig, options: StartOptions = {
   configureIngestGroups(config.usage.ingestGroupInFlight);
   configureOrphanClaims({ take: takeOrphans, statement: orphanClaimStatement });
   configureWebhookTargets({ refusePrivate: config.webhooks.refusePrivate });
+  configureBenefitTargets(config.benefitTargets);
   let ready = false;
   let jobs: JobWorker | undefined;
   let uploadSweeper: { stop(): Promise<void> } | undefined;

@@ -7,3 +7,4 @@ export {
   benefitToWire,
   setProductBenefits,
 } from "./service.js";
+export { type BenefitTargets, configureBenefitTargets, refusedTarget } from "./targets.js";

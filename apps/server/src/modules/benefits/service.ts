@@ -16,6 +16,7 @@ import {
   type BenefitWire,
   PROPERTIES,
 } from "./schemas.js";
+import { checkTarget } from "./targets.js";
 
 export function benefitToWire(row: repo.BenefitRow): BenefitWire {
   return {
@@ -51,6 +52,8 @@ async function checkPropertyReferences(
     await checkReferences(db, organizationId, [
       { kind: "file", ids: properties.files as string[], loc: ["body", "properties", "files"] },
     ]);
+  // A repository owner or Discord server the operator gives this organization (targets.ts).
+  await checkTarget(db, organizationId, type, properties);
 }
 
 export async function listBenefits({

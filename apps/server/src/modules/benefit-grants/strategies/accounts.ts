@@ -1,3 +1,4 @@
+import { refusedTarget } from "../../benefits/index.js";
 import { type ConnectedAccount, type OAuthPlatform, PlatformError } from "../../oauth-accounts/index.js";
 import { BenefitActionRequired, type BenefitStrategy, type StrategyInput } from "./strategy.js";
 
@@ -23,6 +24,15 @@ async function accountOf(
     ...(accountId ? { accountId } : {}),
     now: input.now,
   });
+}
+
+/**
+ * A benefit made before the operator listed what each organization may name (or edited in the
+ * database) grants nothing outside that list: checked at each grant, as at the benefit's creation.
+ */
+async function checkGrantTarget(input: StrategyInput) {
+  const refused = await refusedTarget(input.trx, input.organizationId, input.benefit.type, input.benefit.properties);
+  if (refused) throw new BenefitActionRequired(refused.message);
 }
 
 const notSetUp = (service: string, variables: string) =>
@@ -69,6 +79,7 @@ export const githubRepositoryStrategy: BenefitStrategy = {
       string,
       string
     >;
+    await checkGrantTarget(input);
     await api.invite(repository_owner!, repository_name!, account.username, permission ?? "pull");
     return {
       ...input.properties,
@@ -140,6 +151,7 @@ export const discordStrategy: BenefitStrategy = {
     if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
     const guildId = String(input.benefit.properties.guild_id);
     const roleId = String(input.benefit.properties.role_id);
+    await checkGrantTarget(input);
     try {
       await api.addMember(guildId, roleId, account.accountId, account.accessToken);
     } catch (error) {
