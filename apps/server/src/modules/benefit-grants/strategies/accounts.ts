@@ -31,7 +31,12 @@ async function accountOf(
  * database) grants nothing outside that list: checked at each grant, as at the benefit's creation.
  */
 async function checkGrantTarget(input: StrategyInput) {
-  const refused = await refusedTarget(input.trx, input.organizationId, input.benefit.type, input.benefit.properties);
+  const refused = await refusedTarget(
+    input.trx,
+    input.organizationId,
+    input.benefit.type,
+    input.benefit.properties,
+  );
   if (refused) throw new BenefitActionRequired(refused.message);
 }
 
