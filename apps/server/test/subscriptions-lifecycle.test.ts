@@ -626,6 +626,19 @@ describe("dunning", () => {
       signature: `${link.searchParams.get("signature")}x`,
     });
     expect(forged.status).toBe(403);
+    // The link's session saves a card and nothing else: the mail's holder does not get the portal.
+    for (const path of [
+      "/v1/customer-portal/orders/",
+      "/v1/customer-portal/customers/me",
+      "/v1/customer-portal/subscriptions/",
+    ]) {
+      const other = await call(server, opened.body.customer_session_token, "GET", path);
+      expect(other.status, path).toBe(403);
+      expect(other.body).toMatchObject({
+        error: "NotPermitted",
+        detail: "This session can only save a payment method.",
+      });
+    }
     // A new card: the unpaid renewal is retried at once.
     await savePortalCard(opened.body.customer_session_token, GOOD);
     expect((await advance(s, { by: "PT1M" })).ran).toMatchObject({ charges: 1, paid: 1 });

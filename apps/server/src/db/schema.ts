@@ -760,6 +760,8 @@ export interface CustomerSessionTable {
   expires_at: Date;
   created_at: Date;
   modified_at: Date | null;
+  /** Null: the whole portal; `payment_methods`: only saving a card (migration 0917). */
+  purpose: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A portal sign-in code (`POST /v1/customer-portal/customer-session/request`): its hash only. */

@@ -4,7 +4,9 @@ export {
   type AuthenticatedCustomerSession,
   authenticateCustomerSession,
   CUSTOMER_SESSION_TTL_MS,
+  type CustomerSessionPurpose,
   createCustomerSession,
   customerPortalUrl,
+  PURPOSE_PATHS,
 } from "./service.js";
 export { CUSTOMER_SESSION_PREFIX } from "./token.js";

@@ -17,7 +17,7 @@ export function findLiveSessionByHash(db: Db, tokenHash: string) {
   return db
     .selectFrom("kassa_customer_session as s")
     .innerJoin("kassa_customer as c", "c.id", "s.customer_id")
-    .select(["s.id", "s.organization_id", "s.customer_id", "s.expires_at"])
+    .select(["s.id", "s.organization_id", "s.customer_id", "s.expires_at", "s.purpose"])
     .where("s.token_hash", "=", tokenHash)
     .where("c.deleted_at", "is", null)
     .whereRef("c.organization_id", "=", "s.organization_id")

@@ -24,7 +24,14 @@ export const CUSTOMER_SESSION_TTL_MS = 60 * 60 * 1000;
 /** A `polar_cst_...` token valid 1 hour; stored as SHA-256; the token is returned once. */
 export async function createCustomerSession(
   trx: Db,
-  input: { organizationId: string; customerId: string; returnUrl?: string | null; now: Date },
+  input: {
+    organizationId: string;
+    customerId: string;
+    returnUrl?: string | null;
+    now: Date;
+    /** Only saving a card (`CustomerSessionPurpose`); the whole portal without it. */
+    purpose?: CustomerSessionPurpose;
+  },
 ): Promise<{ id: string; token: string; expiresAt: Date }> {
   const token = generateSessionToken();
   const id = randomUUID();
@@ -38,14 +45,24 @@ export async function createCustomerSession(
     expires_at: expiresAt,
     created_at: input.now,
     modified_at: null,
+    purpose: input.purpose ?? null,
   });
   return { id, token, expiresAt };
 }
+
+/** A session that may do one thing only: `payment_methods`, save a card (a dunning mail's link). */
+export type CustomerSessionPurpose = "payment_methods";
+
+/** The portal paths a session of that purpose reaches. */
+export const PURPOSE_PATHS: Record<CustomerSessionPurpose, string> = {
+  payment_methods: "/v1/customer-portal/customers/me/payment-methods",
+};
 
 export interface AuthenticatedCustomerSession {
   sessionId: string;
   organizationId: string;
   customerId: string;
+  purpose: CustomerSessionPurpose | null;
 }
 
 /**
@@ -61,7 +78,12 @@ export async function authenticateCustomerSession(
   if (!presented.startsWith(CUSTOMER_SESSION_PREFIX)) return null;
   const row = await repo.findLiveSessionByHash(db, hashSessionToken(presented));
   if (!row || row.expires_at.getTime() <= clock.now().getTime()) return null;
-  return { sessionId: row.id, organizationId: row.organization_id, customerId: row.customer_id };
+  return {
+    sessionId: row.id,
+    organizationId: row.organization_id,
+    customerId: row.customer_id,
+    purpose: (row.purpose as CustomerSessionPurpose | null) ?? null,
+  };
 }
 
 /**

@@ -45,7 +45,13 @@ export async function openPaymentMethodLink(
       })
     : [];
   const card = methods.find((m) => m.id === sub.payment_method_id);
-  const session = await createCustomerSession(deps.db, { organizationId: org, customerId: customer.id, now });
+  // Only for saving a card: the link is in a mail for 30 days, the rest of the portal is not its to open.
+  const session = await createCustomerSession(deps.db, {
+    organizationId: org,
+    customerId: customer.id,
+    now,
+    purpose: "payment_methods",
+  });
   const retries = pending.flatMap((o) =>
     o.next_payment_attempt_at ? [o.next_payment_attempt_at.getTime()] : [],
   );
