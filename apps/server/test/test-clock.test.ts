@@ -71,6 +71,40 @@ const advance = async (s: Shop, body: Record<string, unknown>) => {
   return res.body;
 };
 
+describe("credentials and the test clock", () => {
+  it("a portal session lives its hour on the organization's clock; an access token on the real one", async () => {
+    const s = await createShop(server, receiver.url, "Credentials", {
+      scopes: [
+        "products:write",
+        "checkouts:write",
+        "subscriptions:write",
+        "organization_access_tokens:write",
+      ],
+      events: ["order.paid"],
+    });
+    const product = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Pro",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1000 }],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const { portalToken } = await subscribe(s, product.body.id, 900);
+    const expiring = await call(server, s.token, "POST", "/v1/organization-access-tokens/", {
+      comment: "thirty days",
+      scopes: ["products:write"],
+      expires_in: "P30D",
+    });
+    expect(expiring.status, JSON.stringify(expiring.body)).toBe(201);
+    expect((await call(server, portalToken, "GET", "/v1/customer-portal/customers/me")).status).toBe(200);
+    // Two hours on, by the organization's clock: the session's hour is over.
+    await advance(s, { by: "PT2H" });
+    expect((await call(server, portalToken, "GET", "/v1/customer-portal/customers/me")).status).toBe(401);
+    // A year on: a token good for thirty days of real time still works (it is not the sandbox's).
+    await advance(s, { by: "P1Y" });
+    expect((await call(server, expiring.body.token, "GET", "/v1/products/")).status).toBe(200);
+  }, 120_000);
+});
+
 describe("the test clock over many subscriptions", () => {
   it("renews those due together several at a time, each at its own time, in time order with a retry", async () => {
     const s = await createShop(server, receiver.url, "Clockwork", {

@@ -103,7 +103,7 @@ export function authenticator(deps: AuthenticateDeps) {
     if (c.req.path.startsWith(CUSTOMER_PORTAL_PREFIX)) {
       if (header === undefined) throw new Unauthorized();
       const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-      const session = presented ? await authenticateCustomerSession(db, clock, presented) : null;
+      const session = presented ? await authenticateCustomerSession(db, clocks, presented) : null;
       if (!session) throw new InvalidToken();
       // A session for one purpose (a dunning mail's card-update link) reaches its paths only.
       if (session.purpose && !c.req.path.startsWith(PURPOSE_PATHS[session.purpose]))

@@ -4,7 +4,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
-import type { Clock } from "../../kit/clock.js";
+import type { Clock, Clocks } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -72,12 +72,13 @@ export interface AuthenticatedCustomerSession {
  */
 export async function authenticateCustomerSession(
   db: Db,
-  clock: Clock,
+  clocks: Clocks,
   presented: string,
 ): Promise<AuthenticatedCustomerSession | null> {
   if (!presented.startsWith(CUSTOMER_SESSION_PREFIX)) return null;
   const row = await repo.findLiveSessionByHash(db, hashSessionToken(presented));
-  if (!row || row.expires_at.getTime() <= clock.now().getTime()) return null;
+  // On the organization's clock, as its expiry was set (`createCustomerSession`'s `now`).
+  if (!row || row.expires_at.getTime() <= clocks.of(row.organization_id).now().getTime()) return null;
   return {
     sessionId: row.id,
     organizationId: row.organization_id,

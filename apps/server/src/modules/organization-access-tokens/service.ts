@@ -3,7 +3,7 @@ import type { Scope } from "@kassa/contracts";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
-import type { Clock } from "../../kit/clock.js";
+import { type Clock, systemClock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import { createTtlCache } from "../../kit/ttl-cache.js";
 import { OrganizationAccessTokenNotFound } from "./errors.js";
@@ -91,7 +91,9 @@ export async function listTokens({
 /** Creates a token; the answer is the only time the token itself is ever shown. */
 export async function createToken({ ctx, input }: { ctx: Ctx; input: OrganizationAccessTokenCreateInput }) {
   checkGrantable(ctx, input.scopes);
-  const now = ctx.clock.now();
+  // Real time, as it is checked (`authenticateToken`): a credential's life is not the sandbox's
+  // test clock's (advancing it a year would otherwise end the token that advances it).
+  const now = systemClock.now();
   let expiresAt: Date | null = null;
   if (input.expires_in !== undefined && input.expires_in !== null) {
     const seconds = parseExpiresIn(input.expires_in);
