@@ -197,10 +197,12 @@ describe("sign-in by a mailed code", () => {
 
   it("codes asked for at once: one stays live, the latest's replaces the others", async () => {
     const carol = await buy("carol@example.com", pro);
-    const before = (await mailbox(carol.email)).length;
+    // The sign-in code mails only (the purchase's own mail may arrive meanwhile).
+    const codeMails = async () => (await mailbox(carol.email)).filter((m) => codeIn(m.text) !== "");
+    const before = (await codeMails()).length;
     const asked = await Promise.all(Array.from({ length: 6 }, () => requestCode(carol.email)));
     expect(asked.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202]);
-    const mails = await mailbox(carol.email);
+    const mails = await codeMails();
     expect(mails.length).toBe(before + 6);
     const rows = await server.sql<{ n: number }>(
       "select count(*)::int as n from kassa_customer_session_code where customer_id = $1",
