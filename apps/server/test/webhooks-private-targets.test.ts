@@ -42,6 +42,8 @@ describe("webhook endpoints at private addresses, refused", () => {
       "http://10.1.2.3/hook",
       "http://169.254.169.254/latest/meta-data/",
       "http://[::1]:8080/hook",
+      "http://[::ffff:7f00:1]/hook",
+      "http://2130706433/hook",
       "http://localhost:9200/_search",
     ]) {
       const res = await create(url);

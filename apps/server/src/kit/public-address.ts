@@ -5,7 +5,8 @@ import { BlockList, isIP } from "node:net";
  * Addresses a request on a merchant's behalf (a webhook delivery) must not reach when the
  * installation refuses private targets: loopback, private networks, link-local (cloud metadata
  * services live there), carrier-grade NAT, "this network", benchmarking, multicast, reserved;
- * IPv6's loopback, unique-local, link-local, multicast and IPv4-mapped forms of the above.
+ * IPv6's loopback, unique-local, link-local, multicast, and the forms that carry an IPv4
+ * address (mapped `::ffff:`, compatible `::`, NAT64 `64:ff9b::`).
  */
 const PRIVATE = new BlockList();
 for (const [network, prefix] of [
@@ -23,7 +24,11 @@ for (const [network, prefix] of [
 ] as const)
   PRIVATE.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of [
-  ["::", 127],
+  // The unspecified and loopback addresses, and the IPv4-compatible ones (::a.b.c.d).
+  ["::", 96],
+  // NAT64's well-known and local prefixes: an IPv4 address behind a translator.
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],
