@@ -631,6 +631,8 @@ describe("dunning", () => {
       "/v1/customer-portal/orders/",
       "/v1/customer-portal/customers/me",
       "/v1/customer-portal/subscriptions/",
+      // Not even the cards: it may save one, not list, delete or choose among them.
+      "/v1/customer-portal/customers/me/payment-methods",
     ]) {
       const other = await call(server, opened.body.customer_session_token, "GET", path);
       expect(other.status, path).toBe(403);

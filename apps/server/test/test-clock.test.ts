@@ -72,13 +72,14 @@ const advance = async (s: Shop, body: Record<string, unknown>) => {
 };
 
 describe("credentials and the test clock", () => {
-  it("a portal session lives its hour on the organization's clock; an access token on the real one", async () => {
+  it("a portal session and an access token live their time in real time, whatever the organization's clock", async () => {
     const s = await createShop(server, receiver.url, "Credentials", {
       scopes: [
         "products:write",
         "checkouts:write",
         "subscriptions:write",
         "organization_access_tokens:write",
+        "customer_sessions:write",
       ],
       events: ["order.paid"],
     });
@@ -88,14 +89,25 @@ describe("credentials and the test clock", () => {
       prices: [{ amount_type: "fixed", price_amount: 1000 }],
     });
     expect(product.status, JSON.stringify(product.body)).toBe(201);
-    const { portalToken } = await subscribe(s, product.body.id, 900);
+    const { portalToken, id } = await subscribe(s, product.body.id, 900);
+    // A month on by the organization's clock: the buyer's session, an hour of real time, still opens.
+    await advance(s, { by: "P1M" });
     expect((await call(server, portalToken, "GET", "/v1/customer-portal/customers/me")).status).toBe(200);
-    // Two hours on, by the organization's clock: the session's hour is over.
-    await advance(s, { by: "PT2H" });
-    expect((await call(server, portalToken, "GET", "/v1/customer-portal/customers/me")).status).toBe(401);
-    // A year on by that clock, a token made for thirty days ends thirty days from now, real time
-    // (as it is checked), not thirty days after the organization's clock.
+    // A year on by that clock, a session made now ends an hour from now, real time (before, an hour
+    // after the organization's clock: a year away), and a token made for thirty days ends thirty
+    // days from now (before, a year and thirty days).
     await advance(s, { by: "P1Y" });
+    const customerId = (await call(server, s.token, "GET", `/v1/subscriptions/${id}`)).body.customer_id;
+    const session = await call(server, s.token, "POST", "/v1/customer-sessions/", {
+      customer_id: customerId,
+    });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    expect(Math.abs(new Date(session.body.expires_at).getTime() - (Date.now() + 3_600_000))).toBeLessThan(
+      60_000,
+    );
+    expect((await call(server, session.body.token, "GET", "/v1/customer-portal/customers/me")).status).toBe(
+      200,
+    );
     const expiring = await call(server, s.token, "POST", "/v1/organization-access-tokens/", {
       comment: "thirty days",
       scopes: ["products:write"],

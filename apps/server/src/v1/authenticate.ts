@@ -16,7 +16,7 @@ import {
 import { type Clock, type Clocks, oneClock } from "../kit/clock.js";
 import type { Ctx, EventSink } from "../kit/context.js";
 import { parsedBodyOf } from "../kit/edge.js";
-import { authenticateCustomerSession, PURPOSE_PATHS } from "../modules/customer-sessions/index.js";
+import { authenticateCustomerSession, purposeAllows } from "../modules/customer-sessions/index.js";
 import { authenticateToken } from "../modules/organization-access-tokens/index.js";
 import { findMemberRole } from "../modules/organizations/index.js";
 
@@ -103,10 +103,10 @@ export function authenticator(deps: AuthenticateDeps) {
     if (c.req.path.startsWith(CUSTOMER_PORTAL_PREFIX)) {
       if (header === undefined) throw new Unauthorized();
       const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-      const session = presented ? await authenticateCustomerSession(db, clocks, presented) : null;
+      const session = presented ? await authenticateCustomerSession(db, clock, presented) : null;
       if (!session) throw new InvalidToken();
       // A session for one purpose (a dunning mail's card-update link) reaches its paths only.
-      if (session.purpose && !c.req.path.startsWith(PURPOSE_PATHS[session.purpose]))
+      if (session.purpose && !purposeAllows(session.purpose, c.req.method, c.req.path))
         throw new NotPermitted("This session can only save a payment method.");
       return {
         organizationId: session.organizationId,

@@ -7,6 +7,6 @@ export {
   type CustomerSessionPurpose,
   createCustomerSession,
   customerPortalUrl,
-  PURPOSE_PATHS,
+  purposeAllows,
 } from "./service.js";
 export { CUSTOMER_SESSION_PREFIX } from "./token.js";

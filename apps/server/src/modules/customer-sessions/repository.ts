@@ -24,14 +24,22 @@ export function findLiveSessionByHash(db: Db, tokenHash: string) {
     .executeTakeFirst();
 }
 
-/** Sessions expired for a day or more are of no use to anyone: removed, a bounded batch at a time. */
-export async function deleteExpired(db: Db, before: Date, limit = 500) {
+/**
+ * The organization's sessions expired for a day or more are of no use to anyone: removed, a
+ * bounded batch at a time, the caller's organization's only.
+ */
+export async function deleteExpired(db: Db, organizationId: string, before: Date, limit = 500) {
   await db
     .deleteFrom("kassa_customer_session")
     .where(
       "id",
       "in",
-      db.selectFrom("kassa_customer_session").select("id").where("expires_at", "<", before).limit(limit),
+      db
+        .selectFrom("kassa_customer_session")
+        .select("id")
+        .where("organization_id", "=", organizationId)
+        .where("expires_at", "<", before)
+        .limit(limit),
     )
     .execute();
 }

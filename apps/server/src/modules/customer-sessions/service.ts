@@ -4,7 +4,7 @@ import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { checkReferences } from "../../kit/api/references.js";
 import { iso, isUuid } from "../../kit/api/schemas.js";
-import type { Clock, Clocks } from "../../kit/clock.js";
+import { type Clock, systemClock } from "../../kit/clock.js";
 import { type Ctx, type Db, inTransaction } from "../../kit/context.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -35,7 +35,10 @@ export async function createCustomerSession(
 ): Promise<{ id: string; token: string; expiresAt: Date }> {
   const token = generateSessionToken();
   const id = randomUUID();
-  const expiresAt = new Date(input.now.getTime() + CUSTOMER_SESSION_TTL_MS);
+  // Real time, as it is checked (`authenticateCustomerSession`): a session's hour is the
+  // customer's, not the sandbox's test clock's (after an advance of a year, an hour from the
+  // organization's clock would last a year; the session survives an advance, as a browser's).
+  const expiresAt = new Date(systemClock.now().getTime() + CUSTOMER_SESSION_TTL_MS);
   await repo.insertSession(trx, {
     id,
     organization_id: input.organizationId,
@@ -53,10 +56,16 @@ export async function createCustomerSession(
 /** A session that may do one thing only: `payment_methods`, save a card (a dunning mail's link). */
 export type CustomerSessionPurpose = "payment_methods";
 
-/** The portal paths a session of that purpose reaches. */
-export const PURPOSE_PATHS: Record<CustomerSessionPurpose, string> = {
-  payment_methods: "/v1/customer-portal/customers/me/payment-methods",
+/** What a session of that purpose may send: saving a card, nothing else of the portal. */
+const PURPOSE_REQUESTS: Record<CustomerSessionPurpose, { method: string; path: string }> = {
+  payment_methods: { method: "POST", path: "/v1/customer-portal/customers/me/payment-methods" },
 };
+
+/** Whether a session of `purpose` may send this request (a trailing slash tolerated). */
+export function purposeAllows(purpose: CustomerSessionPurpose, method: string, path: string): boolean {
+  const allowed = PURPOSE_REQUESTS[purpose];
+  return method === allowed.method && path.replace(/\/$/, "") === allowed.path;
+}
 
 export interface AuthenticatedCustomerSession {
   sessionId: string;
@@ -72,13 +81,12 @@ export interface AuthenticatedCustomerSession {
  */
 export async function authenticateCustomerSession(
   db: Db,
-  clocks: Clocks,
+  clock: Clock,
   presented: string,
 ): Promise<AuthenticatedCustomerSession | null> {
   if (!presented.startsWith(CUSTOMER_SESSION_PREFIX)) return null;
   const row = await repo.findLiveSessionByHash(db, hashSessionToken(presented));
-  // On the organization's clock, as its expiry was set (`createCustomerSession`'s `now`).
-  if (!row || row.expires_at.getTime() <= clocks.of(row.organization_id).now().getTime()) return null;
+  if (!row || row.expires_at.getTime() <= clock.now().getTime()) return null;
   return {
     sessionId: row.id,
     organizationId: row.organization_id,
@@ -166,7 +174,12 @@ async function withNewSession<T>(
       now,
     });
     // Sessions expired for a day are dead weight: a bounded batch goes with each new one.
-    await repo.deleteExpired(trx, new Date(now.getTime() - 24 * 60 * 60 * 1000), 100);
+    await repo.deleteExpired(
+      trx,
+      ctx.organizationId,
+      new Date(systemClock.now().getTime() - 24 * 60 * 60 * 1000),
+      100,
+    );
     return then(trx, { customer, session, returnUrl, now });
   });
 }
