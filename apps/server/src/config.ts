@@ -164,7 +164,7 @@ const envSchema = z.object({
   DISCORD_BOT_TOKEN: optionalString,
   /**
    * Which repository owners (GitHub) and servers (Discord) each organization's benefits may name:
-   * `org:owner,org:owner` by organization slug or id. Unset: any outside production, none in it.
+   * `org:owner,org:owner` by organization id. Unset: any outside production, none in it.
    */
   GITHUB_BENEFIT_OWNERS: optionalString,
   DISCORD_BENEFIT_GUILDS: optionalString,
@@ -306,11 +306,11 @@ export interface KassaConfig {
   };
   /** The platforms customers connect accounts of in the portal (absent: that benefit type waits with an error). */
   connections: { github?: ConnectionPlatformConfig; discord?: ConnectionPlatformConfig };
-  /** GITHUB_BENEFIT_OWNERS and DISCORD_BENEFIT_GUILDS by organization (slug or id); "any": no list. */
+  /** GITHUB_BENEFIT_OWNERS and DISCORD_BENEFIT_GUILDS by organization id; "any": no list. */
   benefitTargets: { github: Map<string, Set<string>> | "any"; discord: Map<string, Set<string>> | "any" };
 }
 
-/** `org:target,org:target` (an organization's slug or id, then a repository owner or server id). */
+/** `org:target,org:target` (an organization's id, then a repository owner or server id). */
 function targetsByOrganization(
   text: string | undefined,
   production: boolean,

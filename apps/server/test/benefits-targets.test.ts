@@ -12,20 +12,31 @@ import { call, createMerchant, createToken } from "./support/v1.js";
  */
 
 const GUILD = "112233445566778899";
+/** The server the lists are given to, on the database where the organizations were made first. */
 let server: TestServer;
+let first: TestServer;
+let acme: string;
+let other: string;
 
 beforeAll(async () => {
+  // The lists name organizations by id: they are made first, then Kassa starts with the lists.
+  first = await startTestServer({ keepDatabase: true });
+  const [a, b] = await Promise.all([createMerchant(first, "Acme"), createMerchant(first, "Other")]);
+  acme = await createToken(a, ["benefits:write", "benefits:read"]);
+  other = await createToken(b, ["benefits:write", "benefits:read"]);
+  await first.stop();
   server = await startTestServer({
-    env: { GITHUB_BENEFIT_OWNERS: "targets-acme:Acme-Inc", DISCORD_BENEFIT_GUILDS: `targets-acme:${GUILD}` },
+    database: first.database,
+    env: {
+      GITHUB_BENEFIT_OWNERS: `${a.organizationId}:Acme-Inc`,
+      DISCORD_BENEFIT_GUILDS: `${a.organizationId}:${GUILD}`,
+    },
   });
 }, 120_000);
-afterAll(() => server?.stop());
-
-async function shop(slug: string) {
-  const merchant = await createMerchant(server, slug);
-  await server.sql("update organization set slug = $2 where id = $1", merchant.organizationId, slug);
-  return createToken(merchant, ["benefits:write", "benefits:read"]);
-}
+afterAll(async () => {
+  await server?.stop();
+  await first?.database?.drop();
+});
 
 const github = (owner: string) => ({
   type: "github_repository",
@@ -39,9 +50,7 @@ const discord = (guild: string) => ({
 });
 
 describe("benefits naming a repository owner or a Discord server", () => {
-  it("take only what the operator gives the organization, by slug, owners in any case", async () => {
-    const acme = await shop("targets-acme");
-    const other = await shop("targets-other");
+  it("take only what the operator gives the organization, by id, owners in any case", async () => {
     const create = (token: string, body: unknown) => call(server, token, "POST", "/v1/benefits/", body);
 
     expect((await create(acme, github("acme-inc"))).status).toBe(201);

@@ -53,7 +53,7 @@ async function checkPropertyReferences(
       { kind: "file", ids: properties.files as string[], loc: ["body", "properties", "files"] },
     ]);
   // A repository owner or Discord server the operator gives this organization (targets.ts).
-  await checkTarget(db, organizationId, type, properties);
+  checkTarget(organizationId, type, properties);
 }
 
 export async function listBenefits({

@@ -1,14 +1,13 @@
 import { RequestValidationError } from "../../kit/api/errors.js";
-import type { Db } from "../../kit/context.js";
-import { findOrganization } from "../organizations/index.js";
 
 /**
  * Which GitHub accounts (repository owners) and Discord servers each organization's benefits may
  * name: the installation has one GitHub token and one Discord bot for every organization, so
  * without this an organization could give its buyers access to another's repository or server.
- * `any`: no list (outside production, when the operator set none); `listed`: the operator's
- * `GITHUB_BENEFIT_OWNERS` / `DISCORD_BENEFIT_GUILDS`, by organization slug or id (an empty list
- * in production when unset: nothing is allowed until the operator says what is).
+ * `any`: no list (outside production, when the operator set none); otherwise the operator's
+ * `GITHUB_BENEFIT_OWNERS` / `DISCORD_BENEFIT_GUILDS`, by organization id (an empty list in
+ * production when unset: nothing is allowed until the operator says what is). By id, never by
+ * slug: a merchant may change its slug, and could take one the operator listed.
  */
 export type PlatformTargets = Map<string, Set<string>> | "any";
 
@@ -43,21 +42,17 @@ const RULES = {
  * Why this organization may not name this repository owner or Discord server in a benefit of
  * `type`, or null (any other type: null).
  */
-export async function refusedTarget(
-  db: Db,
+export function refusedTarget(
   organizationId: string,
   type: string,
   properties: Record<string, unknown>,
-): Promise<{ property: string; message: string; value: string } | null> {
+): { property: string; message: string; value: string } | null {
   const rule = RULES[type as keyof typeof RULES];
   if (!rule) return null;
   const allowed = targets[rule.platform];
   if (allowed === "any") return null;
   const value = String(properties[rule.property] ?? "");
-  const organization = await findOrganization(db, organizationId);
-  const names = [organizationId, organization?.slug].filter((n): n is string => Boolean(n));
-  const wanted = value.toLowerCase();
-  if (names.some((n) => allowed.get(n)?.has(wanted))) return null;
+  if (allowed.get(organizationId)?.has(value.toLowerCase())) return null;
   return {
     property: rule.property,
     value,
@@ -66,13 +61,8 @@ export async function refusedTarget(
 }
 
 /** 422 on the property when the benefit names a target the organization is not given. */
-export async function checkTarget(
-  db: Db,
-  organizationId: string,
-  type: string,
-  properties: Record<string, unknown>,
-) {
-  const refused = await refusedTarget(db, organizationId, type, properties);
+export function checkTarget(organizationId: string, type: string, properties: Record<string, unknown>) {
+  const refused = refusedTarget(organizationId, type, properties);
   if (refused)
     throw RequestValidationError.field(
       ["body", "properties", refused.property],

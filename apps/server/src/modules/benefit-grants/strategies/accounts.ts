@@ -28,16 +28,15 @@ async function accountOf(
 
 /**
  * A benefit made before the operator listed what each organization may name (or edited in the
- * database) grants nothing outside that list: checked at each grant, as at the benefit's creation.
+ * database) grants nothing outside that list: checked first at each grant, as at the benefit's
+ * creation. Access an earlier grant gave is taken back (`takeBack`) before the grant fails, so
+ * a refused grant leaves nothing behind (a revoke only undoes what is granted).
  */
-async function checkGrantTarget(input: StrategyInput) {
-  const refused = await refusedTarget(
-    input.trx,
-    input.organizationId,
-    input.benefit.type,
-    input.benefit.properties,
-  );
-  if (refused) throw new BenefitActionRequired(refused.message);
+async function checkGrantTarget(input: StrategyInput, takeBack: () => Promise<unknown>) {
+  const refused = refusedTarget(input.organizationId, input.benefit.type, input.benefit.properties);
+  if (!refused) return;
+  if (str(input.properties.granted_account_id)) await takeBack();
+  throw new BenefitActionRequired(refused.message);
 }
 
 const notSetUp = (service: string, variables: string) =>
@@ -74,6 +73,7 @@ export const githubRepositoryStrategy: BenefitStrategy = {
   async grant(input) {
     const wanted = chosenAccount(input);
     const previous = str(input.properties.granted_account_id);
+    await checkGrantTarget(input, () => removeCollaborator(input, previous as string));
     if (input.update && previous && previous !== wanted) await removeCollaborator(input, previous);
     if (wanted === null) throw new BenefitActionRequired(GITHUB_CONNECT);
     const account = await accountOf(input, "github", wanted);
@@ -84,7 +84,6 @@ export const githubRepositoryStrategy: BenefitStrategy = {
       string,
       string
     >;
-    await checkGrantTarget(input);
     await api.invite(repository_owner!, repository_name!, account.username, permission ?? "pull");
     return {
       ...input.properties,
@@ -142,6 +141,7 @@ export const discordStrategy: BenefitStrategy = {
   async grant(input) {
     const wanted = chosenAccount(input);
     const previous = str(input.properties.granted_account_id);
+    await checkGrantTarget(input, () => discordRevoke(input));
     if (input.update && previous && previous !== wanted) await discordRevoke(input);
     if (wanted === null)
       throw new BenefitActionRequired("The customer needs to connect their Discord account");
@@ -156,7 +156,6 @@ export const discordStrategy: BenefitStrategy = {
     if (!api) throw notSetUp("Discord", DISCORD_VARIABLES);
     const guildId = String(input.benefit.properties.guild_id);
     const roleId = String(input.benefit.properties.role_id);
-    await checkGrantTarget(input);
     try {
       await api.addMember(guildId, roleId, account.accountId, account.accessToken);
     } catch (error) {
