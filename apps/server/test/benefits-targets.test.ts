@@ -1,7 +1,7 @@
 // Runs on PostgreSQL only: which repository owners and Discord servers an organization's benefits may name (validation over HTTP; nothing engine-dependent).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { startTestServer } from "./support/server.js";
 import { call, createMerchant, createToken } from "./support/v1.js";
 
 /**
@@ -13,8 +13,8 @@ import { call, createMerchant, createToken } from "./support/v1.js";
 
 const GUILD = "112233445566778899";
 /** The server the lists are given to, on the database where the organizations were made first. */
-let server: TestServer;
-let first: TestServer;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let first: Awaited<ReturnType<typeof startTestServer>>;
 let acme: string;
 let other: string;
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   other = await createToken(b, ["benefits:write", "benefits:read"]);
   await first.stop();
   server = await startTestServer({
-    database: first.database,
+    ...(first.database ? { database: first.database } : {}),
     env: {
       GITHUB_BENEFIT_OWNERS: `${a.organizationId}:Acme-Inc`,
       DISCORD_BENEFIT_GUILDS: `${a.organizationId}:${GUILD}`,
