@@ -39,11 +39,9 @@ for (const [network, prefix] of [
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[(.*)\]$/, "$1");
   const family = isIP(bare);
-  if (family === 4) return PRIVATE.check(bare, "ipv4");
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-    return mapped ? PRIVATE.check(mapped[1] as string, "ipv4") : PRIVATE.check(bare, "ipv6");
-  }
+  // An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, `::ffff:7f00:1`) is checked by the list's
+  // IPv4 rules (node:net's BlockList).
+  if (family === 4 || family === 6) return PRIVATE.check(bare, family === 4 ? "ipv4" : "ipv6");
   return true;
 }
 

@@ -85,7 +85,6 @@ export function takeCode(db: Db, codeHash: string) {
     .executeTakeFirst();
 }
 
-/** A customer's earlier codes go when a new one is mailed: only the latest works. */
 /**
  * The customer's earlier codes deleted, one request at a time per customer (a transaction-scoped
  * lock taken first): two requests at once would each delete, then insert, and leave two live

@@ -92,7 +92,8 @@ export async function listTokens({
 export async function createToken({ ctx, input }: { ctx: Ctx; input: OrganizationAccessTokenCreateInput }) {
   checkGrantable(ctx, input.scopes);
   // Real time, as it is checked (`authenticateToken`): a credential's life is not the sandbox's
-  // test clock's (advancing it a year would otherwise end the token that advances it).
+  // test clock's (a token made for 30 days after an advance of a year would otherwise live a
+  // year and 30 days).
   const now = systemClock.now();
   let expiresAt: Date | null = null;
   if (input.expires_in !== undefined && input.expires_in !== null) {

@@ -49,8 +49,7 @@ export async function openPaymentMethodLink(
   const session = await createCustomerSession(deps.db, {
     organizationId: org,
     customerId: customer.id,
-    // The organization's clock, on which a session's hour is checked (a sandbox's test clock).
-    now: deps.clocks.of(org).now(),
+    now,
     purpose: "payment_methods",
   });
   const retries = pending.flatMap((o) =>
