@@ -1,8 +1,11 @@
-// Runs on both databases: running totals under row locks and upserts, and 100 parallel check-and-records of the last units.
+// Runs on both databases: running totals under row locks and upserts, and 100 parallel check-and-records of the last units; an ingest inside a meter's recompute on PostgreSQL only.
 import { Decimal } from "decimal.js";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { holdJob, releaseJob } from "./support/jobs.js";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { until } from "./support/until.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
 /**
@@ -13,7 +16,7 @@ import { call, createMerchant, createToken, type Merchant, sdk } from "./support
  * portal's meters.
  */
 
-let server: TestServer;
+let server: TestServer & { database?: TestDatabase };
 let acme: Merchant;
 let other: Merchant;
 let token: string;
@@ -213,6 +216,49 @@ describe("running totals", () => {
     }
     expect(consumed).toBe(2);
   });
+
+  if (TEST_DB === "postgres")
+    /**
+     * A customer's first event on a meter, ingested while the meter's change is recomputing it:
+     * its ingest makes the customer's row after the recompute's reset and commits before the
+     * re-count reads the events. The moment is arranged by holding another customer's row, on
+     * which the reset waits once it has begun (its snapshot taken, without the new row).
+     */
+    it("a customer's first event ingested between a recompute's reset and its re-count counts once", async () => {
+      const name = unique("gap");
+      const held = await customer();
+      const first = await customer();
+      const id = await meter(name);
+      await ingest([{ name, customer_id: held }]);
+      const holder = new pg.Client({ connectionString: server.database?.env.DATABASE_URL });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query(
+          "select id from kassa_customer_meter where customer_id = $1 and meter_id = $2 for update",
+          [held, id],
+        );
+        const patching = call(server, token, "PATCH", `/v1/meters/${id}`, {
+          filter: { conjunction: "or", clauses: [{ property: "name", operator: "eq", value: name }] },
+        });
+        // The reset waits for the held row.
+        await until(async () => {
+          const waiting = await holder.query<{ n: number }>(
+            `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+             where not l.granted and a.datname = current_database()`,
+          );
+          return (waiting.rows[0]?.n ?? 0) > 0;
+        });
+        await ingest([{ name, customer_id: first }]);
+        await holder.query("commit");
+        const patched = await patching;
+        expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      } finally {
+        await holder.end();
+      }
+      expect((await customerMeter(first, id)).consumed_units).toBe(1);
+      expect((await customerMeter(held, id)).consumed_units).toBe(1);
+    });
 
   it("an ingest after a meter changed or was created counts by the new definition", async () => {
     // The ingest keeps an organization's meters between requests (checked by signature in its

@@ -143,6 +143,8 @@ export interface CustomerMeterTable {
   rollover_credited: ColumnType<string, string | number | undefined, string | number>;
   /** Units this customer may use beyond its credits in a period (null: the meter's cap rules). */
   hard_cap_units: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** The id of the last recompute that reset this row (migration 0918): its re-count adds to its own rows only. */
+  recount_mark: string | null;
   created_at: Date;
   modified_at: Date | null;
 }

@@ -48,6 +48,7 @@ import { migration as m0914_claimed_events_carry_customer } from "./0914_claimed
 import { migration as m0915_event_orphans } from "./0915_event_orphans.js";
 import { migration as m0916_subscription_discount_redemptions } from "./0916_subscription_discount_redemptions.js";
 import { migration as m0917_customer_session_purpose } from "./0917_customer_session_purpose.js";
+import { migration as m0918_customer_meter_recount_mark } from "./0918_customer_meter_recount_mark.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -95,4 +96,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0915_event_orphans": m0915_event_orphans,
   "0916_subscription_discount_redemptions": m0916_subscription_discount_redemptions,
   "0917_customer_session_purpose": m0917_customer_session_purpose,
+  "0918_customer_meter_recount_mark": m0918_customer_meter_recount_mark,
 };

@@ -17,7 +17,8 @@ import {
  * they count for as `customer_id` (resolved: ingested for a customer, or claimed through an
  * external id); it is read once (a materialized CTE) for all the meters. `inPeriod` keeps only
  * events ingested since the row's period started (needed when folding old events: claims and
- * recomputes; an ingest's new events are always in it).
+ * recomputes; an ingest's new events are always in it). `recountMark`, a recompute's: an existing
+ * row is added to only when it carries that mark (the rows the recompute reset and holds).
  */
 export interface ApplyInput {
   organizationId: string;
@@ -25,6 +26,7 @@ export interface ApplyInput {
   source: RawBuilder<unknown>;
   inPeriod: boolean;
   now: Date;
+  recountMark?: string;
 }
 
 const ROW = sql.ref("kassa_customer_meter");
@@ -98,6 +100,7 @@ function upsert(input: ApplyInput, meter: MeterRow) {
       agg_value = ${combined},
       consumed = ${consumedOf(agg.func, total, combined)} + ${ROW}.recorded,
       modified_at = excluded.modified_at
+    ${input.recountMark === undefined ? sql`` : sql`where ${ROW}.recount_mark = ${input.recountMark}`}
     returning customer_id`;
 }
 

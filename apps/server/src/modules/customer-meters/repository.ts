@@ -70,15 +70,29 @@ export async function claimOrphanEvents(db: Db, organizationId: string, now: Dat
   await applyClaimedEvents(db, { organizationId, meters, claim, now });
 }
 
-/** A meter now counts differently: its totals are recomputed from the events of each row's period. */
+/**
+ * A meter now counts differently: its totals are recomputed from the events of each row's period.
+ * The reset marks the rows it holds, and the re-count adds only to those (and makes the missing
+ * ones). A row an ingest made after the reset's snapshot is not reset, and holds that ingest's
+ * events, which the re-count's later snapshot may read again: left as the ingest made it, it
+ * counts them once (by the definition that ingest read: `recomputeAgainLater`'s second pass puts
+ * that right, when the row exists and is reset).
+ */
 export async function recomputeMeter(db: Db, organizationId: string, meter: MeterRow, now: Date) {
   await sql`delete from kassa_customer_meter_value where customer_meter_id in
     (select id from kassa_customer_meter where organization_id = ${organizationId} and meter_id = ${meter.id})`.execute(
     db,
   );
+  const recountMark = randomUUID();
   await db
     .updateTable("kassa_customer_meter")
-    .set({ agg_value: null, agg_count: 0, consumed: sql`recorded`, modified_at: now })
+    .set({
+      agg_value: null,
+      agg_count: 0,
+      consumed: sql`recorded`,
+      modified_at: now,
+      recount_mark: recountMark,
+    })
     .where("organization_id", "=", organizationId)
     .where("meter_id", "=", meter.id)
     .execute();
@@ -88,6 +102,7 @@ export async function recomputeMeter(db: Db, organizationId: string, meter: Mete
     source: allEvents(organizationId),
     inPeriod: true,
     now,
+    recountMark,
   });
 }
 
