@@ -171,6 +171,60 @@ describe("webhook delivery", () => {
     expect(foreign.status).toBe(404);
   });
 
+  it("a redelivery asked for during the last failing attempt starts the send over instead of failing it", async () => {
+    // Nine quick failures; the tenth, the last attempt, answers 503 only after the redelivery
+    // has been asked for; from then on the receiver is back. (The receiver lists a webhook
+    // once it has answered it: the tenth's arrival is seen here, in the answer.)
+    let tries = 0;
+    let lastArrived!: () => void;
+    const last = new Promise<void>((resolve) => {
+      lastArrived = resolve;
+    });
+    receiver.answer((h) => {
+      if (h.path !== "/last-try") return { status: 200, body: "ok" };
+      tries += 1;
+      if (tries < 10) return { status: 503, body: "down" };
+      if (tries === 10) {
+        lastArrived();
+        return { status: 503, body: "still down", delayMs: 1500 };
+      }
+      return { status: 200, body: "back" };
+    });
+    try {
+      const s = await shop("Last try");
+      const ep = await endpoint(s, "/last-try", ["organization.updated"]);
+      await rename(s, "Last try 2");
+      await last;
+      const [event] = await server.sql<{ id: string }>(
+        "select event_id as id from kassa_webhook_send where endpoint_id = $1",
+        ep.id,
+      );
+      const redelivered = await call(server, s.token, "POST", `/v1/webhooks/events/${event!.id}/redeliver`);
+      expect(redelivered.status).toBe(202);
+      const hooks = await receiver.waitFor(11, 30_000, at("/last-try"));
+      expect(hooks.map((h) => h.status)).toEqual([...Array(10).fill(503), 200]);
+      expect(hooks[10]!.id).toBe(event!.id);
+      const send = await until(async () => {
+        const [row] = await server.sql<{ status: string }>(
+          "select status from kassa_webhook_send where endpoint_id = $1",
+          ep.id,
+        );
+        return row?.status === "succeeded" && row;
+      });
+      expect(send.status).toBe("succeeded");
+      const log = await call(
+        server,
+        s.token,
+        "GET",
+        `/v1/webhooks/deliveries?endpoint_id=${ep.id}&limit=100`,
+      );
+      expect(log.body.pagination.total_count).toBe(11);
+      expect(log.body.items[0]).toMatchObject({ succeeded: true, http_code: 200, attempt: 1 });
+    } finally {
+      receiver.answer(() => ({ status: 200, body: "ok" }));
+    }
+  }, 60_000);
+
   it("replays an endpoint's events of a time range, oldest first, and only the missed ones on request", async () => {
     const s = await shop("Replay");
     const start = new Date(Date.now() - 1000).toISOString();

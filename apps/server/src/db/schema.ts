@@ -327,6 +327,8 @@ export interface WebhookSendTable {
   endpoint_id: string;
   status: ColumnType<WebhookSendStatus, WebhookSendStatus | undefined, WebhookSendStatus>;
   last_http_code: number | null;
+  /** A redelivery asked for while it was pending: a fresh budget when its attempts run out (migration 0919). */
+  redeliver: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Date;
   finished_at: Date | null;
 }

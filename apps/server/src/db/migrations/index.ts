@@ -49,6 +49,7 @@ import { migration as m0915_event_orphans } from "./0915_event_orphans.js";
 import { migration as m0916_subscription_discount_redemptions } from "./0916_subscription_discount_redemptions.js";
 import { migration as m0917_customer_session_purpose } from "./0917_customer_session_purpose.js";
 import { migration as m0918_customer_meter_recount_mark } from "./0918_customer_meter_recount_mark.js";
+import { migration as m0919_webhook_send_redeliver } from "./0919_webhook_send_redeliver.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -97,4 +98,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0916_subscription_discount_redemptions": m0916_subscription_discount_redemptions,
   "0917_customer_session_purpose": m0917_customer_session_purpose,
   "0918_customer_meter_recount_mark": m0918_customer_meter_recount_mark,
+  "0919_webhook_send_redeliver": m0919_webhook_send_redeliver,
 };

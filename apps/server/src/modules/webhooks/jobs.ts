@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { createHttpPoster, type HttpPoster } from "../../kit/http-post.js";
-import { defineJob, type JobContext } from "../../kit/jobs/index.js";
+import { defineJob, enqueue, type JobContext } from "../../kit/jobs/index.js";
 import { signWebhook } from "../../kit/webhook-signing.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { mailTemplates } from "../../mail/templates.js";
@@ -110,11 +110,21 @@ async function attemptDelivery(
   throw new DeliveryFailed(error ?? `the endpoint answered HTTP ${status}`);
 }
 
-/** After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for. */
+/**
+ * After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for.
+ * Unless a redelivery was asked for while the attempts ran (`repo.takeRedeliveryRequest`): the
+ * send then starts over with a fresh job, as a redelivery of a finished send does.
+ */
 async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
   const { db, clock, logger } = ctx;
   const send = await repo.loadSend(db, sendId);
   if (!send) return;
+  const again = await db.transaction().execute(async (trx) => {
+    if (!(await repo.takeRedeliveryRequest(trx, sendId))) return false;
+    await enqueue(trx, { name: DELIVER_JOB, payload: { sendId } });
+    return true;
+  });
+  if (again) return;
   await repo.finishSend(db, sendId, "failed", clock.now());
   const outcomes = await repo.lastOutcomes(db, send.endpoint_id, DISABLE_AFTER_FAILED_EVENTS);
   if (outcomes.length < DISABLE_AFTER_FAILED_EVENTS || outcomes.some((o) => o !== "failed")) return;

@@ -199,8 +199,9 @@ export async function subscribedEndpointIds(db: Db, organizationId: string, type
 /**
  * Makes each (event, endpoint) pending again, or new, and queues a delivery job for each send it
  * made pending, in one statement: `jobs` is the job queue's insert over a query whose rows carry
- * the sends' `id` (kit/jobs' `enqueueSql`). A send already pending is left alone (its job is
- * queued). The pairs go in as two arrays, in their order (a replay's events oldest first, so
+ * the sends' `id` (kit/jobs' `enqueueSql`). A send already pending keeps its job and is marked
+ * `redeliver`: should that job's attempts run out (its last may be under way now), the send
+ * starts a fresh budget instead of failing (`redeliverIfAsked`). The pairs go in as two arrays, in their order (a replay's events oldest first, so
  * their jobs are created, and run, in that order). Returns how many jobs were queued.
  * One statement whatever the count: a replay of 2,000 events was four (two chunks of sends, their
  * ids back to the process, two chunks of jobs), a tenth of a 2,000-delivery round on PGlite.
@@ -222,10 +223,10 @@ export async function upsertPendingSendsWithJobs(
       insert into kassa_webhook_send (event_id, endpoint_id, organization_id, created_at)
       select event_id, endpoint_id, ${organizationId}, ${now} from pair order by n
       on conflict on constraint kassa_webhook_send_event_endpoint_key
-      do update set status = 'pending', finished_at = null
-      where kassa_webhook_send.status <> 'pending'
-      returning id
-    ), job as (${jobs(sql`select id from send`)})
+      do update set status = 'pending', finished_at = null,
+        redeliver = kassa_webhook_send.status = 'pending'
+      returning id, redeliver
+    ), job as (${jobs(sql`select id from send where not redeliver`)})
     select count(*)::int as queued from job`.execute(db);
   return result.rows[0]?.queued ?? 0;
 }
@@ -371,6 +372,22 @@ export async function settleSend(
     .set({ status, last_http_code: httpCode, finished_at: at })
     .where("id", "=", sendId)
     .execute();
+}
+
+/**
+ * A send whose attempts ran out, if a redelivery was asked for meanwhile: takes the request
+ * (the mark cleared) and answers true, the send left pending for the caller's fresh job.
+ */
+export async function takeRedeliveryRequest(db: Db, sendId: string): Promise<boolean> {
+  const taken = await db
+    .updateTable("kassa_webhook_send")
+    .set({ redeliver: false })
+    .where("id", "=", sendId)
+    .where("status", "=", "pending")
+    .where("redeliver", "=", true)
+    .returning("id")
+    .executeTakeFirst();
+  return taken !== undefined;
 }
 
 /** Sets a send's outcome and keeps its last HTTP status. */
