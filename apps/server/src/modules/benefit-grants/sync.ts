@@ -209,6 +209,7 @@ async function grant(
       granted_at: null,
       revoked_at: null,
       error: JSON.stringify(errorValue(error, now)),
+      ...(error.properties ? { properties: JSON.stringify(error.properties) } : {}),
       modified_at: now,
     });
   }

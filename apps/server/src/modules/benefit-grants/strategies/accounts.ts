@@ -29,14 +29,17 @@ async function accountOf(
 /**
  * A benefit made before the operator listed what each organization may name (or edited in the
  * database) grants nothing outside that list: checked first at each grant, as at the benefit's
- * creation. Access an earlier grant gave is taken back (`takeBack`) before the grant fails, so
- * a refused grant leaves nothing behind (a revoke only undoes what is granted).
+ * creation. Access an earlier grant gave is taken back (`takeBack`) before the grant fails, and
+ * the grant no longer names an account as granted, so a refused grant leaves nothing behind (a
+ * revoke only undoes what is granted, and a later refusal has nothing to take back).
  */
 async function checkGrantTarget(input: StrategyInput, takeBack: () => Promise<unknown>) {
   const refused = refusedTarget(input.organizationId, input.benefit.type, input.benefit.properties);
   if (!refused) return;
-  if (str(input.properties.granted_account_id)) await takeBack();
-  throw new BenefitActionRequired(refused.message);
+  if (!str(input.properties.granted_account_id)) throw new BenefitActionRequired(refused.message);
+  await takeBack();
+  const { granted_account_id: _taken, ...kept } = input.properties;
+  throw new BenefitActionRequired(refused.message, kept);
 }
 
 const notSetUp = (service: string, variables: string) =>

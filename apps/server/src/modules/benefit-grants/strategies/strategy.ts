@@ -45,7 +45,17 @@ export interface BenefitStrategy {
   cycle(input: StrategyInput): Promise<GrantProperties>;
 }
 
-/** A failure only the customer can fix (Polar's `BenefitActionRequiredError`): recorded, never retried. */
+/**
+ * A failure only the customer can fix (Polar's `BenefitActionRequiredError`): recorded, never
+ * retried. `properties`: the grant's properties to record with it, when the failed step changed
+ * what the grant has (access it took back); otherwise they are left as they were.
+ */
 export class BenefitActionRequired extends Error {
   override name = "BenefitActionRequiredError";
+  constructor(
+    message?: string,
+    readonly properties?: GrantProperties,
+  ) {
+    super(message);
+  }
 }
