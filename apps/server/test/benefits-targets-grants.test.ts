@@ -12,8 +12,8 @@ import { call, createMerchant, createToken, type Merchant } from "./support/v1.j
  * fakes); then Kassa restarts on the same database with lists that do not give the organization
  * that owner or server. The customer's grant synced again (the portal's `PATCH`, which grants
  * again a granted grant) takes the access back and fails: not granted, with the list's reason,
- * for the merchant and the customer. A new purchase of the same benefit is refused before
- * anything is asked of the platform. Servers in child processes: the lists are the process's.
+ * for the merchant and the customer; a subscriber's renewal does the same. A new purchase of the
+ * same benefit is refused before anything is asked of the platform. Servers in child processes: the lists are the process's.
  */
 
 const BOT = "discord-bot-token";
@@ -58,6 +58,7 @@ beforeAll(async () => {
     "checkouts:write",
     "orders:read",
     "refunds:write",
+    "subscriptions:write",
   ]);
 }, 120_000);
 afterAll(async () => {
@@ -147,6 +148,8 @@ describe("a GitHub or Discord benefit its organization is no longer given", () =
   let repo: string;
   let room: string;
   let productId: string;
+  /** A monthly subscriber to the same benefits, granted before the lists (the renewal's case). */
+  let subscriber: { customerId: string; github: FakeUser; discord: FakeUser };
 
   it("a granted grant synced again takes the access back and is not granted, with the list's reason", async () => {
     // Made and granted while no list is set: any owner or server is allowed outside production.
@@ -191,6 +194,31 @@ describe("a GitHub or Discord benefit its organization is no longer given", () =
     fake.accept("acme/engine", "octo-kept");
     expect(fake.github.collaborators.get("acme/engine")?.get("octo-kept")).toBe("pull");
     expect([...fake.discord.members.get(GUILD)!.get(wumpus.id)!]).toEqual([ROLE]);
+
+    // A monthly plan with the same benefits, bought and granted now too.
+    const monthly = await ok(
+      call(server, token, "POST", "/v1/products/", {
+        name: "Monthly pack",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 900 }],
+      }),
+      201,
+    );
+    await ok(call(server, token, "POST", `/v1/products/${monthly.id}/benefits`, { benefits: [repo, room] }));
+    const subscribed = await buy(monthly.id);
+    subscriber = {
+      customerId: subscribed.customerId,
+      github: { id: "5103", name: "octo-sub" },
+      discord: { id: "800000000000000013", name: "wumpus-sub" },
+    };
+    await connect(subscribed.portalToken, "github", subscriber.github);
+    await connect(subscribed.portalToken, "discord", subscriber.discord);
+    await eventually(
+      async () => [await grantOf(subscriber.customerId, repo), await grantOf(subscriber.customerId, room)],
+      (gs) => expect(gs.map((g) => g?.is_granted)).toEqual([true, true]),
+    );
+    fake.accept("acme/engine", "octo-sub");
+    expect(fake.github.collaborators.get("acme/engine")?.get("octo-sub")).toBe("pull");
 
     // Kassa again on the same database, with lists that give Acme another owner and server.
     await server.stop();
@@ -328,4 +356,23 @@ describe("a GitHub or Discord benefit its organization is no longer given", () =
       .filter((c) => c.path.startsWith("/repos/") || c.path.startsWith("/api/v10/guilds/"));
     expect(merchantSide).toEqual([]);
   });
+
+  // Last: the organization's clock stays a month ahead.
+  it("a renewal takes back what a grant given before the lists gave, and the grant shows the list's reason", async () => {
+    expect(server).not.toBe(before);
+    const deletes = platformCalls("DELETE", REPO).length + platformCalls("DELETE", MEMBERS).length;
+    const to = new Date(Date.now() + 32 * 86_400_000).toISOString();
+    await ok(call(server, token, "POST", "/v1/test-clock/advance", { to }));
+    const [gh, dc] = await eventually(
+      async () => [await grantOf(subscriber.customerId, repo), await grantOf(subscriber.customerId, room)],
+      (gs) => expect(gs.map((g) => g.error?.message ?? null)).toEqual([GITHUB_REFUSAL, DISCORD_REFUSAL]),
+    );
+    for (const g of [gh!, dc!]) {
+      expect(g).toMatchObject({ is_granted: false, is_revoked: false });
+      expect(g.properties).not.toHaveProperty("granted_account_id");
+    }
+    expect(fake.github.collaborators.get("acme/engine")?.has("octo-sub")).toBe(false);
+    expect([...fake.discord.members.get(GUILD)!.get(subscriber.discord.id)!]).toEqual([]);
+    expect(platformCalls("DELETE", REPO).length + platformCalls("DELETE", MEMBERS).length).toBe(deletes + 2);
+  }, 60_000);
 });

@@ -285,6 +285,7 @@ async function cycle(
     updated = await repo.updateGrant(trx, row.id, {
       granted_at: null,
       error: JSON.stringify(errorValue(error, now)),
+      ...(error.properties ? { properties: JSON.stringify(error.properties) } : {}),
       last_cycle_order_id: orderId,
       modified_at: now,
     });

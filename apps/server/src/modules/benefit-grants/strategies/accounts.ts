@@ -28,8 +28,8 @@ async function accountOf(
 
 /**
  * A benefit made before the operator listed what each organization may name (or edited in the
- * database) grants nothing outside that list: checked first at each grant, as at the benefit's
- * creation. Access an earlier grant gave is taken back (`takeBack`) before the grant fails, and
+ * database) grants nothing outside that list: checked first at each grant and each renewal, as
+ * at the benefit's creation. Access an earlier grant gave is taken back (`takeBack`) before the grant fails, and
  * the grant no longer names an account as granted, so a refused grant leaves nothing behind (a
  * revoke only undoes what is granted, and a later refusal has nothing to take back).
  */
@@ -104,7 +104,13 @@ export const githubRepositoryStrategy: BenefitStrategy = {
     if (granted) await removeCollaborator(input, granted);
     return kept;
   },
-  cycle: async ({ properties }) => properties,
+  // A renewal looks at the list again: access given before it was set is taken back then.
+  async cycle(input) {
+    await checkGrantTarget(input, () =>
+      removeCollaborator(input, str(input.properties.granted_account_id) as string),
+    );
+    return input.properties;
+  },
 };
 
 const DISCORD_VARIABLES = "DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET, DISCORD_BOT_TOKEN";
@@ -176,5 +182,8 @@ export const discordStrategy: BenefitStrategy = {
     const kept = { account_id: str(input.properties.account_id) ?? null };
     return (await discordRevoke(input)) ? kept : {};
   },
-  cycle: async ({ properties }) => properties,
+  async cycle(input) {
+    await checkGrantTarget(input, () => discordRevoke(input));
+    return input.properties;
+  },
 };
