@@ -67,6 +67,7 @@ const OWNERS: Record<string, string> = {
   kassa_license_key_activation: "modules/license-keys",
   kassa_license_signing_key: "modules/license-keys",
   kassa_subscription: "modules/subscriptions",
+  kassa_payment_method_detach: "modules/subscriptions",
   kassa_tax_rate: "modules/tax",
   kassa_test_clock: "modules/test-clocks",
   kassa_billing_entry: "modules/subscription-lifecycle",

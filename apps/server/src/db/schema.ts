@@ -515,6 +515,15 @@ export interface CustomerTable {
   deleted_at: Date | null;
 }
 
+/** A saved card being detached: no subscription may be set to pay with it (migration 0920). */
+export interface PaymentMethodDetachTable {
+  organization_id: string;
+  payment_method_id: string;
+  customer_id: string;
+  held_until: Date;
+  created_at: Date;
+}
+
 export interface SubscriptionTable {
   id: string;
   organization_id: string;
@@ -884,6 +893,7 @@ export interface KassaDatabase {
   kassa_customer_session_code: CustomerSessionCodeTable;
   kassa_customer: CustomerTable;
   kassa_subscription: SubscriptionTable;
+  kassa_payment_method_detach: PaymentMethodDetachTable;
   kassa_test_clock: TestClockTable;
   kassa_billing_entry: BillingEntryTable;
   kassa_order: OrderTable;

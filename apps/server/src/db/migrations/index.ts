@@ -50,6 +50,7 @@ import { migration as m0916_subscription_discount_redemptions } from "./0916_sub
 import { migration as m0917_customer_session_purpose } from "./0917_customer_session_purpose.js";
 import { migration as m0918_customer_meter_recount_mark } from "./0918_customer_meter_recount_mark.js";
 import { migration as m0919_webhook_send_redeliver } from "./0919_webhook_send_redeliver.js";
+import { migration as m0920_payment_method_detach } from "./0920_payment_method_detach.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -99,4 +100,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0917_customer_session_purpose": m0917_customer_session_purpose,
   "0918_customer_meter_recount_mark": m0918_customer_meter_recount_mark,
   "0919_webhook_send_redeliver": m0919_webhook_send_redeliver,
+  "0920_payment_method_detach": m0920_payment_method_detach,
 };

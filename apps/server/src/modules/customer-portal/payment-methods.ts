@@ -4,7 +4,7 @@ import { iso } from "../../kit/api/schemas.js";
 import type { Ctx, Db } from "../../kit/context.js";
 import { findCustomer } from "../customers/index.js";
 import type { PaymentProcessor } from "../payments/index.js";
-import { customerBillableSubscriptions } from "../subscriptions/index.js";
+import { customerBillableSubscriptions, holdForDetach, releaseDetachHold } from "../subscriptions/index.js";
 import { callerOf } from "./caller.js";
 import type { Caller } from "./repository.js";
 
@@ -85,18 +85,26 @@ export async function deletePaymentMethod({
   const caller = callerOf(ctx);
   const processorCustomerId = await processorCustomerOf(ctx, caller);
   if (!processorCustomerId) throw new PaymentMethodNotFound();
-  const subscriptions = await customerBillableSubscriptions(ctx.db, caller.organizationId, caller.customerId);
   const methods = await processor.listPaymentMethods({
     organizationId: caller.organizationId,
     customerId: processorCustomerId,
   });
   if (!methods.some((m) => m.id === input.id)) throw new PaymentMethodNotFound();
-  if (subscriptions.some((s) => s.payment_method_id === input.id))
-    throw new PaymentMethodInUseByActiveSubscription();
-  const detached = await processor.detachPaymentMethod({
-    organizationId: caller.organizationId,
-    customerId: processorCustomerId,
-    paymentMethodId: input.id,
-  });
+  // Checked and held in one transaction, under the subscriptions' locks that a new default
+  // takes too: from here on no subscription can be set to pay with it (subscriptions' holdForDetach).
+  const hold = await ctx.db
+    .transaction()
+    .execute((trx) => holdForDetach(trx, caller.organizationId, caller.customerId, input.id));
+  if (hold === "in_use") throw new PaymentMethodInUseByActiveSubscription();
+  let detached = false;
+  try {
+    detached = await processor.detachPaymentMethod({
+      organizationId: caller.organizationId,
+      customerId: processorCustomerId,
+      paymentMethodId: input.id,
+    });
+  } finally {
+    if (!detached) await releaseDetachHold(ctx.db, caller.organizationId, input.id);
+  }
   if (!detached) throw new PaymentMethodNotFound();
 }

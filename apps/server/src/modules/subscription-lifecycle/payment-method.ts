@@ -3,7 +3,7 @@ import type { Ctx } from "../../kit/context.js";
 import { findCustomer } from "../customers/index.js";
 import { retryIdleOrdersNow } from "../orders/index.js";
 import { ProcessorRequestError } from "../payments/index.js";
-import { customerBillableSubscriptions, updateSubscription } from "../subscriptions/index.js";
+import { lockBillableUnlessHeld, updateSubscription } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 
 /**
@@ -85,22 +85,26 @@ export async function savePaymentMethod(
 
 /**
  * Every subscription of the customer that still bills is charged with this saved method from
- * now on, and each unpaid renewal is tried again at once.
+ * now on, and each unpaid renewal is tried again at once. False, changing nothing, while the
+ * method is being detached (the portal's delete holds it: `holdForDetach`).
  */
 async function chargeSubscriptionsWith(ctx: Ctx, customerId: string, paymentMethodId: string) {
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    for (const sub of await customerBillableSubscriptions(trx, ctx.organizationId, customerId)) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const subscriptions = await lockBillableUnlessHeld(trx, ctx.organizationId, customerId, paymentMethodId);
+    if (!subscriptions) return false;
+    for (const sub of subscriptions) {
       await updateSubscription(trx, sub.id, { payment_method_id: paymentMethodId, modified_at: now });
       await retryIdleOrdersNow(trx, sub.id, now);
     }
+    return true;
   });
 }
 
 /**
  * The portal's "make this card the default": one of the customer's saved methods (the
  * processor says which are theirs) pays their subscriptions from now on. False when it is not
- * one of theirs.
+ * one of theirs, or is being deleted.
  */
 export async function setDefaultPaymentMethod(
   deps: LifecycleDeps,
@@ -115,6 +119,5 @@ export async function setDefaultPaymentMethod(
     customerId: customer.processor_customer_id,
   });
   if (!methods.some((m) => m.id === paymentMethodId)) return false;
-  await chargeSubscriptionsWith(ctx, customer.id, paymentMethodId);
-  return true;
+  return chargeSubscriptionsWith(ctx, customer.id, paymentMethodId);
 }

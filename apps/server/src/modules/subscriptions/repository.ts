@@ -253,6 +253,92 @@ export function customerBillableSubscriptions(db: Db, organizationId: string, cu
     .execute();
 }
 
+/** How long a card's detach holds it against being made a subscription's (real time). */
+const DETACH_HOLD_MS = 60 * 60_000;
+
+/** The customer's billing subscriptions, locked in id order (a new default and a card's detach take them alike). */
+function lockBillable(trx: Db, organizationId: string, customerId: string) {
+  return trx
+    .selectFrom("kassa_subscription")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("ended_at", "is", null)
+    .where("status", "in", BILLABLE_STATUSES)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Before a saved card is detached at the processor: in the caller's transaction, under the locks
+ * of the customer's billing subscriptions, "in_use" when one pays with it; else the card is held
+ * (an hour, real time: past a detach that never finished) and "held". While held, no subscription
+ * can be set to pay with it (`lockBillableUnlessHeld`): a "make this card the default" that read
+ * the card as the customer's before the detach is refused, where it used to point the
+ * subscriptions at a card the processor no longer has. A detach that fails releases it
+ * (`releaseDetachHold`); one that succeeds leaves it to lapse.
+ */
+export async function holdForDetach(
+  trx: Db,
+  organizationId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<"in_use" | "held"> {
+  const subscriptions = await lockBillable(trx, organizationId, customerId);
+  if (subscriptions.some((s) => s.payment_method_id === paymentMethodId)) return "in_use";
+  const now = new Date();
+  await trx
+    .deleteFrom("kassa_payment_method_detach")
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", customerId)
+    .where("held_until", "<", now)
+    .execute();
+  const held_until = new Date(now.getTime() + DETACH_HOLD_MS);
+  await trx
+    .insertInto("kassa_payment_method_detach")
+    .values({
+      organization_id: organizationId,
+      payment_method_id: paymentMethodId,
+      customer_id: customerId,
+      held_until,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.columns(["organization_id", "payment_method_id"]).doUpdateSet({ held_until }))
+    .execute();
+  return "held";
+}
+
+/** A detach that did not happen: the card may pay subscriptions again. */
+export async function releaseDetachHold(db: Db, organizationId: string, paymentMethodId: string) {
+  await db
+    .deleteFrom("kassa_payment_method_detach")
+    .where("organization_id", "=", organizationId)
+    .where("payment_method_id", "=", paymentMethodId)
+    .execute();
+}
+
+/**
+ * The customer's billing subscriptions locked for setting them to pay with `paymentMethodId`
+ * (in the caller's transaction); undefined while that card is held for a detach.
+ */
+export async function lockBillableUnlessHeld(
+  trx: Db,
+  organizationId: string,
+  customerId: string,
+  paymentMethodId: string,
+) {
+  const subscriptions = await lockBillable(trx, organizationId, customerId);
+  const hold = await trx
+    .selectFrom("kassa_payment_method_detach")
+    .select("held_until")
+    .where("organization_id", "=", organizationId)
+    .where("payment_method_id", "=", paymentMethodId)
+    .where("held_until", ">", new Date())
+    .executeTakeFirst();
+  return hold ? undefined : subscriptions;
+}
+
 /** A subscription by id alone: for a signed link, whose signature (made for this id) is the credential. */
 export function findSubscriptionAnyOrganization(db: Db, id: string) {
   return db.selectFrom("kassa_subscription").selectAll().where("id", "=", id).executeTakeFirst();
