@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
+import { eventually, ok } from "./support/grants.js";
 import { holdJob, releaseJob } from "./support/jobs.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -55,12 +56,6 @@ async function shop(name: string): Promise<Shop> {
       "customer.state_changed",
     ],
   });
-}
-
-async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
-  const res = await promise;
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res.body;
 }
 
 async function uploadedFile(s: Shop, name: string): Promise<string> {
@@ -137,25 +132,6 @@ async function buy(s: Shop, productId: string) {
     customerId: checkout.customer_id as string,
     portalToken: done.customer_session_token as string,
   };
-}
-
-/** Polls until `check` passes (the grant engine runs after commit, in the job worker). */
-async function eventually<T>(
-  read: () => Promise<T>,
-  check: (value: T) => void,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 const grantsOf = async (s: Shop, customerId: string) =>

@@ -2,7 +2,13 @@
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
-import { type FakePlatforms, type FakeUser, startFakePlatforms } from "./support/fake-platforms.js";
+import {
+  type FakePlatforms,
+  type FakeUser,
+  fakePlatformsEnv,
+  startFakePlatforms,
+} from "./support/fake-platforms.js";
+import { buyWithCard, eventually, ok } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createShop, type Shop, sdk } from "./support/v1.js";
@@ -29,21 +35,7 @@ beforeAll(async () => {
   ]);
   server = await startTestServer({
     inProcess: true,
-    env: {
-      JOB_POLL_INTERVAL_MS: "100",
-      JOB_BACKOFF_BASE_MS: "100",
-      JOB_BACKOFF_MAX_MS: "300",
-      GITHUB_BENEFIT_CLIENT_ID: "gh-client",
-      GITHUB_BENEFIT_CLIENT_SECRET: "gh-secret",
-      GITHUB_BENEFIT_TOKEN: GH,
-      GITHUB_API_URL: fake.url,
-      GITHUB_OAUTH_URL: fake.url,
-      DISCORD_CLIENT_ID: "dc-client",
-      DISCORD_CLIENT_SECRET: "dc-secret",
-      DISCORD_BOT_TOKEN: BOT,
-      DISCORD_API_URL: `${fake.url}/api/v10`,
-      DISCORD_OAUTH_URL: fake.url,
-    },
+    env: fakePlatformsEnv(fake.url, { botToken: BOT, githubToken: GH }),
   });
 }, 120_000);
 afterAll(async () => {
@@ -51,12 +43,6 @@ afterAll(async () => {
   await receiver?.close();
   await fake?.close();
 });
-
-async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
-  const res = await promise;
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res.body;
-}
 
 async function shop(name: string): Promise<Shop> {
   return await createShop(server, receiver.url, name, {
@@ -88,55 +74,7 @@ async function product(s: Shop, benefits: string[]): Promise<string> {
   return created.id;
 }
 
-async function buy(s: Shop, productId: string) {
-  const c = await ok(
-    call(server, s.token, "POST", "/v1/checkouts/", {
-      products: [productId],
-      customer_email: `buyer-${Math.random().toString(36).slice(2)}@example.com`,
-    }),
-    201,
-  );
-  const token = await ok(
-    call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    }),
-    201,
-  );
-  const done = await ok(
-    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
-      confirmation_token_id: token.id,
-      customer_billing_address: { country: "FR" },
-    }),
-  );
-  const checkout = await ok(call(server, s.token, "GET", `/v1/checkouts/${c.id}`));
-  const orders = await ok(call(server, s.token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
-  return {
-    orderId: orders.items[0].id as string,
-    customerId: checkout.customer_id as string,
-    portalToken: done.customer_session_token as string,
-  };
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  check: (value: T) => void,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+const buy = (s: Shop, productId: string) => buyWithCard(server, s.token, productId);
 
 const grantOf = async (s: Shop, customerId: string, benefitId: string) =>
   (

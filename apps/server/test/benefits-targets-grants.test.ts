@@ -1,7 +1,13 @@
 // Runs on both databases: a second server process opens the first one's database (PGlite's data directory, or the PostgreSQL database) and runs the grant sync's jobs there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
-import { type FakePlatforms, type FakeUser, startFakePlatforms } from "./support/fake-platforms.js";
+import {
+  type FakePlatforms,
+  type FakeUser,
+  fakePlatformsEnv,
+  startFakePlatforms,
+} from "./support/fake-platforms.js";
+import { buyWithCard, eventually, ok } from "./support/grants.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
 
@@ -30,21 +36,7 @@ let server: TestServer;
 let merchant: Merchant;
 let token: string;
 
-const platformEnv = () => ({
-  JOB_POLL_INTERVAL_MS: "100",
-  JOB_BACKOFF_BASE_MS: "100",
-  JOB_BACKOFF_MAX_MS: "300",
-  GITHUB_BENEFIT_CLIENT_ID: "gh-client",
-  GITHUB_BENEFIT_CLIENT_SECRET: "gh-secret",
-  GITHUB_BENEFIT_TOKEN: GH,
-  GITHUB_API_URL: fake.url,
-  GITHUB_OAUTH_URL: fake.url,
-  DISCORD_CLIENT_ID: "dc-client",
-  DISCORD_CLIENT_SECRET: "dc-secret",
-  DISCORD_BOT_TOKEN: BOT,
-  DISCORD_API_URL: `${fake.url}/api/v10`,
-  DISCORD_OAUTH_URL: fake.url,
-});
+const platformEnv = () => fakePlatformsEnv(fake.url, { botToken: BOT, githubToken: GH });
 
 beforeAll(async () => {
   fake = await startFakePlatforms({ botToken: BOT, githubToken: GH });
@@ -68,57 +60,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
-  const res = await promise;
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res.body;
-}
-
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeoutMs = 20_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-async function buy(productId: string) {
-  const c = await ok(
-    call(server, token, "POST", "/v1/checkouts/", {
-      products: [productId],
-      customer_email: `buyer-${Math.random().toString(36).slice(2)}@example.com`,
-    }),
-    201,
-  );
-  const card = await ok(
-    call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    }),
-    201,
-  );
-  const done = await ok(
-    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
-      confirmation_token_id: card.id,
-      customer_billing_address: { country: "FR" },
-    }),
-  );
-  const checkout = await ok(call(server, token, "GET", `/v1/checkouts/${c.id}`));
-  const orders = await ok(call(server, token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
-  return {
-    orderId: orders.items[0].id as string,
-    customerId: checkout.customer_id as string,
-    portalToken: done.customer_session_token as string,
-  };
-}
+const buy = (productId: string) => buyWithCard(server, token, productId);
 
 /** The customer's browser through the portal's authorize, the fake's approval and Kassa's callback. */
 async function connect(portalToken: string, platform: "github" | "discord", user: FakeUser) {

@@ -1,6 +1,7 @@
 // Runs on both databases: final orders under the subscription's lock, 100 parallel check-and-records under a per-customer cap, and the debounced state webhook's upsert.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
@@ -38,20 +39,6 @@ afterAll(async () => {
   await server?.stop();
   await receiver?.close();
 });
-
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 interface Shop {
   merchant: Merchant;

@@ -2,6 +2,7 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
+import { ok } from "./support/grants.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
 
@@ -25,12 +26,6 @@ let team: string;
 
 const TRICKY = 'Smith, "Jo"\nJunior';
 const FORMULA = '=HYPERLINK("http://evil.test","x")';
-
-async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
-  const res = await promise;
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res.body;
-}
 
 async function cardToken(): Promise<string> {
   const res = await ok(

@@ -248,3 +248,25 @@ export async function startFakePlatforms(opts: {
       }),
   };
 }
+
+/**
+ * A server's variables for the fakes at `url`: GitHub's and Discord's OAuth apps, the benefit
+ * token and the bot (the tokens given to `startFakePlatforms`), and quick job retries.
+ */
+export function fakePlatformsEnv(url: string, tokens: { botToken: string; githubToken: string }) {
+  return {
+    JOB_POLL_INTERVAL_MS: "100",
+    JOB_BACKOFF_BASE_MS: "100",
+    JOB_BACKOFF_MAX_MS: "300",
+    GITHUB_BENEFIT_CLIENT_ID: "gh-client",
+    GITHUB_BENEFIT_CLIENT_SECRET: "gh-secret",
+    GITHUB_BENEFIT_TOKEN: tokens.githubToken,
+    GITHUB_API_URL: url,
+    GITHUB_OAUTH_URL: url,
+    DISCORD_CLIENT_ID: "dc-client",
+    DISCORD_CLIENT_SECRET: "dc-secret",
+    DISCORD_BOT_TOKEN: tokens.botToken,
+    DISCORD_API_URL: `${url}/api/v10`,
+    DISCORD_OAUTH_URL: url,
+  };
+}

@@ -241,16 +241,19 @@ export async function nextTrialReminder(
   return row?.at ? new Date(row.at) : null;
 }
 
-/** A customer's subscriptions that still bill (a new card applies to them). */
-export function customerBillableSubscriptions(db: Db, organizationId: string, customerId: string) {
+function billableOf(db: Db, organizationId: string, customerId: string) {
   return db
     .selectFrom("kassa_subscription")
     .selectAll()
     .where("organization_id", "=", organizationId)
     .where("customer_id", "=", customerId)
     .where("ended_at", "is", null)
-    .where("status", "in", BILLABLE_STATUSES)
-    .execute();
+    .where("status", "in", BILLABLE_STATUSES);
+}
+
+/** A customer's subscriptions that still bill (a new card applies to them). */
+export function customerBillableSubscriptions(db: Db, organizationId: string, customerId: string) {
+  return billableOf(db, organizationId, customerId).execute();
 }
 
 /** How long a card's detach holds it against being made a subscription's (real time). */
@@ -258,16 +261,7 @@ const DETACH_HOLD_MS = 60 * 60_000;
 
 /** The customer's billing subscriptions, locked in id order (a new default and a card's detach take them alike). */
 function lockBillable(trx: Db, organizationId: string, customerId: string) {
-  return trx
-    .selectFrom("kassa_subscription")
-    .selectAll()
-    .where("organization_id", "=", organizationId)
-    .where("customer_id", "=", customerId)
-    .where("ended_at", "is", null)
-    .where("status", "in", BILLABLE_STATUSES)
-    .orderBy("id")
-    .forUpdate()
-    .execute();
+  return billableOf(trx, organizationId, customerId).orderBy("id").forUpdate().execute();
 }
 
 /**
