@@ -245,7 +245,8 @@ describe("running totals", () => {
         await until(async () => {
           const waiting = await holder.query<{ n: number }>(
             `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-             where not l.granted and a.datname = current_database()`,
+             where not l.granted and a.datname = current_database()
+               and a.query like 'update "kassa_customer_meter"%'`,
           );
           return (waiting.rows[0]?.n ?? 0) > 0;
         });

@@ -17,9 +17,10 @@ const Payload = z.object({ organizationId: z.string(), meterId: z.string() });
  * the change's recompute, which could not see them. Such an ingest commits within its
  * statement's time of the change; the second recompute, seconds later, counts its events by
  * the new definition. A recompute racing newer ingests on the rows it resets is exact (it holds
- * their locks; each adds what the other did not see). Not quite for a row an ingest creates
- * between the reset and the re-count (a customer's first event on the meter in that instant):
- * the re-count adds that event again. The window is one statement's gap, twice per meter change.
+ * their locks; each adds what the other did not see). A row an ingest creates between the
+ * reset and the re-count (a customer's first event on the meter in that instant) is left as the
+ * ingest made it (`recomputeMeter`'s mark): its older events that only the new definition
+ * counts wait for this second pass.
  */
 export const RECOMPUTE_AGAIN_AFTER_MS = 10_000;
 

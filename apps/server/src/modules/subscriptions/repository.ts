@@ -248,10 +248,11 @@ function billableOf(db: Db, organizationId: string, customerId: string) {
     .where("organization_id", "=", organizationId)
     .where("customer_id", "=", customerId)
     .where("ended_at", "is", null)
-    .where("status", "in", BILLABLE_STATUSES);
+    .where("status", "in", BILLABLE_STATUSES)
+    .orderBy("id");
 }
 
-/** A customer's subscriptions that still bill (a new card applies to them). */
+/** A customer's subscriptions that still bill (a new card applies to them), in id order (the order their locks are taken in). */
 export function customerBillableSubscriptions(db: Db, organizationId: string, customerId: string) {
   return billableOf(db, organizationId, customerId).execute();
 }
@@ -261,7 +262,7 @@ const DETACH_HOLD_MS = 60 * 60_000;
 
 /** The customer's billing subscriptions, locked in id order (a new default and a card's detach take them alike). */
 function lockBillable(trx: Db, organizationId: string, customerId: string) {
-  return billableOf(trx, organizationId, customerId).orderBy("id").forUpdate().execute();
+  return billableOf(trx, organizationId, customerId).forUpdate().execute();
 }
 
 /**

@@ -112,20 +112,19 @@ async function attemptDelivery(
 
 /**
  * After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for.
- * Unless a redelivery was asked for while the attempts ran (`repo.takeRedeliveryRequest`): the
- * send then starts over with a fresh job, as a redelivery of a finished send does.
+ * Unless a redelivery was asked for while the attempts ran (`repo.failUnlessRedeliveryAsked`):
+ * the send then starts over with a fresh job, as a redelivery of a finished send does.
  */
 async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
   const { db, clock, logger } = ctx;
   const send = await repo.loadSend(db, sendId);
   if (!send) return;
-  const again = await db.transaction().execute(async (trx) => {
-    if (!(await repo.takeRedeliveryRequest(trx, sendId))) return false;
-    await enqueue(trx, { name: DELIVER_JOB, payload: { sendId } });
-    return true;
+  const outcome = await db.transaction().execute(async (trx) => {
+    const decided = await repo.failUnlessRedeliveryAsked(trx, sendId, clock.now());
+    if (decided === "again") await enqueue(trx, { name: DELIVER_JOB, payload: { sendId } });
+    return decided;
   });
-  if (again) return;
-  await repo.finishSend(db, sendId, "failed", clock.now());
+  if (outcome === "again") return;
   const outcomes = await repo.lastOutcomes(db, send.endpoint_id, DISABLE_AFTER_FAILED_EVENTS);
   if (outcomes.length < DISABLE_AFTER_FAILED_EVENTS || outcomes.some((o) => o !== "failed")) return;
   if (!(await repo.disableEndpoint(db, send.endpoint_id, clock.now()))) return;

@@ -201,7 +201,7 @@ export async function subscribedEndpointIds(db: Db, organizationId: string, type
  * made pending, in one statement: `jobs` is the job queue's insert over a query whose rows carry
  * the sends' `id` (kit/jobs' `enqueueSql`). A send already pending keeps its job and is marked
  * `redeliver`: should that job's attempts run out (its last may be under way now), the send
- * starts a fresh budget instead of failing (`redeliverIfAsked`). The pairs go in as two arrays, in their order (a replay's events oldest first, so
+ * starts a fresh budget instead of failing (`failUnlessRedeliveryAsked`). The pairs go in as two arrays, in their order (a replay's events oldest first, so
  * their jobs are created, and run, in that order). Returns how many jobs were queued.
  * One statement whatever the count: a replay of 2,000 events was four (two chunks of sends, their
  * ids back to the process, two chunks of jobs), a tenth of a 2,000-delivery round on PGlite.
@@ -375,19 +375,28 @@ export async function settleSend(
 }
 
 /**
- * A send whose attempts ran out, if a redelivery was asked for meanwhile: takes the request
- * (the mark cleared) and answers true, the send left pending for the caller's fresh job.
+ * A send whose attempts ran out, in the caller's transaction: locked first, so that a
+ * redelivery's upsert either commits its mark before this reads it or waits and then finds the
+ * send failed (and makes it pending with a job of its own). Marked: the mark is taken and
+ * "again", the send left pending for the caller's fresh job. Otherwise the send is failed.
  */
-export async function takeRedeliveryRequest(db: Db, sendId: string): Promise<boolean> {
-  const taken = await db
-    .updateTable("kassa_webhook_send")
-    .set({ redeliver: false })
+export async function failUnlessRedeliveryAsked(
+  db: Db,
+  sendId: string,
+  at: Date,
+): Promise<"again" | "failed"> {
+  const send = await db
+    .selectFrom("kassa_webhook_send")
+    .select(["status", "redeliver"])
     .where("id", "=", sendId)
-    .where("status", "=", "pending")
-    .where("redeliver", "=", true)
-    .returning("id")
+    .forUpdate()
     .executeTakeFirst();
-  return taken !== undefined;
+  if (send?.status === "pending" && send.redeliver) {
+    await db.updateTable("kassa_webhook_send").set({ redeliver: false }).where("id", "=", sendId).execute();
+    return "again";
+  }
+  await finishSend(db, sendId, "failed", at);
+  return "failed";
 }
 
 /** Sets a send's outcome and keeps its last HTTP status. */

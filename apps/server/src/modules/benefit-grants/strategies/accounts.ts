@@ -37,7 +37,13 @@ async function checkGrantTarget(input: StrategyInput, takeBack: () => Promise<un
   const refused = refusedTarget(input.organizationId, input.benefit.type, input.benefit.properties);
   if (!refused) return;
   if (!str(input.properties.granted_account_id)) throw new BenefitActionRequired(refused.message);
-  await takeBack();
+  try {
+    await takeBack();
+  } catch (error) {
+    // Nothing left to take (the member left the server, the account is no longer connected):
+    // the list's reason still stands. A failure a retry may fix is thrown for the retry.
+    if (!(error instanceof BenefitActionRequired)) throw error;
+  }
   const { granted_account_id: _taken, ...kept } = input.properties;
   throw new BenefitActionRequired(refused.message, kept);
 }
