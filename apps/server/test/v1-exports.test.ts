@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { ok } from "./support/grants.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant, sdk } from "./support/v1.js";
+import { call, createMerchant, createToken, type Merchant, sandboxCardToken, sdk } from "./support/v1.js";
 
 /**
  * CSV exports (issue 18): `GET /v1/orders/export` and `GET /v1/subscriptions/export` answer
@@ -27,19 +27,6 @@ let team: string;
 const TRICKY = 'Smith, "Jo"\nJunior';
 const FORMULA = '=HYPERLINK("http://evil.test","x")';
 
-async function cardToken(): Promise<string> {
-  const res = await ok(
-    call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    }),
-    201,
-  );
-  return res.id;
-}
-
 async function product(t: string, body: Json): Promise<string> {
   return (await ok(call(server, t, "POST", "/v1/products/", body), 201)).id;
 }
@@ -56,7 +43,7 @@ async function buy(t: string, productId: string, buyer: { email: string; name: s
   );
   await ok(
     call(server, undefined, "POST", `/v1/checkouts/client/${checkout.client_secret}/confirm`, {
-      confirmation_token_id: await cardToken(),
+      confirmation_token_id: await sandboxCardToken(server),
       customer_billing_address: { country: buyer.country ?? "FR" },
     }),
   );

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { Json } from "./client.js";
 import type { TestServer } from "./server.js";
-import { call } from "./v1.js";
+import { call, confirmWithCard } from "./v1.js";
 
 /** The call's body, once its status is `status` (the body shown when it is not). */
 export async function ok(promise: Promise<{ status: number; body: Json }>, status = 200) {
@@ -41,21 +41,9 @@ export async function buyWithCard(server: Pick<TestServer, "url">, token: string
     }),
     201,
   );
-  const card = await ok(
-    call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4242424242424242",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    }),
-    201,
-  );
-  const done = await ok(
-    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
-      confirmation_token_id: card.id,
-      customer_billing_address: { country: "FR" },
-    }),
-  );
+  const done = await confirmWithCard(server, c.client_secret as string, {
+    customer_billing_address: { country: "FR" },
+  });
   const checkout = await ok(call(server, token, "GET", `/v1/checkouts/${c.id}`));
   const orders = await ok(call(server, token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
   return {

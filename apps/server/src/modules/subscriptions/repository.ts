@@ -3,6 +3,7 @@ import { metadataCondition, pageWithTotal, totalOver } from "../../db/filters.js
 import { organizationNow } from "../../db/organization-time.js";
 import type { SubscriptionTable } from "../../db/schema.js";
 import { offsetOf, type Page, type Sort } from "../../kit/api/list.js";
+import { systemClock } from "../../kit/clock.js";
 import type { Db } from "../../kit/context.js";
 
 export type SubscriptionRow = Selectable<SubscriptionTable>;
@@ -282,7 +283,7 @@ export async function holdForDetach(
 ): Promise<"in_use" | "held"> {
   const subscriptions = await lockBillable(trx, organizationId, customerId);
   if (subscriptions.some((s) => s.payment_method_id === paymentMethodId)) return "in_use";
-  const now = new Date();
+  const now = systemClock.now();
   await trx
     .deleteFrom("kassa_payment_method_detach")
     .where("organization_id", "=", organizationId)
@@ -329,7 +330,7 @@ export async function lockBillableUnlessHeld(
     .select("held_until")
     .where("organization_id", "=", organizationId)
     .where("payment_method_id", "=", paymentMethodId)
-    .where("held_until", ">", new Date())
+    .where("held_until", ">", systemClock.now())
     .executeTakeFirst();
   return hold ? undefined : subscriptions;
 }

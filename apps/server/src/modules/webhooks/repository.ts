@@ -201,8 +201,9 @@ export async function subscribedEndpointIds(db: Db, organizationId: string, type
  * made pending, in one statement: `jobs` is the job queue's insert over a query whose rows carry
  * the sends' `id` (kit/jobs' `enqueueSql`). A send already pending keeps its job and is marked
  * `redeliver`: should that job's attempts run out (its last may be under way now), the send
- * starts a fresh budget instead of failing (`failUnlessRedeliveryAsked`). The pairs go in as two arrays, in their order (a replay's events oldest first, so
- * their jobs are created, and run, in that order). Returns how many jobs were queued.
+ * starts a fresh budget instead of failing (`failUnlessRedeliveryAsked`). The pairs go in as two
+ * arrays, in their order (a replay's events oldest first, so their jobs are created, and run, in
+ * that order). Returns how many jobs were queued.
  * One statement whatever the count: a replay of 2,000 events was four (two chunks of sends, their
  * ids back to the process, two chunks of jobs), a tenth of a 2,000-delivery round on PGlite.
  */
