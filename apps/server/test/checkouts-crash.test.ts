@@ -452,7 +452,16 @@ if (TEST_DB === "postgres") {
           (await waitingOnLocks()) === 2 ? true : undefined,
         );
         await lock.query("commit");
-        await until("both reopens to end", async () => ((await waitingOnLocks()) === 0 ? true : undefined));
+        // No one waits on the row any more, and the first reopen has committed (a process that
+        // took the lock may still be inside its transaction when no one waits).
+        await until("both reopens to end", async () => {
+          if ((await waitingOnLocks()) !== 0) return undefined;
+          const [now] = await a.sql<{ status: string }>(
+            "select status from kassa_checkout where id = $1",
+            checkout.id,
+          );
+          return now?.status === "confirmed" ? undefined : true;
+        });
       } finally {
         bothCame();
         answerCanceled();
