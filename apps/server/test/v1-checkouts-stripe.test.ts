@@ -188,6 +188,49 @@ describe("checkouts on Stripe", () => {
     expect(orders).toEqual([{ total_amount: 900, charge_id: "pi_sca_test" }]);
   });
 
+  it("3-D Secure: the subscription renews on the card the buyer authenticated, not on a card saved since", async () => {
+    const email = "two-cards@example.com";
+    const c = await newCheckout(plan.id);
+    const res = await confirm(c.client_secret, {
+      confirmation_token_id: ctoken("threeDS"),
+      customer_email: email,
+      customer_billing_address: { country: "FR" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.payment_processor_metadata).toMatchObject({ intent_status: "requires_action" });
+    const intent = fake.find(
+      (o) => o.object === "payment_intent" && (o.metadata as Record<string, string>).checkout_id === c.id,
+    );
+    expect(intent?.status).toBe("requires_action");
+    // The buyer passes the challenge; Stripe saves the card on the customer and says so.
+    const completed = fake.completeAction(String(intent!.id));
+    expect(completed.payment_method).toMatch(/^pm_/);
+    // Before Stripe's event reaches Kassa, the buyer saves another card (the portal's "add a
+    // card"): the customer's newest card is no longer the one paid with.
+    const later = await fetch(`${fake.url}/v1/setup_intents`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer sk_test_kassa_fake",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        customer: String(completed.customer),
+        confirmation_token: ctoken("visa"),
+        usage: "off_session",
+      }),
+    });
+    expect(later.status).toBe(200);
+    const hook = await postStripeEvent("payment_intent.succeeded", completed);
+    expect(hook.status).toBe(200);
+    await handled();
+    expect((await call(server, token, "GET", `/v1/checkouts/${c.id}`)).body.status).toBe("succeeded");
+    const [sub] = await server.sql<{ payment_method_id: string | null; status: string }>(
+      "select payment_method_id, status from kassa_subscription where checkout_id = $1",
+      c.id,
+    );
+    expect(sub).toEqual({ status: "active", payment_method_id: completed.payment_method });
+  });
+
   it("a late decline of an earlier attempt neither reopens the attempt being paid nor stops its order", async () => {
     const c = await newCheckout(ebook.id);
     const declined = await confirm(c.client_secret, {

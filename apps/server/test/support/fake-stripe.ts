@@ -53,6 +53,8 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   /** A Stripe object by id, as the fake holds it (for assertions). */
   object(id: string): Obj | undefined;
+  /** The first object the fake holds that `match` accepts (for assertions). */
+  find(match: (o: Obj) => boolean): Obj | undefined;
   /** The status new refunds get: `succeeded` (default) or `pending` (as bank transfers refund). */
   settings: {
     refundStatus: "succeeded" | "pending";
@@ -67,6 +69,12 @@ export interface FakeStripe {
   };
   /** Fails a pending refund as the bank would: the amount is refundable again on its charge. */
   failRefund(id: string): Obj;
+  /**
+   * The buyer passes a payment intent's 3-D Secure challenge: the intent succeeds and, when it
+   * was made for future use, its card is saved on the customer, as Stripe does. Answers the
+   * intent as Stripe's `payment_intent.succeeded` carries it (the card by id).
+   */
+  completeAction(id: string): Obj;
   close(): Promise<void>;
 }
 
@@ -383,6 +391,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     url: `http://127.0.0.1:${port}`,
     requests,
     object: (id) => objects.get(id),
+    find: (match) => [...objects.values()].find(match),
     settings,
     failRefund(id) {
       const re = objects.get(id);
@@ -391,6 +400,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (pi && re.status !== "failed") pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
       re.status = "failed";
       return re;
+    },
+    completeAction(id) {
+      const pi = objects.get(id);
+      if (pi?.object !== "payment_intent" || pi.status !== "requires_action")
+        throw new Error(`no payment intent ${id} waiting for an action`);
+      const pm = objects.get((pi.payment_method as Obj).id as string);
+      if (pm && pi.setup_future_usage === "off_session") pm.customer = pi.customer;
+      Object.assign(pi, { status: "succeeded", amount_received: pi.amount, _refunded: 0 });
+      return { ...publicView(pi), payment_method: pm?.id ?? null };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import type { Ctx } from "../../kit/context.js";
-import type { PaymentEventListener } from "../payments/index.js";
+import type { PaymentEvent, PaymentEventListener } from "../payments/index.js";
 import type { ConfirmDeps } from "./claim.js";
 import { fulfil, reopen } from "./fulfil.js";
 import { isRecurring, processorCustomerFor } from "./pay.js";
@@ -38,17 +38,30 @@ export function checkoutPaymentListener(
       return;
     }
     const processorCustomerId = await processorCustomerFor(ctx, deps, row);
-    const methods = recurring
-      ? await deps.processor.listPaymentMethods({
-          organizationId: row.organization_id,
-          customerId: processorCustomerId,
-        })
-      : [];
     await fulfil(ctx, deps, c, {
       ok: true,
       chargeId: event.chargeId,
-      paymentMethodId: methods[0]?.id ?? null,
+      paymentMethodId: recurring
+        ? await paidWith(deps, row.organization_id, processorCustomerId, event)
+        : null,
       processorCustomerId,
     });
   };
+}
+
+/**
+ * The card a subscription bought with a completed 3-D Secure payment renews on: the one the
+ * buyer just authenticated, which the processor's event names. Only an event without it (one
+ * stored before events carried it) falls back to the customer's newest saved card; the first of
+ * the list could be an older card, or one being deleted in the portal.
+ */
+async function paidWith(
+  deps: ConfirmDeps,
+  organizationId: string,
+  customerId: string,
+  event: Extract<PaymentEvent, { type: "charge.succeeded" }>,
+): Promise<string | null> {
+  if (event.paymentMethodId) return event.paymentMethodId;
+  const methods = await deps.processor.listPaymentMethods({ organizationId, customerId });
+  return methods[0]?.id ?? null;
 }

@@ -21,6 +21,8 @@ export type PaymentEvent =
       paymentKey: string | null;
       amount: number;
       currency: string;
+      /** The card the buyer paid with (Stripe's `payment_method`), when the processor names it. */
+      paymentMethodId: string | null;
       metadata: Metadata;
     }
   | {
@@ -82,6 +84,7 @@ export function fromStripeEvent(event: Stripe.Event): PaymentEvent | null {
         paymentKey: pi.metadata?.[PAYMENT_KEY_METADATA] ?? null,
         amount: pi.amount_received || pi.amount,
         currency: pi.currency,
+        paymentMethodId: idOf(pi.payment_method),
       };
     }
     case "payment_intent.payment_failed": {
