@@ -77,7 +77,18 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * completion: a failure fails the statement, and every job in it is retried.
    */
   settleBatch?(records: unknown[], name: (cte: string) => RawBuilder<unknown>): RawBuilder<unknown>;
-  /** Called once when the job goes dead (after its last attempt or a permanent error). */
+  /**
+   * The writes that must not be lost when the job goes dead (a send marked failed, an advance
+   * ended), in the transaction that marks it dead: `ctx.db` is that transaction. A process that
+   * stops between the two leaves neither (the job stays running, its lease lapses, and the next
+   * worker buries it again), where a write after the commit would be lost and its row stay as
+   * the job left it. If it throws, the job is marked dead without it, the error logged.
+   */
+  onDeadInTransaction?(payload: z.output<S>, ctx: JobContext, error: string): Promise<void>;
+  /**
+   * Called once when the job goes dead (after its last attempt or a permanent error), after
+   * that commit (and `onDeadInTransaction`'s): for what may be lost to a crash (a mail).
+   */
   onDead?(payload: z.output<S>, ctx: JobContext, error: string): Promise<void>;
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import { type Kysely, sql } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Clock } from "../clock.js";
+import { crashPoint } from "../crash.js";
 import type { Logger } from "../logger.js";
 import { type JobContext, type JobDefinition, PermanentJobError } from "./definition.js";
 import { type Backoff, backoffDelay, completeJobsSql, JOBS_CHANNEL } from "./queue.js";
@@ -237,8 +238,8 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
   };
 
   /** Updates a job this worker still holds (a job reclaimed by another worker is not ours). */
-  const settle = (job: ClaimedJob) =>
-    db
+  const settle = (job: ClaimedJob, on: Kysely<KassaDatabase> = db) =>
+    on
       .updateTable("kassa_job")
       .where("id", "=", job.id)
       .where("locked_by", "=", id)
@@ -253,15 +254,37 @@ export function startJobWorker(opts: WorkerOptions): JobWorker {
     ctx: JobContext,
     error: string,
   ) => {
-    const result = await settle(job)
-      .set({
-        status: "dead",
-        finished_at: clock.now(), // locked_by stays: which worker ran it last
-        locked_until: null,
-        last_error: error,
-      })
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return;
+    const markDead = async (on: Kysely<KassaDatabase>) =>
+      Number(
+        (
+          await settle(job, on)
+            .set({
+              status: "dead",
+              finished_at: clock.now(), // locked_by stays: which worker ran it last
+              locked_until: null,
+              last_error: error,
+            })
+            .executeTakeFirst()
+        ).numUpdatedRows,
+      ) > 0;
+    let buried: boolean | undefined;
+    if (definition?.onDeadInTransaction) {
+      const atomic = definition.onDeadInTransaction;
+      buried = await db
+        .transaction()
+        .execute(async (trx) => {
+          if (!(await markDead(trx))) return false;
+          crashPoint("jobs.buried");
+          await atomic(payload, { ...ctx, db: trx }, error);
+          return true;
+        })
+        .catch((e: unknown) => {
+          logger.error(`onDeadInTransaction of job ${job.name} failed`, { job: job.id, error: errorText(e) });
+          return undefined;
+        });
+    }
+    if (buried === undefined) buried = await markDead(db);
+    if (!buried) return;
     logger.warn(`job ${job.name} is dead after ${job.attempts} attempt(s)`, { job: job.id, error });
     if (definition?.onDead) {
       await definition

@@ -446,8 +446,10 @@ export function testClockJobs(deps: TestClockDeps) {
             );
         }
       },
-      async onDead({ organizationId, advanceId }, _ctx, error) {
-        await repo.endAdvance(deps.lifecycle.db, {
+      // In the transaction that marks the job dead: a crash between the two cannot leave the
+      // clock `advancing` with no job to finish the advance.
+      async onDeadInTransaction({ organizationId, advanceId }, ctx, error) {
+        await repo.endAdvance(ctx.db, {
           organizationId,
           id: advanceId,
           status: "failed",

@@ -111,20 +111,22 @@ async function attemptDelivery(
 }
 
 /**
- * After the last attempt: the event failed for this endpoint; perhaps the endpoint is done for.
- * Unless a redelivery was asked for while the attempts ran (`repo.failUnlessRedeliveryAsked`):
- * the send then starts over with a fresh job, as a redelivery of a finished send does.
+ * After the last attempt, in the transaction that marks the job dead: the event failed for this
+ * endpoint, unless a redelivery was asked for while the attempts ran
+ * (`repo.failUnlessRedeliveryAsked`): the send then starts over with a fresh job, as a
+ * redelivery of a finished send does. Atomic with the job's death, so a crash between the two
+ * cannot leave the send pending with no job to deliver it.
  */
+async function sendFailed(sendId: string, ctx: JobContext): Promise<void> {
+  if ((await repo.failUnlessRedeliveryAsked(ctx.db, sendId, ctx.clock.now())) === "again")
+    await enqueue(ctx.db, { name: DELIVER_JOB, payload: { sendId } });
+}
+
+/** Once the send has failed (not started over): perhaps the endpoint is done for. */
 async function eventFailed(sendId: string, ctx: JobContext, deps: WebhookJobDeps): Promise<void> {
   const { db, clock, logger } = ctx;
   const send = await repo.loadSend(db, sendId);
-  if (!send) return;
-  const outcome = await db.transaction().execute(async (trx) => {
-    const decided = await repo.failUnlessRedeliveryAsked(trx, sendId, clock.now());
-    if (decided === "again") await enqueue(trx, { name: DELIVER_JOB, payload: { sendId } });
-    return decided;
-  });
-  if (outcome === "again") return;
+  if (send?.status !== "failed") return;
   const outcomes = await repo.lastOutcomes(db, send.endpoint_id, DISABLE_AFTER_FAILED_EVENTS);
   if (outcomes.length < DISABLE_AFTER_FAILED_EVENTS || outcomes.some((o) => o !== "failed")) return;
   if (!(await repo.disableEndpoint(db, send.endpoint_id, clock.now()))) return;
@@ -166,6 +168,7 @@ export function webhookJobs(deps: WebhookJobDeps) {
       claimRead: repo.sendOfJob,
       // The records are the `repo.SuccessfulAttempt`s this handler gives to `ctx.settleWith`.
       settleBatch: (records, name) => repo.successesSql(records as repo.SuccessfulAttempt[], name),
+      onDeadInTransaction: ({ sendId }, ctx) => sendFailed(sendId, ctx),
       onDead: ({ sendId }, ctx) => eventFailed(sendId, ctx, deps),
     }),
   ];
