@@ -296,10 +296,16 @@ if (TEST_DB === "postgres") {
       expect(intents()).toBe(1);
 
       const second = await start({ ...stripeEnv() }, first.database);
-      await until("the checkout to settle", async () => {
-        const res = await call(second, token, "GET", `/v1/checkouts/${checkout.id}`);
-        return res.body.status === "succeeded" ? true : undefined;
-      });
+      // 60 s: on a loaded two-core machine (CI's three lanes) the second process's start and its
+      // reconciler's first passes took more than 20 s once (2026-12-02); alone, about 3 s.
+      await until(
+        "the checkout to settle",
+        async () => {
+          const res = await call(second, token, "GET", `/v1/checkouts/${checkout.id}`);
+          return res.body.status === "succeeded" ? true : undefined;
+        },
+        60_000,
+      );
       const orders = await second.sql<{ total_amount: number; charge_id: string; processor: string }>(
         "select total_amount, charge_id, processor from kassa_order where checkout_id = $1",
         checkout.id,
