@@ -1,7 +1,7 @@
 // Runs on both databases: crash recovery (SIGKILL at each step), two processes reconciling at once.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { type FakeStripe, type RecordedRequest, startFakeStripe } from "./support/fake-stripe.js";
@@ -41,6 +41,11 @@ const databases: TestDatabase[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
+});
+// Each test's processes stop when it ends: left running to the end of the file, every earlier
+// test's job workers and reconcilers kept polling beside the later tests (CI timed them out).
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop().catch(() => {});
 });
 afterAll(async () => {
   for (const s of servers) await s.stop().catch(() => {});
@@ -123,12 +128,21 @@ async function confirmUntilDeath(server: TestServer, checkout: Json) {
   expect(await exited).toBe("SIGKILL");
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+/** Polls `fn` until it answers; on a timeout, the error carries the log of `server`, if named. */
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  server?: TestServer,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
     if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out waiting for ${what}${server ? `; the server's log:\n${server.output()}` : ""}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -295,7 +309,8 @@ if (TEST_DB === "postgres") {
         fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/payment_intents").length;
       expect(intents()).toBe(1);
 
-      const second = await start({ ...stripeEnv() }, first.database);
+      // At info, its log (shown if the wait below times out) says what each reconciler pass did.
+      const second = await start({ ...stripeEnv(), LOG_LEVEL: "info" }, first.database);
       // 60 s: on a loaded two-core machine (CI's three lanes) the second process's start and its
       // reconciler's first passes took more than 20 s once (2026-12-02); alone, about 3 s.
       await until(
@@ -305,6 +320,7 @@ if (TEST_DB === "postgres") {
           return res.body.status === "succeeded" ? true : undefined;
         },
         60_000,
+        second,
       );
       const orders = await second.sql<{ total_amount: number; charge_id: string; processor: string }>(
         "select total_amount, charge_id, processor from kassa_order where checkout_id = $1",

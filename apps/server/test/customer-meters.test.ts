@@ -450,6 +450,37 @@ describe("POST /v1/customer-meters/check", () => {
     expect(notSummable.body.detail[0].loc).toEqual(["body", "record"]);
   });
 
+  it("a check is a read of the balance (customer_meters:read); recording it needs events:write too", async () => {
+    const name = unique("scope");
+    const c = await customer(token);
+    const id = await meter(name);
+    await credit(c, id, 5);
+    const [ingestOnly, readOnly] = await Promise.all([
+      createToken(acme, ["events:write"]),
+      createToken(acme, ["customer_meters:read"]),
+    ]);
+    const check = (t: string, body: object) =>
+      call(server, t, "POST", "/v1/customer-meters/check", {
+        customer_id: c,
+        meter_id: id,
+        units: 2,
+        ...body,
+      });
+    // An ingest-only token sees no balance, recording or not.
+    for (const record of [false, true]) {
+      const refused = await check(ingestOnly, { record });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.headers.get("www-authenticate")).toContain("customer_meters:read");
+    }
+    expect((await check(readOnly, {})).body).toMatchObject({ allowed: true, recorded: false, balance: 5 });
+    const noRecord = await check(readOnly, { record: true });
+    expect(noRecord.status, JSON.stringify(noRecord.body)).toBe(403);
+    expect(noRecord.headers.get("www-authenticate")).toContain('scope="events:write"');
+    // Nothing was taken by the refused calls.
+    expect(await customerMeter(c, id)).toMatchObject({ consumed_units: 0, balance: 5 });
+    expect((await check(token, { record: true })).body).toMatchObject({ recorded: true, balance: 3 });
+  });
+
   it("a meter's hard cap lets customers go that many units beyond their credits in a period", async () => {
     const name = unique("cap");
     const c = await customer();

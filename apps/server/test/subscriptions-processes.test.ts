@@ -1,5 +1,5 @@
 // Runs on both databases: a renewal interrupted between its charge and its record is finished once; two processes renewing the same subscriptions, and one buyer confirming through both, need PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createMerchant, createToken, payByCard } from "./support/v1.js";
@@ -39,6 +39,11 @@ async function start(env: Record<string, string>, database?: TestDatabase) {
 }
 
 beforeAll(() => undefined);
+// Each test's processes stop when it ends: left running to the end of the file, every earlier
+// test's job workers and reconcilers kept polling beside the later tests (CI timed them out).
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop().catch(() => {});
+});
 afterAll(async () => {
   for (const s of servers) await s.stop().catch(() => {});
   for (const d of databases) await d.drop().catch(() => {});

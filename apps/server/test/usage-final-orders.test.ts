@@ -1,6 +1,6 @@
 // Runs on both databases: parallel revokes make one final usage order, one charge and one receipt mail; two processes on one PostgreSQL running the scheduler past a scheduled cancellation's end make one, and usage landing while a renewal runs is billed (PostgreSQL only).
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { MailCatcher } from "./support/smtp.js";
@@ -29,6 +29,11 @@ const unique = (p: string) => `${p}-${Date.now().toString(36)}-${++n}`;
 beforeAll(async () => {
   await mail.start();
 }, 30_000);
+// Each test's processes stop when it ends: left running to the end of the file, every earlier
+// test's job workers and reconcilers kept polling beside the later tests (CI timed them out).
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop().catch(() => {});
+});
 afterAll(async () => {
   for (const s of servers) await s.stop().catch(() => {});
   for (const d of databases) await d.drop().catch(() => {});

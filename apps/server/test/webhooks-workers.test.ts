@@ -1,6 +1,6 @@
 // Runs on both databases: the job worker across SIGKILL, and two processes never running one delivery twice.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB } from "./support/database.js";
 import { type ReceivedWebhook, type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -25,6 +25,11 @@ const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
+});
+// Each test's processes stop when it ends: left running to the end of the file, every earlier
+// test's job workers and reconcilers kept polling beside the later tests (CI timed them out).
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop().catch(() => {});
 });
 afterAll(async () => {
   for (const s of servers) await s.stop();

@@ -3,6 +3,7 @@ import type { V1App } from "../../kit/api/env.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { errorResponses, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
+import { checkScope } from "../../kit/api/scopes.js";
 import {
   CustomerMeter,
   CustomerMeterCheck,
@@ -69,8 +70,8 @@ const check = route({
   tags: [TAG],
   summary: "Check (and optionally record) usage before it happens (Kassa's own)",
   description:
-    "Answers from the running totals whether the customer's balance covers `units` more. With `record`, the units are recorded as usage in the same call, under a lock: parallel callers never take the same units twice.",
-  scope: "events:write",
+    "Answers from the running totals whether the customer's balance covers `units` more. With `record`, the units are recorded as usage in the same call, under a lock: parallel callers never take the same units twice; recording needs `events:write` as well.",
+  scope: "customer_meters:read",
   request: { body: { required: true, content: { "application/json": { schema: CustomerMeterCheck } } } },
   responses: { 200: ok(CustomerMeterCheckResult), ...errorResponses() },
 });
@@ -100,9 +101,16 @@ export function registerCustomerMeterRoutes(app: V1App, deps: { customerWire: se
       200,
     ),
   );
-  app.openapi(check, async (c) =>
-    c.json(await service.checkUsage({ ctx: c.var.ctx, input: c.req.valid("json") }), 200),
-  );
+  app.openapi(check, async (c) => {
+    const input = c.req.valid("json");
+    // The answer is a balance (a read); recording it is usage, as an ingest is. A kept answer of a
+    // recording check is replayed only to callers that may record (v1/idempotency.ts).
+    if (input.record) {
+      checkScope("events:write", c.var.ctx);
+      c.set("routeScope", "events:write");
+    }
+    return c.json(await service.checkUsage({ ctx: c.var.ctx, input }), 200);
+  });
   app.openapi(hardCap, async (c) =>
     c.json(await service.setCustomerHardCap({ ctx: c.var.ctx, input: c.req.valid("json") }), 200),
   );
