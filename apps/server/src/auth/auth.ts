@@ -10,6 +10,7 @@ import type { Mailer } from "../mail/mailer.js";
 import { mailTemplates } from "../mail/templates.js";
 import { adminAc, adminRoles, organizationAc, organizationRoles } from "./access-control.js";
 import { installQuietAuthStorage } from "./async-storage.js";
+import { gatedPasswordHasher } from "./password-gate.js";
 import { withSpecMessagesInBeforeHooks } from "./spec/before-hooks.js";
 import { kassaSpecPlugin } from "./spec-plugin.js";
 
@@ -30,7 +31,7 @@ export interface AuthDeps {
   db: Kysely<any>;
   mailer: Mailer;
   logger: Logger;
-  /** Password hashing override for fast test servers; production always uses scrypt. */
+  /** Password hashing override for fast test servers; production always uses scrypt (auth/password-gate.ts). */
   password?: NonNullable<BetterAuthOptions["emailAndPassword"]>["password"];
   /**
    * Where `/api/auth`'s limits count when it is not the database (RATE_LIMIT_STORE): memory or
@@ -180,7 +181,7 @@ export function buildAuthOptions(deps: AuthDeps) {
         ...additionalFields,
         id,
       }),
-      ...(deps.password ? { password: deps.password } : {}),
+      password: deps.password ?? gatedPasswordHasher(),
       async sendResetPassword({ user, url }) {
         await mailer.send(
           mailTemplates.resetPassword({
