@@ -104,7 +104,7 @@ describe("findOrCreateCustomerForCheckout", () => {
     expect((await events("customer.updated")).filter((e) => e.data.id === created.id)).toHaveLength(0);
   });
 
-  it("fills what the customer lacks and records customer.updated", async () => {
+  it("fills what the customer lacks, never its external id, and records customer.updated", async () => {
     const bare = await checkout({ email: "fill@example.com" });
     const filled = await checkout({
       email: "fill@example.com",
@@ -114,20 +114,26 @@ describe("findOrCreateCustomerForCheckout", () => {
       taxId: ["FR40303265045", "eu_vat"],
     });
     expect(filled.id).toBe(bare.id);
+    // The e-mail is what the buyer typed: nothing proves the merchant's user "user_fill" owns
+    // this customer, so the id is not written onto it (Polar sets it only on a new customer).
     expect(filled).toMatchObject({
       name: "Filled",
-      external_id: "user_fill",
+      external_id: null,
       billing_address: { country: "FR", city: "Paris" },
       tax_id: ["FR40303265045", "eu_vat"],
     });
     const updates = (await events("customer.updated")).filter((e) => e.data.id === bare.id);
     expect(updates).toHaveLength(1);
-    expect(updates[0]!.data).toMatchObject({ external_id: "user_fill", name: "Filled" });
+    expect(updates[0]!.data).toMatchObject({ external_id: null, name: "Filled" });
 
-    // By external id first: another e-mail still finds this customer, and keeps its e-mail.
+    // The external id names the customer a checkout creates with it; found by it first after
+    // that, whatever e-mail the next checkout carries, which keeps the customer's own.
+    const created = await checkout({ email: "user-fill@example.com", externalId: "user_fill" });
+    expect(created.id).not.toBe(bare.id);
+    expect(created.external_id).toBe("user_fill");
     const byExternal = await checkout({ email: "someone-else@example.com", externalId: "user_fill" });
-    expect(byExternal.id).toBe(bare.id);
-    expect(byExternal.email).toBe("fill@example.com");
+    expect(byExternal.id).toBe(created.id);
+    expect(byExternal.email).toBe("user-fill@example.com");
   });
 
   it("keeps organizations apart", async () => {

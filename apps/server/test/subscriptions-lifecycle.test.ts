@@ -977,6 +977,46 @@ describe("plan changes", () => {
     expect(canceled.body.error).toBe("AlreadyCanceledSubscription");
   }, 60_000);
 
+  it("a discount restricted to the old plan ends with the change: the new plan is billed in full", async () => {
+    const s = await shop("Restricted");
+    const { basic, pro } = await plans(s);
+    const made = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Basic forever",
+      type: "percentage",
+      basis_points: 5000,
+      duration: "forever",
+      products: [basic],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await advance(s, { to: at(4, 1) });
+    const { subscriptionId } = await subscribe(s, basic, { discount_id: made.body.id });
+    expect((await subscription(s, subscriptionId)).amount).toBe(1500);
+    await advance(s, { to: at(4, 16) });
+    // Worked example, on 16 April (f = 15 / 30 = 0.5): Basic paid 30.00 - 50% = 15.00, credited
+    // 15.00 x 0.5 = -7.50; Team is not among the discount's products: 60.00 x 0.5 = 30.00.
+    // Charged now 22.50; 1 May renews at 60.00, without the discount.
+    const seen = await preview(s, subscriptionId, `?product_id=${pro}&proration_behavior=invoice`);
+    expect(seen.now.items.map((i: Json) => i.amount)).toEqual([-750, 3000]);
+    expect(seen.now.total_amount).toBe(2250);
+    expect(seen.next_renewal.total_amount).toBe(6000);
+    const changed = await change(s, subscriptionId, { product_id: pro, proration_behavior: "invoice" });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ product_id: pro, amount: 6000, discount_id: null, discount: null });
+    expect((await advance(s, { to: at(5, 1) })).ran).toMatchObject({ renewals: 1, paid: 1 });
+    expect(
+      (await ordersOf(subscriptionId)).map((o) => [
+        o.billing_reason,
+        o.subtotal_amount,
+        o.discount_amount,
+        o.total_amount,
+      ]),
+    ).toEqual([
+      ["subscription_create", 3000, 1500, 1500],
+      ["subscription_update", 2250, 0, 2250],
+      ["subscription_cycle", 6000, 0, 6000],
+    ]);
+  }, 60_000);
+
   it("the customer changes plan in the portal, when the organization allows it", async () => {
     const s = await shop("PortalPlan");
     const { basic, pro } = await plans(s);

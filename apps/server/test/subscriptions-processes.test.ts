@@ -201,6 +201,64 @@ describe("a subscription revoked after a retry of it was claimed, before its cha
 });
 
 if (TEST_DB === "postgres") {
+  describe("a renewal that keeps failing", () => {
+    it("is left for the next pass: the scheduler renews the subscriptions due after it, then it once it can", async () => {
+      const server = await start({ LOG_LEVEL: "error" });
+      const { merchant, token, productId } = await shop(server, "Stuck");
+      await subscribe(server, token, productId, 1);
+      await subscribe(server, token, productId, 2);
+      const subs = await server.sql<{ id: string; email: string }>(
+        `select s.id, c.email from kassa_subscription s join kassa_customer c on c.id = s.customer_id
+         where s.organization_id = $1 order by c.email`,
+        merchant.organizationId,
+      );
+      expect(subs.map((s) => s.email)).toEqual(["buyer-1@example.com", "buyer-2@example.com"]);
+      const [stuck, next] = subs.map((s) => s.id) as [string, string];
+      // The database refuses the first one's renewal order, as a broken row would.
+      await server.sql(
+        `create function kassa_test_refuse_renewal() returns trigger language plpgsql as $f$
+         begin
+           if new.subscription_id = '${stuck}' and new.billing_reason = 'subscription_cycle' then
+             raise exception 'refused by the test';
+           end if;
+           return new;
+         end $f$`,
+      );
+      await server.sql(
+        "create trigger kassa_test_refuse_renewal before insert on kassa_order for each row execute function kassa_test_refuse_renewal()",
+      );
+      // Both periods ended a moment ago, the stuck one first (the scheduler takes them in order).
+      for (const [id, minutes] of [
+        [stuck, 2],
+        [next, 1],
+      ] as const)
+        await server.sql(
+          `update kassa_subscription set current_period_start = now() - interval '1 month' - make_interval(mins => $2),
+             current_period_end = now() - make_interval(mins => $2) where id = $1`,
+          id,
+          minutes,
+        );
+      const cycleOrders = async (id: string) =>
+        (
+          await server.sql<{ n: number }>(
+            "select count(*)::int as n from kassa_order where subscription_id = $1 and billing_reason = 'subscription_cycle' and status = 'paid'",
+            id,
+          )
+        )[0]!.n;
+      const until = async (what: string, done: () => Promise<boolean>) => {
+        for (let i = 0; i < 300 && !(await done()); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(await done(), what).toBe(true);
+      };
+      await until("the next subscription renewed", async () => (await cycleOrders(next)) === 1);
+      expect(await cycleOrders(stuck)).toBe(0);
+      expect(server.output()).toContain("a renewal failed; the next pass tries again");
+      await server.sql("drop trigger kassa_test_refuse_renewal on kassa_order");
+      await until("the stuck subscription renewed", async () => (await cycleOrders(stuck)) === 1);
+      // Each once.
+      expect([await cycleOrders(stuck), await cycleOrders(next)]).toEqual([1, 1]);
+    }, 120_000);
+  });
+
   describe("two processes on one PostgreSQL", () => {
     it("renew the same 200 subscriptions, each charged once", async () => {
       const a = await start({});

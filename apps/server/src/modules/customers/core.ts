@@ -53,23 +53,6 @@ export async function recordCustomerEvent(
   await emit(ctx, trx, "customer.state_changed", await customerState(trx, row, opts));
 }
 
-/**
- * Runs `write` inside a savepoint: a unique violation rolls back only it (the caller's
- * transaction stays usable) and gives undefined.
- */
-async function unlessTaken<T>(trx: Trx, write: () => Promise<T>): Promise<T | undefined> {
-  await sql`savepoint kassa_customer_write`.execute(trx);
-  try {
-    const result = await write();
-    await sql`release savepoint kassa_customer_write`.execute(trx);
-    return result;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    await sql`rollback to savepoint kassa_customer_write`.execute(trx);
-    return undefined;
-  }
-}
-
 export interface CheckoutCustomerInput {
   email: string;
   name: string | null;
@@ -104,31 +87,20 @@ async function fillCustomer(trx: Trx, ctx: Ctx, row: CustomerRow, input: Checkou
     patch.modified_at = ctx.clock.now();
     current = (await repo.updateCustomer(trx, ctx.organizationId, row.id, patch)) ?? row;
   }
-  // An external id is set once: only on a customer without one, and only while no other
-  // live customer holds it (else the customer is used as it is).
-  let externalSet = false;
-  if (!current.external_id && input.externalId) {
-    const externalId = input.externalId;
-    const updated = await unlessTaken(trx, () =>
-      repo.updateCustomer(trx, ctx.organizationId, row.id, {
-        external_id: externalId,
-        modified_at: ctx.clock.now(),
-      }),
-    );
-    if (updated) {
-      current = updated;
-      externalSet = true;
-    }
-  }
-  if (Object.keys(patch).length > 0 || externalSet)
-    await recordCustomerEvent(trx, ctx, "customer.updated", current);
+  // Never the external id. The customer was found by it (it has it), or by the e-mail, which
+  // the buyer types on the checkout page: writing the merchant's id for its user onto whoever
+  // holds that e-mail would hand that customer's portal, state and meters to the user (Polar
+  // sets the external id only on the customer a checkout creates). The merchant links an
+  // existing customer with `PATCH /v1/customers/{id}`.
+  if (Object.keys(patch).length > 0) await recordCustomerEvent(trx, ctx, "customer.updated", current);
   return current;
 }
 
 /**
  * The customer a checkout pays as: the live customer with the external id, else with the
  * e-mail (whatever its case), else a new one (customer.created). What the found customer lacks
- * (name, billing address, tax id, external id) is filled from the checkout (customer.updated).
+ * (name, billing address, tax id; never the external id) is filled from the checkout
+ * (customer.updated).
  * Safe under races: concurrent checkouts for one e-mail end on one customer (the unique index
  * decides; the loser reads the winner's row).
  */

@@ -12,7 +12,7 @@ import {
   resetMeterPeriod,
   usageAfterRestart,
 } from "../customer-meters/index.js";
-import { type DiscountRow, discountOn } from "../discounts/index.js";
+import { appliesTo, type DiscountRow, discountOn } from "../discounts/index.js";
 import { orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
@@ -169,9 +169,13 @@ async function plan(
   const count = product.recurring_interval_count ?? 1;
   const newInterval = interval !== sub.recurring_interval || count !== sub.recurring_interval_count;
   const discount = await discountFor(db, sub, sub.current_period_start);
+  // The discount goes on with the new plan only where it may apply to it (a discount restricted
+  // to other products, or a fixed one in another currency, ends with the change, as at Polar):
+  // what the old plan paid is credited with it either way.
+  const kept = discount && (await appliesTo(db, discount, product.id, sub.currency)) ? discount : null;
   // The new plan's prices (fixed or free: custom ones are refused above; metered ones count
-  // nothing), after the discount.
-  const { amount: newAmount } = await periodAmount(db, sub, prices, discount);
+  // nothing), after the discount it keeps.
+  const { amount: newAmount } = await periodAmount(db, sub, prices, kept);
   const period =
     newInterval && !trial
       ? { start: now, end: nextPeriodEndOf(now, interval, count, now.getUTCDate()) }
@@ -183,6 +187,7 @@ async function plan(
     amount: newAmount,
     recurring_interval: interval,
     recurring_interval_count: count,
+    ...(discount && !kept ? { discount_id: null, discount_applied_at: null } : {}),
     ...(period
       ? { current_period_start: period.start, current_period_end: period.end, anchor_day: now.getUTCDate() }
       : {}),
@@ -447,6 +452,7 @@ export async function changePlan(
       current_period_start: p.next.current_period_start,
       current_period_end: p.next.current_period_end,
       anchor_day: p.next.anchor_day,
+      ...(p.next.discount_id !== sub.discount_id ? { discount_id: null, discount_applied_at: null } : {}),
       ...(p.trial
         ? {
             trial_end: p.trial.end,

@@ -78,10 +78,32 @@ export async function runDue(
 ): Promise<DueCounts> {
   const counts = noCounts();
   const scope = opts.organizationId ? { organizationId: opts.organizationId } : {};
+  // The scheduler's pass (not inline) goes on past a subscription whose renewal fails, leaving it
+  // for the next pass: one broken subscription must not stop every other organization's
+  // renewals, retries and reminders. A test clock's advance (inline) fails with it instead, and
+  // says so to its merchant.
+  const failed: string[] = [];
+  const isolated = async (what: string, ids: Record<string, string>, run: () => Promise<void>) => {
+    if (opts.inline) return run();
+    try {
+      await run();
+    } catch (error) {
+      deps.logger.error(`${what} failed; the next pass tries again`, { ...ids, error });
+      if (ids.subscription) failed.push(ids.subscription);
+    }
+  };
   for (;;) {
-    const due = await dueSubscriptionIds(deps.db, deps.clock.now(), { ...scope, limit: BATCH });
-    for (const { id } of due) {
-      const result = await cycleSubscription(deps, id, opts.inline ? {} : { enqueueCharge });
+    const due = await dueSubscriptionIds(deps.db, deps.clock.now(), {
+      ...scope,
+      limit: BATCH,
+      except: failed,
+    });
+    for (const { id, organization_id } of due) {
+      let result: Awaited<ReturnType<typeof cycleSubscription>> | undefined;
+      await isolated("a renewal", { subscription: id, organization: organization_id }, async () => {
+        result = await cycleSubscription(deps, id, opts.inline ? {} : { enqueueCharge });
+      });
+      if (!result) continue;
       if (result.kind === "ended") counts.ended++;
       if (result.kind === "renewed") counts.renewals++;
       // A renewal's order, or an ended subscription's final usage order, to charge.
@@ -108,15 +130,17 @@ export async function runDue(
     deps.clock.now(),
     TRIAL_REMINDER_DAYS,
   )) {
-    const sent = await deps.db.transaction().execute(async (trx) => {
-      const sub = await lockSubscription(trx, id);
-      if (!sub || sub.trial_reminded_at || sub.status !== "trialing") return false;
-      const now = systemCtx(deps, organization_id, "trial reminder").clock.now();
-      const row = await updateSubscription(trx, id, { trial_reminded_at: now });
-      await mailTrialEnding(deps, trx, row);
-      return true;
+    await isolated("a trial reminder", { subscription: id, organization: organization_id }, async () => {
+      const sent = await deps.db.transaction().execute(async (trx) => {
+        const sub = await lockSubscription(trx, id);
+        if (!sub || sub.trial_reminded_at || sub.status !== "trialing") return false;
+        const now = systemCtx(deps, organization_id, "trial reminder").clock.now();
+        const row = await updateSubscription(trx, id, { trial_reminded_at: now });
+        await mailTrialEnding(deps, trx, row);
+        return true;
+      });
+      if (sent) counts.trial_reminders++;
     });
-    if (sent) counts.trial_reminders++;
   }
   // Past-due subscriptions whose benefits' grace period ended: their grants go (a sync job).
   await deps.db
@@ -227,8 +251,12 @@ export function startSubscriptionScheduler(
 ) {
   return runPeriodically(
     async () => {
-      await runDue(deps, { inline: false });
-      await reconcileOrderPayments(deps, reconcileAfterMs);
+      // The charges a dead process left in flight are finished even when the pass failed.
+      try {
+        await runDue(deps, { inline: false });
+      } finally {
+        await reconcileOrderPayments(deps, reconcileAfterMs);
+      }
     },
     intervalMs,
     deps.logger,

@@ -153,13 +153,18 @@ export const BILLABLE_STATUSES = ["trialing", "active", "past_due"];
  * Subscriptions whose period has ended by their organization's time (`now` is the real time),
  * earliest first; with `organizationId`, that organization's only.
  */
-export function dueSubscriptionIds(db: Db, now: Date, opts: { organizationId?: string; limit: number }) {
+export function dueSubscriptionIds(
+  db: Db,
+  now: Date,
+  opts: { organizationId?: string; limit: number; except?: readonly string[] },
+) {
   let query = db
     .selectFrom("kassa_subscription as s")
     .select(["s.id", "s.organization_id"])
     .where("s.ended_at", "is", null)
     .where("s.status", "in", BILLABLE_STATUSES);
   if (opts.organizationId) query = query.where("s.organization_id", "=", opts.organizationId);
+  if (opts.except?.length) query = query.where("s.id", "not in", opts.except);
   return query
     .where("s.current_period_end", "<=", organizationNow(now, "s.organization_id"))
     .orderBy("s.current_period_end")
