@@ -1,4 +1,5 @@
 // Runs on both databases: a renewal interrupted between its charge and its record is finished once; two processes renewing the same subscriptions, and one buyer confirming through both, need PostgreSQL.
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -201,6 +202,63 @@ describe("a subscription revoked after a retry of it was claimed, before its cha
 });
 
 if (TEST_DB === "postgres") {
+  describe("a renewal's charge run again after the customer saved another card", () => {
+    it("is recorded from what its key charged, on the first card: one charge, the order paid, no dunning", async () => {
+      // The scheduler renews (not a test clock), so the charge is a job, which the next process
+      // runs again once its lease lapses; its reconciler waits ten minutes, so the job goes first.
+      const slow = { CHECKOUT_RECONCILE_AFTER_MS: "600000" };
+      const first = await start({ ...slow, KASSA_CRASH_AT: "renewal.charged" });
+      const { merchant, token, productId } = await shop(first, "NewCard");
+      await subscribe(first, token, productId, 1);
+      const [sub] = await first.sql<{ id: string; payment_method_id: string }>(
+        "select id, payment_method_id from kassa_subscription where organization_id = $1",
+        merchant.organizationId,
+      );
+      // Written straight to the database: the process dies meanwhile and cannot run them.
+      const db = new pg.Client({ connectionString: first.database!.env.DATABASE_URL });
+      await db.connect();
+      const exited = new Promise((r) => first.child.once("exit", r));
+      await db.query(
+        `update kassa_subscription set current_period_start = now() - interval '1 month' - interval '1 minute',
+           current_period_end = now() - interval '1 minute' where id = $1`,
+        [sub!.id],
+      );
+      // The job charges the first card, and the process dies before recording it.
+      await exited;
+      servers.splice(servers.indexOf(first), 1);
+      // Meanwhile the customer saves a second card, which the subscription now renews on.
+      await db.query(
+        `insert into kassa_sandbox_payment_method
+           (id, organization_id, customer_id, brand, last4, exp_month, exp_year, behavior, decline_code, decline_message, created_at)
+         select 'pm_sbx_second_card', organization_id, customer_id, brand, '4444', exp_month, exp_year, behavior, null, null, now()
+         from kassa_sandbox_payment_method where id = $1`,
+        [sub!.payment_method_id],
+      );
+      await db.query("update kassa_subscription set payment_method_id = 'pm_sbx_second_card' where id = $1", [
+        sub!.id,
+      ]);
+      await db.end();
+      const second = await start(slow, first.database);
+      let state = await renewals(second, merchant.organizationId);
+      for (let i = 0; i < 150 && !state.orders.some((o) => o.status !== "pending"); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        state = await renewals(second, merchant.organizationId);
+      }
+      expect(state.orders).toEqual([expect.objectContaining({ status: "paid", n: 1 })]);
+      expect(state.charges).toBe(1);
+      const charged = await second.sql<{ payment_method_id: string }>(
+        "select payment_method_id from kassa_sandbox_charge where organization_id = $1 and metadata->>'order_id' is not null",
+        merchant.organizationId,
+      );
+      expect(charged).toEqual([{ payment_method_id: sub!.payment_method_id }]);
+      const [after] = await second.sql<{ status: string }>(
+        "select status from kassa_subscription where id = $1",
+        sub!.id,
+      );
+      expect(after!.status).toBe("active");
+    }, 120_000);
+  });
+
   describe("a renewal that keeps failing", () => {
     it("is left for the next pass: the scheduler renews the subscriptions due after it, then it once it can", async () => {
       const server = await start({ LOG_LEVEL: "error" });

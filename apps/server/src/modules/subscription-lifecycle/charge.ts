@@ -81,7 +81,20 @@ export async function chargeOrder(deps: LifecycleDeps, orderId: string, attempt:
           : { ok: false, declineCode: result.declineCode, message: result.message };
     } catch (error) {
       if (!(error instanceof ProcessorRequestError)) throw error;
-      outcome = { ok: false, declineCode: error.code, message: error.message };
+      if (error.code === "idempotency_key_reused") {
+        // The key charged already, with other parameters: this is a run again of an attempt
+        // whose record was lost, and the card changed meanwhile (the customer saved another).
+        // What the key did is the attempt's outcome, never a decline: one recorded as a decline
+        // would leave the first charge without its order, and the retry would charge again.
+        const found = outcomeOfLookup(
+          await deps.processor.findPayment({
+            organizationId: order.organization_id,
+            idempotencyKey: attemptKey(order.id, attempt),
+          }),
+        );
+        if (!found) return "pending";
+        outcome = found;
+      } else outcome = { ok: false, declineCode: error.code, message: error.message };
     }
   }
   crashPoint("renewal.charged");
