@@ -1,7 +1,7 @@
 // Runs on both databases: parallel requests with one Idempotency-Key run once; a second waits (row locks).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+import { call, createMerchant, createToken, type Merchant, sandboxCardToken } from "./support/v1.js";
 
 /**
  * Idempotency-Key on POSTs of /v1: the first answer is kept 24 h per caller and key and
@@ -113,6 +113,40 @@ describe("Idempotency-Key", () => {
       expect(again.headers.get("idempotent-replayed"), path).toBeNull();
       expect(secretOf(again.body), path).not.toBe(secret);
     }
+  });
+
+  it("a checkout's confirm carrying the buyer's portal session token is never kept either", async () => {
+    const seller = await createToken(acme, ["products:write", "checkouts:write"]);
+    const product = await call(server, seller, "POST", "/v1/products/", {
+      name: "Kept nowhere",
+      prices: [{ amount_type: "fixed", price_amount: 1000 }],
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const checkout = await call(server, seller, "POST", "/v1/checkouts/", {
+      products: [product.body.id],
+      customer_email: "kept-nowhere@example.com",
+    });
+    expect(checkout.status).toBe(201);
+    const confirmed = await call(
+      server,
+      seller,
+      "POST",
+      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+      { customer_billing_address: { country: "FR" }, confirmation_token_id: await sandboxCardToken(server) },
+      keyed("confirm-secret"),
+    );
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    const secret = String(confirmed.body.customer_session_token);
+    expect(secret).toMatch(/^polar_cst_/);
+    expect(confirmed.headers.get("cache-control")).toBe("no-store");
+    expect(await server.sql("select 1 from kassa_idempotency_key where key = $1", "confirm-secret")).toEqual(
+      [],
+    );
+    const stored = await server.sql(
+      "select 1 from kassa_idempotency_key where strpos(coalesce(response_body, ''), $1) > 0",
+      secret,
+    );
+    expect(stored).toEqual([]);
   });
 
   it("a token of the organization without the route's scope never gets another token's kept answer", async () => {

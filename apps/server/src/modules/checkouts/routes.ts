@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, metadataFilter, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
-import { errorResponses, route } from "../../kit/api/openapi.js";
+import { errorResponses, NO_STORE, route } from "../../kit/api/openapi.js";
 import { IdParam } from "../../kit/api/schemas.js";
 import type { Clock, Clocks } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
@@ -185,6 +185,8 @@ export function registerCheckoutRoutes(app: V1App, deps: CheckoutRouteDeps) {
           input: c.req.valid("json"),
         }),
         200,
+        // It may carry the buyer's portal session token: never kept (by an idempotency key) nor cached.
+        NO_STORE,
       ),
     );
   app.openapi(get, async (c) =>

@@ -187,7 +187,8 @@ export function registerCustomerSessionRoutes(
   app.openapi(authenticateRoute, async (c) => {
     failures?.check();
     try {
-      return c.json(await authenticateCode(codes, c.req.valid("json")), 200);
+      // The session's token is in this answer only: never kept (by an idempotency key) nor cached.
+      return c.json(await authenticateCode(codes, c.req.valid("json")), 200, NO_STORE);
     } catch (error) {
       if (error instanceof CustomerSessionCodeInvalidOrExpired) await failures?.failed();
       throw error;

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { SubscriptionPaymentLink, SubscriptionPaymentLinkSession } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
 import { NotPermitted } from "../../kit/api/errors.js";
+import { NO_STORE } from "../../kit/api/openapi.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { createCustomerSession } from "../customer-sessions/index.js";
 import { findCustomer } from "../customers/index.js";
@@ -97,5 +98,8 @@ const open = createRoute({
 });
 
 export function registerPaymentLinkRoutes(app: V1App, deps: LifecycleDeps) {
-  app.openapi(open, async (c) => c.json(await openPaymentMethodLink(deps, c.req.valid("json")), 200));
+  // The session's token is in this answer only: never kept (by an idempotency key) nor cached.
+  app.openapi(open, async (c) =>
+    c.json(await openPaymentMethodLink(deps, c.req.valid("json")), 200, NO_STORE),
+  );
 }
