@@ -179,6 +179,45 @@ describe("aggregations", () => {
     });
 });
 
+describe("metadata keys with dots", () => {
+  it("are looked up as written: a filter on `llm.model`, a sum over `tokens.total`, in the balance and the quantities", async () => {
+    const name = `${NAME}-dots`;
+    const filter = and(c("name", "eq", name), c("llm.model", "eq", "gpt-4"));
+    // Made before the events: the running totals count them as they are ingested.
+    const id = await meter({ func: "sum", property: "tokens.total" }, filter);
+    const events = [
+      { "llm.model": "gpt-4", "tokens.total": 812, label: "d1" },
+      { "llm.model": "small", "tokens.total": 100, label: "d2" },
+      { "llm.model": "gpt-4", "tokens.total": 88, label: "d3" },
+    ];
+    const res = await call(server, token, "POST", "/v1/events/ingest", {
+      events: events.map((metadata, i) => ({
+        name,
+        customer_id: customerB,
+        timestamp: at(i).toISOString(),
+        metadata,
+      })),
+    });
+    expect(res.body).toEqual({ inserted: 3, duplicates: 0 });
+    const q = encodeURIComponent(JSON.stringify(filter));
+    const listed = await call(server, token, "GET", `/v1/events/?name=${name}&limit=100&filter=${q}`);
+    expect(listed.body.items.map((e: { metadata: { label: string } }) => e.metadata.label).sort()).toEqual([
+      "d1",
+      "d3",
+    ]);
+    // 812 + 88.
+    const cm = await call(
+      server,
+      token,
+      "GET",
+      `/v1/customer-meters/?meter_id=${id}&customer_id=${customerB}`,
+    );
+    expect(cm.body.items.map((m: { consumed_units: number }) => m.consumed_units)).toEqual([900]);
+    const total = await quantities(id, range(base - HOUR, base + HOUR + 30 * 60_000));
+    expect(total.body.total).toBe(900);
+  });
+});
+
 describe("GET /v1/meters/{id}/quantities", () => {
   it("through the SDK, in a time zone, per customer first", async () => {
     const id = await meter({ func: "count" });

@@ -6,8 +6,8 @@ import type { AggregationValue, FilterClauseValue, FilterValue } from "./schemas
  * under the alias given): never evaluated row by row in JavaScript. Pure: no query is run.
  *
  * Polar's rules: `name`, `source` and `timestamp` (unix seconds) are the event's columns,
- * any other property a metadata key (a `metadata.` prefix is dropped, dots walk nested
- * objects); `like` / `not_like` are substring matches on the text; a missing key or a value
+ * any other property a metadata key (a `metadata.` prefix is dropped; a key with dots is
+ * looked up as written, then as a path into nested objects); `like` / `not_like` are substring matches on the text; a missing key or a value
  * of another JSON type than the clause's never matches (`ne` and `not_like` included); an
  * empty clause list matches everything.
  */
@@ -18,12 +18,18 @@ function propertyPath(property: string): string[] {
   return property.replace(/^metadata\./, "").split(".");
 }
 
-/** The JSON value at the property (jsonb), or SQL null when the key is missing. */
+/**
+ * The JSON value at the property (jsonb), or SQL null when the key is missing. A property with
+ * dots is first the key as written (`tokens.total`: event metadata is flat, string, number and
+ * boolean values, and such keys are valid), then the nested path, for metadata stored as objects.
+ */
 export function metadataValue(alias: string, property: string): RawBuilder<unknown> {
+  const key = property.replace(/^metadata\./, "");
   const path = propertyPath(property);
+  const metadata = sql.ref(`${alias}.metadata`);
   return path.length === 1
-    ? sql`(${sql.ref(`${alias}.metadata`)} -> ${path[0]})`
-    : sql`(${sql.ref(`${alias}.metadata`)} #> ${`{${path.map((p) => `"${p.replace(/["\\]/g, "\\$&")}"`).join(",")}}`}::text[])`;
+    ? sql`(${metadata} -> ${path[0]})`
+    : sql`coalesce(${metadata} -> ${key}, ${metadata} #> ${`{${path.map((p) => `"${p.replace(/["\\]/g, "\\$&")}"`).join(",")}}`}::text[])`;
 }
 
 const COMPARE = { eq: "=", ne: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
