@@ -577,7 +577,7 @@ async function tokensShop(name: string) {
     "meters:write",
     "events:write",
     "customer_meters:read",
-    "customers:read",
+    "customers:write",
     "discounts:write",
   ]);
   const m = await call(server, t, "POST", "/v1/meters/", {
@@ -682,6 +682,34 @@ async function billed(subscriptionId: string) {
 }
 
 describe("metered prices at renewal", () => {
+  it("bill the events ingested for the customer's external id before it had one, though nothing read its meters", async () => {
+    const { t, subscriptionId, customerId, renew } = await meteredSubscription("Orphans", {
+      unit_amount: "2",
+    });
+    const externalId = unique("user");
+    // Worked example: 40 units for an external id no customer has yet (kept, Polar's rule), then
+    // the merchant gives the customer that id. The renewal bills 40 × 2¢ = 80¢ with the plan's
+    // 10.00: 10.80.
+    const ingested = await call(server, t, "POST", "/v1/events/ingest", {
+      events: [
+        { name: "tokens", external_customer_id: externalId, metadata: { units: 15 } },
+        { name: "tokens", external_customer_id: externalId, metadata: { units: 25 } },
+      ],
+    });
+    expect(ingested.body).toEqual({ inserted: 2, duplicates: 0 });
+    const patched = await call(server, t, "PATCH", `/v1/customers/${customerId}`, {
+      external_id: externalId,
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    await renew();
+    const { orders, metered } = await billed(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.net_amount])).toEqual([
+      ["subscription_create", 1000],
+      ["subscription_cycle", 1080],
+    ]);
+    expect(metered.map((m) => m.amount)).toEqual([80]);
+  });
+
   it("bills unit_amount × (consumed − credited) to the cent, capped, and starts a new meter period", async () => {
     const { shop, t, meterId, subscriptionId, customerId, use, renew } = await meteredSubscription(
       "Metered",

@@ -549,7 +549,15 @@ export async function lockMetersForBilling(
   organizationId: string,
   customerId: string,
   meterIds: string[],
+  /** Billing the usage at this time: the customer's events still waiting under its external id are counted first. */
+  opts: { billingAt?: Date } = {},
 ) {
+  // Events ingested for the customer's external id before it had one wait as orphans until
+  // something reads the customer's meters: billed without this, they were left out of the
+  // period, and the next period (which folds only what was ingested in it) never counted them.
+  // Claimed before the locks, in the order every claimer takes them (the check, an ingest).
+  if (opts.billingAt && meterIds.length > 0)
+    await repo.claimOrphanEvents(db, organizationId, opts.billingAt, [customerId]);
   await repo.lockRows(db, organizationId, customerId, [...new Set(meterIds)]);
 }
 

@@ -467,7 +467,7 @@ export async function changePlan(
     // order), the usage no old price billed is waived. Under the meters' locks, taken in the order
     // every locker takes them (the rows there are, in id order; then the missing ones made in
     // meter order), before the usage is read.
-    await lockMetersForBilling(trx, sub.organization_id, sub.customer_id, p.restarted);
+    await lockMetersForBilling(trx, sub.organization_id, sub.customer_id, p.restarted, { billingAt: now });
     await insertEntries(trx, [...p.entries, ...(await settlementEntries(trx, sub, p, now))]);
     const billed = new Set(p.settled.map((price) => price.meter_id));
     for (const meterId of p.restarted)

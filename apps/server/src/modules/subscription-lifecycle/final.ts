@@ -51,7 +51,7 @@ export async function billFinalUsage(
     (p) => p.amount_type === "metered_unit" && p.meter_id,
   );
   // The usage is read under the meters' lock, held until the reset below closes the period.
-  await lockMetersForBilling(trx, org, sub.customer_id, meterIdsOf(prices));
+  await lockMetersForBilling(trx, org, sub.customer_id, meterIdsOf(prices), { billingAt: now });
   const used = [];
   for (const price of prices) {
     const usage = await meterUsage(trx, org, sub.customer_id, price.meter_id as string);

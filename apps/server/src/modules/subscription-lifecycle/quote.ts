@@ -273,7 +273,9 @@ export async function quoteRenewal(
   const [product] = await findProductsOnce(db, sub.organization_id, [sub.product_id]);
   const prices = await findPrices(db, sub.organization_id, sub.price_ids);
   if (opts.lockMeters)
-    await lockMetersForBilling(db, sub.organization_id, sub.customer_id, meterIdsOf(prices));
+    await lockMetersForBilling(db, sub.organization_id, sub.customer_id, meterIdsOf(prices), {
+      billingAt: start,
+    });
   const discount = await discountFor(db, sub, start);
   // What each period costs from this one on (the subscription's new `amount`), and its price lines.
   const period = await periodAmount(db, sub, prices, discount);
