@@ -554,6 +554,39 @@ describe("renewals", () => {
     expect(set.body).toMatchObject({ discount_id: null, amount: 2500 });
   });
 
+  it("a discount set for the next renewal stays on it when the period's end moves later", async () => {
+    const s = await shop("Moved discount");
+    const product = await monthly(s, 2500);
+    const { subscriptionId } = await subscribe(s, product);
+    const made = await call(server, s.token, "POST", "/v1/discounts/", {
+      name: "Once",
+      type: "percentage",
+      basis_points: 2000,
+      duration: "once",
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const set = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      discount_id: made.body.id,
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    // The period ends ten days later than it did: its renewal is still the first it discounts.
+    const moved = new Date(Date.parse(set.body.current_period_end) + 10 * DAY);
+    const later = await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      current_billing_period_end: moved.toISOString(),
+    });
+    expect(later.status, JSON.stringify(later.body)).toBe(200);
+    // Worked example: the renewal at the moved end is 25.00 less 20% = 20.00; the one after, 25.00.
+    await advance(s, { to: new Date(moved.getTime() + 3_600_000).toISOString() });
+    await advance(s, { by: "P1M" });
+    expect(
+      (await ordersOf(subscriptionId)).map((o) => [o.billing_reason, o.discount_amount, o.total_amount]),
+    ).toEqual([
+      ["subscription_create", 0, 2500],
+      ["subscription_cycle", 500, 2000],
+      ["subscription_cycle", 0, 2500],
+    ]);
+  });
+
   it("a discount's redemptions hold when it is set on several subscriptions at once", async () => {
     const s = await shop("Parallel discount");
     const product = await monthly(s, 1000);

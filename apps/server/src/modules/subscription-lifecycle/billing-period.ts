@@ -10,6 +10,7 @@ import {
 import { AlreadyCanceledSubscription } from "./cancel.js";
 import { InactiveSubscription } from "./change.js";
 import { emitSubscription } from "./deps.js";
+import { discountFollowsPeriodEnd } from "./discount.js";
 
 /** Polar's `active`: the statuses whose billing period may be moved. */
 const MOVABLE_STATUSES = ["trialing", "active"];
@@ -51,6 +52,7 @@ export async function updateBillingPeriodEnd(
     const trialing = sub.status === "trialing";
     const row = await updateSubscription(trx, sub.id, {
       current_period_end: at,
+      ...discountFollowsPeriodEnd(sub, at),
       anchor_day: at.getUTCDate(),
       ...(trialing ? { trial_end: at, trial_reminded_at: null } : {}),
       modified_at: now,

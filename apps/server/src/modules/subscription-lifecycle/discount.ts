@@ -8,6 +8,7 @@ import {
   findSubscription,
   lockSubscription,
   SubscriptionNotFound,
+  type SubscriptionRow,
   updateSubscription,
 } from "../subscriptions/index.js";
 import { AlreadyCanceledSubscription } from "./cancel.js";
@@ -72,4 +73,21 @@ export async function changeDiscount(ctx: Ctx, id: string, input: { discount_id:
     await emitSubscription(ctx, trx, row, ["subscription.updated"]);
     return row;
   });
+}
+
+/**
+ * The columns that keep a discount set for "the renewal at this period's end" on that renewal when
+ * the period's end moves (`current_billing_period_end`, a trial made longer or ended now): its
+ * `discount_applied_at` is that end while the renewal has not come, and moves with it. Without
+ * this, a `once` discount was lost when the end moved later (the renewal came after the date it
+ * counted from) and a `repeating` one lost periods; moved earlier, it gained one.
+ */
+export function discountFollowsPeriodEnd(
+  sub: Pick<SubscriptionRow, "discount_id" | "discount_applied_at" | "current_period_end">,
+  end: Date,
+): { discount_applied_at?: Date } {
+  const pinned = sub.discount_applied_at;
+  return sub.discount_id && pinned && pinned.getTime() === sub.current_period_end.getTime()
+    ? { discount_applied_at: end }
+    : {};
 }

@@ -11,6 +11,7 @@ import { InactiveSubscription } from "./change.js";
 import { chargeOrder } from "./charge.js";
 import { cycleSubscription } from "./cycle.js";
 import { emitSubscription, type LifecycleDeps } from "./deps.js";
+import { discountFollowsPeriodEnd } from "./discount.js";
 
 /** Polar's `active`: the statuses whose trial may be set or ended. */
 const TRIAL_STATUSES = ["trialing", "active"];
@@ -48,7 +49,12 @@ export async function updateTrial(deps: LifecycleDeps, ctx: Ctx, id: string, inp
       if (!trialing)
         throw trialEndError("value_error", "The subscription is not currently trialing.", input.trial_end);
       // The renewal below announces the change (it is Polar's cycle).
-      await updateSubscription(trx, sub.id, { trial_end: now, current_period_end: now, modified_at: now });
+      await updateSubscription(trx, sub.id, {
+        trial_end: now,
+        current_period_end: now,
+        ...discountFollowsPeriodEnd(sub, now),
+        modified_at: now,
+      });
       return { id: sub.id, cycle: true };
     }
     if (!trialing && at.getTime() <= sub.current_period_end.getTime())
@@ -57,6 +63,7 @@ export async function updateTrial(deps: LifecycleDeps, ctx: Ctx, id: string, inp
       status: "trialing",
       trial_end: at,
       current_period_end: at,
+      ...discountFollowsPeriodEnd(sub, at),
       trial_reminded_at: null,
       modified_at: now,
     });
