@@ -20,6 +20,9 @@ describe("API reference page", () => {
 
   it("renders the OpenAPI document's operations with every request to Kassa", async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    // Swagger UI parses and renders the whole OpenAPI document in the page: 6 s alone, but over
+    // 30 s (Playwright's default wait) in CI's loaded run, where it failed stop 41's CI.
+    context.setDefaultTimeout(90_000);
     const page = await context.newPage();
     const requests: string[] = [];
     const violations: string[] = [];
