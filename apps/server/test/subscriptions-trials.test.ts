@@ -492,6 +492,44 @@ describe("the trial's reminder, and PATCH {trial_end}", () => {
     ]);
   }, 90_000);
 
+  it("a standing test clock: a trial ended now, given again and ended now at the same instant is refused, then ends once the clock moves", async () => {
+    const s = await shop("TrialTwice", at(7, 1));
+    const productId = await product(s, { trial_interval: "day", trial_interval_count: 10 });
+    const { subscriptionId } = await subscribe(s, productId);
+    const first = await patch(s, subscriptionId, { trial_end: "now" });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // A new trial to 1 September, then `now` again while the clock still stands on 1 July.
+    const gift = await patch(s, subscriptionId, { trial_end: at(9, 1).toISOString() });
+    expect(gift.status, JSON.stringify(gift.body)).toBe(200);
+    expect(gift.body.status).toBe("trialing");
+    const again = await patch(s, subscriptionId, { trial_end: "now" });
+    expect(again.status, JSON.stringify(again.body)).toBe(422);
+    expect(again.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "trial_end"],
+        msg: "The subscription already renewed at this time: advance the test clock before ending the trial now.",
+        input: "now",
+      },
+    ]);
+    // Nothing changed: still trialing to 1 September, one paid period.
+    expect(await subscription(s, subscriptionId)).toMatchObject({
+      status: "trialing",
+      current_period_end: at(9, 1).toISOString(),
+    });
+    const paid = async () =>
+      (await ordersOf(subscriptionId))
+        .filter((o) => o.billing_reason === "subscription_cycle")
+        .map((o) => o.total_amount);
+    expect(await paid()).toEqual([2500]);
+    // An hour later it ends and the new period is charged.
+    await advance(s, { to: at(7, 1, 11).toISOString() });
+    const later = await patch(s, subscriptionId, { trial_end: "now" });
+    expect(later.status, JSON.stringify(later.body)).toBe(200);
+    expect(later.body).toMatchObject({ status: "active", current_period_start: at(7, 1, 11).toISOString() });
+    expect(await paid()).toEqual([2500, 2500]);
+  }, 60_000);
+
   it("refuses a trial on a one-time product, and half a trial", async () => {
     const s = await shop("TrialRefusals");
     const once = await call(server, s.token, "POST", "/v1/products/", {
@@ -656,6 +694,44 @@ describe("a plan change during a trial (Polar's rule: the trial is never prorate
     );
     expect(updates.map((u) => u.status)).toEqual(["trialing", "active"]);
   }, 120_000);
+
+  it("a standing test clock: a change that would end a trial where a period already began is refused", async () => {
+    const start = at(3, 2);
+    const s = await shop("TrialChangeTwice", start);
+    const trialing = await product(s, { trial_interval: "day", trial_interval_count: 14 });
+    const plain = await product(s, { name: "Max", prices: [{ amount_type: "fixed", price_amount: 4000 }] });
+    const { subscriptionId } = await subscribe(s, trialing);
+    expect((await patch(s, subscriptionId, { trial_end: "now" })).status).toBe(200);
+    // The product's trial made 60 days and the subscription given it again (to 1 May, from the
+    // trial's start), so a change follows the product.
+    const longer = await call(server, s.token, "PATCH", `/v1/products/${trialing}`, {
+      trial_interval: "day",
+      trial_interval_count: 60,
+    });
+    expect(longer.status, JSON.stringify(longer.body)).toBe(200);
+    const own = await patch(s, subscriptionId, { trial_end: at(5, 1).toISOString() });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const changed = await patch(s, subscriptionId, { product_id: plain, proration_behavior: "prorate" });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(422);
+    expect(changed.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "product_id"],
+        msg: "The subscription already renewed at this time: advance the test clock before ending the trial with a change.",
+        input: plain,
+      },
+    ]);
+    expect(await subscription(s, subscriptionId)).toMatchObject({ status: "trialing", product_id: trialing });
+    await advance(s, { to: at(3, 2, 12).toISOString() });
+    const moved = await patch(s, subscriptionId, { product_id: plain, proration_behavior: "prorate" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({ status: "active", product_id: plain });
+    expect(
+      (await ordersOf(subscriptionId))
+        .filter((o) => o.billing_reason === "subscription_cycle")
+        .map((o) => o.total_amount),
+    ).toEqual([2500, 4000]);
+  }, 60_000);
 
   it("a trial the merchant extended is kept through a change to a product without one", async () => {
     const start = at(1, 20);

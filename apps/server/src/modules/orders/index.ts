@@ -10,6 +10,7 @@ export {
   findOrderAnyOrganization,
   findOrderByCharge,
   firstOrderOf,
+  hasCycleOrderAt,
   insertItems as insertOrderItems,
   insertOrder,
   itemsOf as orderItems,

@@ -371,6 +371,18 @@ export function pendingOrdersOf(db: Db, subscriptionId: string) {
     .execute();
 }
 
+/** Whether a subscription has a renewal order for the period starting at `start`. */
+export async function hasCycleOrderAt(db: Db, subscriptionId: string, start: Date) {
+  const row = await db
+    .selectFrom("kassa_order")
+    .select("id")
+    .where("subscription_id", "=", subscriptionId)
+    .where("billing_reason", "=", "subscription_cycle")
+    .where("subscription_period_start", "=", start)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The latest order of a subscription: where its renewals take their billing name and address. */
 export function latestOrderOf(db: Db, subscriptionId: string) {
   return db

@@ -13,7 +13,7 @@ import {
   usageAfterRestart,
 } from "../customer-meters/index.js";
 import { appliesTo, type DiscountRow, discountOn } from "../discounts/index.js";
-import { orderWire } from "../orders/index.js";
+import { hasCycleOrderAt, orderWire } from "../orders/index.js";
 import { findOrganization } from "../organizations/index.js";
 import { activePrices, findPrices, findProducts, type PriceRow, type ProductRow } from "../products/index.js";
 import {
@@ -443,6 +443,13 @@ export async function changePlan(
     if (sub.product_id === input.product_id) return { row: sub, orderId: null, endsTrial: false };
     const now = ctx.clock.now();
     const p = await plan(trx, sub, input.product_id, input.proration_behavior, now, visibleTo(acting));
+    // As `trial_end: "now"`: on a standing test clock, a trial ended at this instant already
+    // ordered the period that starts now.
+    if (p.trial?.endsNow && (await hasCycleOrderAt(trx, sub.id, now)))
+      throw productError(
+        "The subscription already renewed at this time: advance the test clock before ending the trial with a change.",
+        input.product_id,
+      );
     const row = await updateSubscription(trx, sub.id, {
       product_id: p.next.product_id,
       price_ids: JSON.stringify(p.next.price_ids),

@@ -1,6 +1,7 @@
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import type { Ctx } from "../../kit/context.js";
+import { hasCycleOrderAt } from "../orders/index.js";
 import {
   findSubscription,
   lockSubscription,
@@ -15,6 +16,10 @@ import { discountFollowsPeriodEnd } from "./discount.js";
 
 /** Polar's `active`: the statuses whose trial may be set or ended. */
 const TRIAL_STATUSES = ["trialing", "active"];
+
+/** Only a standing test clock gets here: real time has moved on since the earlier renewal. */
+export const RENEWED_NOW =
+  "The subscription already renewed at this time: advance the test clock before ending the trial now.";
 
 const trialEndError = (type: string, msg: string, input: string) =>
   new RequestValidationError([{ type, loc: ["body", "trial_end"], msg, input }]);
@@ -48,6 +53,10 @@ export async function updateTrial(deps: LifecycleDeps, ctx: Ctx, id: string, inp
     if (!at) {
       if (!trialing)
         throw trialEndError("value_error", "The subscription is not currently trialing.", input.trial_end);
+      // A test clock that stands where a period already began (a trial ended now, then given
+      // again): a second first period from the same instant would bill that instant twice.
+      if (await hasCycleOrderAt(trx, sub.id, now))
+        throw trialEndError("value_error", RENEWED_NOW, input.trial_end);
       // The renewal below announces the change (it is Polar's cycle).
       await updateSubscription(trx, sub.id, {
         trial_end: now,
