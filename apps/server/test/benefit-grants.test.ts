@@ -355,6 +355,55 @@ describe("a one-time purchase", () => {
   });
 });
 
+describe("the portal's downloadables", () => {
+  it("lists every granted file past a hundred grants, each link valid for 10 minutes of real time whatever the test clock says", async () => {
+    const s = await shop("ManyFiles");
+    const file = await uploadedFile(s, "track.flac");
+    const ids: string[] = [];
+    for (let i = 0; i < 103; i++)
+      ids.push(
+        await benefit(s, {
+          type: "downloadables",
+          description: `Track ${i + 1}`,
+          properties: { files: [file] },
+        }),
+      );
+    const pack = await product(s, ids);
+    const bought = await buy(s, pack);
+    await eventually(
+      async () =>
+        (
+          await server.sql<{ n: number }>(
+            "select count(*)::int as n from kassa_benefit_grant where customer_id = $1 and granted_at is not null",
+            bought.customerId,
+          )
+        )[0]!.n,
+      (n) => expect(n).toBe(103),
+    );
+    // The organization's test clock a year ahead: the links still work 10 minutes, from now.
+    const moved = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P365D" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const list = (page: number) =>
+      ok(
+        call(server, bought.portalToken, "GET", `/v1/customer-portal/downloadables/?limit=100&page=${page}`),
+      );
+    const [first, second] = [await list(1), await list(2)];
+    expect(first.pagination).toEqual({ total_count: 103, max_page: 2 });
+    expect(first.items).toHaveLength(100);
+    expect(second.items).toHaveLength(3);
+    const all = [...first.items, ...second.items] as Json[];
+    expect(new Set(all.map((d) => d.benefit_id))).toEqual(new Set(ids));
+    expect(new Set(all.map((d) => d.id)).size).toBe(103);
+    const last = all[102]!;
+    const expires = Date.parse(last.file.download.expires_at);
+    expect(expires).toBeGreaterThan(Date.now());
+    expect(expires).toBeLessThanOrEqual(Date.now() + 10 * 60_000);
+    const fetched = await fetch(last.file.download.url);
+    expect(fetched.status).toBe(200);
+    expect(Buffer.from(await fetched.arrayBuffer()).toString()).toBe("the bytes of track.flac");
+  }, 120_000);
+});
+
 describe("a benefit edited", () => {
   it("a file added reaches those who hold the downloadables (benefit_grant.updated); an archived one stays with them", async () => {
     const s = await shop("Edited");

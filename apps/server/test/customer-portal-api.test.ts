@@ -219,6 +219,22 @@ describe("sign-in by a mailed code", () => {
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
+  it("another organization's test clock a year ahead does not sweep this organization's live codes", async () => {
+    const ahead = await createMerchant(server, "Ahead Portal");
+    const aheadToken = await createToken(ahead, ["customers:write", "subscriptions:write"]);
+    const customer = await call(server, aheadToken, "POST", "/v1/customers/", { email: "zoe@example.com" });
+    expect(customer.status, JSON.stringify(customer.body)).toBe(201);
+    const moved = await call(server, aheadToken, "POST", "/v1/test-clock/advance", { by: "P365D" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const code = await mailedCode(bob.email);
+    // Zoe's request sweeps expired codes by her organization's clock: a year from now.
+    expect((await requestCode("zoe@example.com", ahead.organizationId)).status).toBe(202);
+    const res = await call(server, undefined, "POST", "/v1/customer-portal/customer-session/authenticate", {
+      code,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
   it("a code expires after 30 minutes (the organization's test clock)", async () => {
     const code = await mailedCode(ada.email);
     const [stored] = await server.sql<{ code_hash: string }>(

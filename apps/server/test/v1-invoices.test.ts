@@ -297,6 +297,22 @@ describe("receipts", () => {
   });
 });
 
+describe("document URLs and the test clock", () => {
+  it("a receipt URL expires an hour from the real time, even with the organization's test clock a year ahead", async () => {
+    const clocked = await createMerchant(server, "Clocked");
+    const own = await createToken(clocked, ["orders:read", "subscriptions:write"]);
+    const order = await seedOrder(server, clocked, { subtotal: 1_000 });
+    const moved = await call(server, own, "POST", "/v1/test-clock/advance", { by: "P365D" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const res = await call(server, own, "GET", `/v1/orders/${order.id}/receipt`);
+    expect(res.status).toBe(200);
+    const expires = Number(new URL(res.body.url).searchParams.get("expires")) * 1000;
+    expect(expires).toBeGreaterThan(Date.now());
+    expect(expires).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    expect((await download(res.body.url)).res.status).toBe(200);
+  });
+});
+
 describe("invoices in the customer portal", () => {
   async function session(customerId: string) {
     const sessions = await createToken(acme, ["customer_sessions:write"]);

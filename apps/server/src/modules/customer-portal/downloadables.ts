@@ -4,9 +4,13 @@ import { DownloadableRead } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
 import { listResource, listResult, pageParams, repeatable } from "../../kit/api/list.js";
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
+import { systemClock } from "../../kit/clock.js";
 import { listCustomerGrantRows } from "../benefit-grants/index.js";
 import { downloadUrl, fileCommonToWire, findFiles, type UrlSigner } from "../files/index.js";
 import { callerOf } from "./service.js";
+
+/** The grants read in one statement. */
+const GRANT_PAGE = 100;
 
 /** How long a download link of the portal works. */
 const DOWNLOAD_URL_TTL_SECONDS = 600;
@@ -44,12 +48,18 @@ export function registerPortalDownloadableRoutes(app: V1App, env: { signer: UrlS
     const ctx = c.var.ctx;
     const input = c.req.valid("query");
     const caller = callerOf(ctx);
-    const { rows: grants } = await listCustomerGrantRows(ctx, caller, {
-      type: ["downloadables"],
-      benefit_id: input.benefit_id,
-      page: 1,
-      limit: 100,
-    });
+    // Every grant, a page at a time: the files are paged below, across all of them.
+    const grants: Awaited<ReturnType<typeof listCustomerGrantRows>>["rows"] = [];
+    for (let page = 1; ; page++) {
+      const { rows } = await listCustomerGrantRows(ctx, caller, {
+        type: ["downloadables"],
+        benefit_id: input.benefit_id,
+        page,
+        limit: GRANT_PAGE,
+      });
+      grants.push(...rows);
+      if (rows.length < GRANT_PAGE) break;
+    }
     const pairs = grants
       .filter((g) => g.granted_at !== null)
       .flatMap((g) =>
@@ -63,7 +73,8 @@ export function registerPortalDownloadableRoutes(app: V1App, env: { signer: UrlS
         f,
       ]),
     );
-    const now = ctx.clock.now();
+    // Real time: the download route checks the link against it, whatever a test clock says.
+    const now = systemClock.now();
     const items = pairs.flatMap(({ grant, fileId }) => {
       const file = files.get(fileId);
       if (!file?.is_uploaded) return [];

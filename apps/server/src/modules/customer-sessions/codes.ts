@@ -42,7 +42,7 @@ export async function requestCode(
   const now = deps.clocks.of(organization.id).now();
   await deps.db.transaction().execute(async (trx) => {
     await repo.deleteCodesOf(trx, organization.id, customer.id);
-    await repo.deleteExpiredCodes(trx, now);
+    await repo.deleteExpiredCodes(trx, organization.id, now);
     let code = "";
     // 36^6 codes: two live ones rarely collide, and the unique hash makes a collision a redraw.
     for (let attempt = 0; attempt < 5 && !code; attempt++) {

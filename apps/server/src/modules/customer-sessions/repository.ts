@@ -99,14 +99,23 @@ export async function deleteCodesOf(db: Db, organizationId: string, customerId: 
     .execute();
 }
 
-/** Expired codes, a bounded batch at a time (they would otherwise hold their hash). */
-export async function deleteExpiredCodes(db: Db, before: Date, limit = 100) {
+/**
+ * The organization's expired codes, a bounded batch at a time (they would otherwise hold their
+ * hash). Its own only: `before` is its clock, and a test clock moved a year ahead would
+ * otherwise take every other organization's live codes.
+ */
+export async function deleteExpiredCodes(db: Db, organizationId: string, before: Date, limit = 100) {
   await db
     .deleteFrom("kassa_customer_session_code")
     .where(
       "id",
       "in",
-      db.selectFrom("kassa_customer_session_code").select("id").where("expires_at", "<", before).limit(limit),
+      db
+        .selectFrom("kassa_customer_session_code")
+        .select("id")
+        .where("organization_id", "=", organizationId)
+        .where("expires_at", "<", before)
+        .limit(limit),
     )
     .execute();
 }

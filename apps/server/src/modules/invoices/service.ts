@@ -1,4 +1,5 @@
 import { isUuid } from "../../kit/api/schemas.js";
+import { systemClock } from "../../kit/clock.js";
 import { type Ctx, emit, inTransaction } from "../../kit/context.js";
 import type { FilesEnv } from "../files/index.js";
 import { findOrder, markInvoiceGenerated, orderWire } from "../orders/index.js";
@@ -61,12 +62,12 @@ export async function generateInvoice({ ctx, input }: { ctx: Ctx; input: { id: s
 export async function getInvoice({ ctx, env, input }: { ctx: Ctx; env: InvoicesEnv; input: { id: string } }) {
   const order = await orderFor(ctx, input.id);
   if (!order.invoice_generated_at) throw new InvoiceDoesNotExist(order.id);
-  return { url: documentUrl(env, "invoice", order.id, ctx.clock.now()) };
+  return { url: documentUrl(env, "invoice", order.id, systemClock.now()) };
 }
 
 /** `GET /v1/orders/{id}/receipt`: Polar's `OrderReceipt`, a URL of the receipt of a paid order. */
 export async function getReceipt({ ctx, env, input }: { ctx: Ctx; env: InvoicesEnv; input: { id: string } }) {
   const order = await orderFor(ctx, input.id);
   if (!isPaid(order)) throw new NotPaidOrder(order.id);
-  return { url: documentUrl(env, "receipt", order.id, ctx.clock.now()) };
+  return { url: documentUrl(env, "receipt", order.id, systemClock.now()) };
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { KassaDatabase } from "../../db/schema.js";
-import type { Clocks } from "../../kit/clock.js";
+import { type Clocks, systemClock } from "../../kit/clock.js";
 import type { EventSink } from "../../kit/context.js";
 import { defineJob, enqueue, enqueueWithEvents } from "../../kit/jobs/index.js";
 import { formatMoney } from "../../kit/money.js";
@@ -128,7 +128,9 @@ async function sendConfirmation(
     grants.some((g) => g.benefit_id === b.id && (g.granted_at !== null || g.error !== null));
   if (!benefits.every(settled) && payload.wait < GRANT_WAITS) return "waiting";
 
-  const now = deps.clocks.of(organizationId).now();
+  // The links expire by the real time, which the document routes check them against, not by a
+  // test clock that may stand months ahead (the link would work for months) or behind.
+  const now = systemClock.now();
   const env = { signer: deps.signer, baseURL: deps.baseURL, ttlSeconds: DOCUMENT_LINK_TTL_SECONDS };
   const lines = await Promise.all(
     benefits.map((b) =>
