@@ -414,6 +414,31 @@ describe("credits and the ledger", () => {
       expect(cm.credited_units).toBeGreaterThanOrEqual(0);
     }
   });
+  it("a ledger read beside credits and recorded checks always sums to the balance it answers", async () => {
+    const name = unique("beside");
+    const c = await customer();
+    const id = await meter(name);
+    await credit(c, id, 10_000);
+    const cm = await customerMeter(c, id);
+    const reads: Array<Awaited<ReturnType<typeof ledger>>> = [];
+    for (let round = 0; round < 25; round += 1)
+      await Promise.all([
+        ...Array.from({ length: 3 }, () =>
+          call(server, token, "POST", "/v1/customer-meters/check", {
+            customer_id: c,
+            meter_id: id,
+            units: 1,
+            record: true,
+          }),
+        ),
+        credit(c, id, 5),
+        ...Array.from({ length: 4 }, async () => reads.push(await ledger(cm.id))),
+      ]);
+    for (const [i, l] of reads.entries())
+      expect(exactSum(l.items.map((e) => e.units)), `read ${i}`).toBe(exact(l.balance));
+    // 10,000 + 25 × 5 credited, 25 × 3 recorded.
+    expect(await customerMeter(c, id)).toMatchObject({ credited_units: 10_125, balance: 10_050 });
+  });
 });
 
 describe("POST /v1/customer-meters/check", () => {

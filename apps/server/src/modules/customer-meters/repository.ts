@@ -341,12 +341,26 @@ export function insertLedgerEntries(db: Db, organizationId: string, entries: New
     .execute();
 }
 
-export function ledgerEntries(db: Db, organizationId: string, customerMeterId: string) {
-  return sql<LedgerEntryRow>`select id, customer_meter_id, period, kind, units::text as units, reason, grant_id,
-      created_at from kassa_meter_ledger
-    where organization_id = ${organizationId} and customer_meter_id = ${customerMeterId} order by seq`
-    .execute(db)
-    .then((r) => r.rows);
+/**
+ * A customer meter's numbers and its ledger's entries (in order), in one statement: one
+ * snapshot, so the entries always sum to the numbers. Read in two, a credit or a check's record
+ * committed between them made the ledger disagree with its balance.
+ */
+export async function findLedger(db: Db, organizationId: string, id: string) {
+  const { rows } = await sql<
+    CustomerMeterNumbers & { entries: Array<Omit<LedgerEntryRow, "created_at"> & { created_at: string }> }
+  >`
+    select ${NUMBERS}, coalesce((select json_agg(json_build_object('id', l.id,
+        'customer_meter_id', l.customer_meter_id, 'period', l.period, 'kind', l.kind,
+        'units', l.units::text, 'reason', l.reason, 'grant_id', l.grant_id, 'created_at', l.created_at)
+        order by l.seq)
+      from kassa_meter_ledger l where l.organization_id = cm.organization_id and l.customer_meter_id = cm.id),
+      '[]') as entries
+    from kassa_customer_meter cm where cm.organization_id = ${organizationId} and cm.id = ${id}`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const entries: LedgerEntryRow[] = row.entries.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
+  return { numbers: row as CustomerMeterNumbers, entries };
 }
 
 const LEDGER_COLUMNS = sql`(id, organization_id, customer_meter_id, period, kind, units, reason, grant_id,

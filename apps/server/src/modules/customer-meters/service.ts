@@ -196,10 +196,10 @@ export async function customerMeterLedger(
   ctx: Ctx,
   input: { id: string; customerId?: string | undefined },
 ): Promise<{ items: MeterLedgerEntryWire[]; balance: number }> {
-  const n = isUuid(input.id) ? await repo.findNumbers(ctx.db, ctx.organizationId, input.id) : undefined;
-  if (!n || (input.customerId !== undefined && n.customer_id !== input.customerId))
+  const found = isUuid(input.id) ? await repo.findLedger(ctx.db, ctx.organizationId, input.id) : undefined;
+  if (!found || (input.customerId !== undefined && found.numbers.customer_id !== input.customerId))
     throw new CustomerMeterNotFound();
-  const entries = await repo.ledgerEntries(ctx.db, ctx.organizationId, n.id);
+  const { numbers: n, entries } = found;
   const items: MeterLedgerEntryWire[] = entries.map((e) => ({
     id: e.id,
     created_at: iso(e.created_at),
