@@ -243,6 +243,56 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(metadata.body.total).toBe(1);
   });
 
+  it("the total follows the meter's aggregation, with or without a customer aggregation, as at Polar", async () => {
+    const name = `${NAME}-tot`;
+    // Hour 0 (base - 1 h): A sends n = 4 and 6, B sends 1. Hour 1 (base): A sends 2, B sends 10
+    // and 20. Hour 2 (base + 1 h) has no event.
+    const sent: [number, string, number][] = [
+      [base - HOUR, customerA, 4],
+      [base - HOUR + 60_000, customerA, 6],
+      [base - HOUR + 120_000, customerB, 1],
+      [base, customerA, 2],
+      [base + 60_000, customerB, 10],
+      [base + 120_000, customerB, 20],
+    ];
+    const ingested = await call(server, token, "POST", "/v1/events/ingest", {
+      events: sent.map(([t, customer_id, n]) => ({
+        name,
+        customer_id,
+        timestamp: new Date(t).toISOString(),
+        metadata: { n },
+      })),
+    });
+    expect(ingested.body).toEqual({ inserted: 6, duplicates: 0 });
+    const answer = async (aggregation: unknown, customerAggregation?: string) => {
+      const id = await meter(aggregation, and(c("name", "eq", name)));
+      const extra = customerAggregation ? `&customer_aggregation_function=${customerAggregation}` : "";
+      const res = await quantities(id, range(base - HOUR, base + HOUR + 30 * 60_000, "hour", extra));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return {
+        buckets: res.body.quantities.map((q: { quantity: number }) => q.quantity),
+        total: res.body.total,
+      };
+    };
+    // A sum meter, the largest customer per hour: A's 10 then B's 30; the total is their sum (40),
+    // not the largest customer over the range (B's 31).
+    expect(await answer({ func: "sum", property: "n" }, "max")).toEqual({ buckets: [10, 30, 0], total: 40 });
+    // A max meter, customers added per hour: 6 + 1, then 2 + 20; the total is the largest hour (22),
+    // not a sum of the hours (29).
+    expect(await answer({ func: "max", property: "n" }, "sum")).toEqual({ buckets: [7, 22, 0], total: 22 });
+    // A min meter, customers added per hour: 4 + 1, then 2 + 10; the smallest hour that has
+    // events (5): the empty third hour is not a 0.
+    expect(await answer({ func: "min", property: "n" }, "sum")).toEqual({ buckets: [5, 12, 0], total: 5 });
+    expect(await answer({ func: "min", property: "n" })).toEqual({ buckets: [1, 2, 0], total: 1 });
+    // An avg meter: hours by the largest customer's average (A's 5, then B's 15); the total is the
+    // average of every event of the range, 43 / 6, not the largest customer's (B's 15.5).
+    const avg = await answer({ func: "avg", property: "n" }, "max");
+    expect(avg.buckets).toEqual([5, 15, 0]);
+    expect(avg.total).toBeCloseTo(43 / 6, 10);
+    // A unique meter: the distinct values of n over the range (4, 6, 1, 2, 10, 20).
+    expect((await answer({ func: "unique", property: "n" }, "sum")).total).toBe(6);
+  });
+
   it("refuses ranges too long for the interval, a start before 2023, unknown meters", async () => {
     const id = await meter({ func: "count" });
     const tooLong = await quantities(id, range(base - 8 * 24 * HOUR, base, "hour"));

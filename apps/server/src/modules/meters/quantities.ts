@@ -50,8 +50,11 @@ function dayNumber(date: Date, timeZone: string): number {
 
 /**
  * `GET /v1/meters/{id}/quantities`: the meter's quantity per interval of the range, in the
- * time zone, and the total (a sum of the buckets for count and sum, the aggregate over the whole
- * range otherwise).
+ * time zone, and the total as Polar makes it from the meter's own aggregation (a customer
+ * aggregation changes the buckets, not the rule): the buckets' sum for count and sum, the largest
+ * or smallest bucket that has events for max and min, and the meter's aggregate over every event
+ * of the range for avg and unique (Polar's takes every event of the meter, in the range or not;
+ * Kassa keeps to the range asked).
  */
 export async function meterQuantities({
   ctx,
@@ -98,9 +101,16 @@ export async function meterQuantities({
     timestamp: b.timestamp.toISOString(),
     quantity: Number(b.quantity),
   }));
-  // count and sum add up over the buckets; max, min, avg and unique come from the whole range.
-  const func = input.customer_aggregation_function ?? aggregation.func;
-  const total =
-    func === "count" || func === "sum" ? quantities.reduce((a, q) => a + q.quantity, 0) : Number(whole ?? 0);
-  return { quantities, total };
+  return { quantities, total: quantitiesTotal(aggregation.func, buckets, whole) };
+}
+
+function quantitiesTotal(
+  func: AggregationValue["func"],
+  buckets: Array<{ quantity: number; filled: boolean }>,
+  whole: number | null,
+): number {
+  const filled = buckets.filter((b) => b.filled).map((b) => Number(b.quantity));
+  if (func === "count" || func === "sum") return filled.reduce((a, q) => a + q, 0);
+  if (func === "max" || func === "min") return filled.length === 0 ? 0 : Math[func](...filled);
+  return Number(whole ?? 0);
 }

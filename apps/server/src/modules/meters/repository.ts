@@ -155,21 +155,25 @@ function grouped(q: QuantitiesQuery, events: RawBuilder<unknown>) {
 }
 
 /**
- * One quantity per bucket of the range (0 where no event), buckets truncated in the time
- * zone; and the aggregate over the whole range (for the totals that are not a bucket sum).
+ * One quantity per bucket of the range (0 where no event, `filled` false), buckets truncated in
+ * the time zone; and the meter's own aggregate over the whole range, per event and never per
+ * customer first (the total of an avg or unique meter, as at Polar).
  */
 export async function meterQuantities(db: Db, q: QuantitiesQuery) {
   const unit = sql.lit(q.interval);
   const step = sql.lit(`1 ${q.interval}`);
   const local = (t: RawBuilder<unknown>) => sql`date_trunc(${unit}, ${t} at time zone ${q.timezone})`;
-  const buckets = await sql<{ timestamp: Date; quantity: number }>`
+  const buckets = await sql<{ timestamp: Date; quantity: number; filled: boolean }>`
     with buckets as (
       select g as b from generate_series(${local(sql`${q.start}::timestamptz`)},
         ${local(sql`${q.end}::timestamptz`)}, ${step}::interval) g
     ), per as (${grouped(q, quantityEvents(q, local(sql`e.timestamp`)))})
-    select (buckets.b at time zone ${q.timezone}) as timestamp, coalesce(per.q, 0)::float8 as quantity
+    select (buckets.b at time zone ${q.timezone}) as timestamp, coalesce(per.q, 0)::float8 as quantity,
+      per.q is not null as filled
     from buckets left join per on per.b = buckets.b order by buckets.b`.execute(db);
   const whole = await sql<{ q: number | null }>`
-    select q::float8 as q from (${grouped(q, quantityEvents(q, sql`1`))}) t`.execute(db);
+    select q::float8 as q from (${grouped({ ...q, customerAggregation: undefined }, quantityEvents(q, sql`1`))}) t`.execute(
+    db,
+  );
   return { buckets: buckets.rows, whole: whole.rows[0]?.q ?? 0 };
 }
