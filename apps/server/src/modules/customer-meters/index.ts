@@ -12,6 +12,7 @@ export {
   creditMeter,
   customerMeterLedger,
   customerPortalMeters,
+  lastPeriodClose,
   lockMetersForBilling,
   metersRestartedByChange,
   meterUsage,

@@ -412,11 +412,12 @@ export async function creditRow(
 }
 
 /** Why a customer meter's period closes (`closePeriod`). */
-export type PeriodCloseCause = "cycle" | "checkout" | "change" | "change-billed";
+export type PeriodCloseCause = "cycle" | "credits" | "checkout" | "change" | "change-billed";
 
 /** The ledger entry of a closed period's overage, by why it closes: settled (billed) or waived. */
 const OVERAGE: Record<PeriodCloseCause, { kind: string; reason: string }> = {
   cycle: { kind: "settlement", reason: "Overage billed at the period's end" },
+  credits: { kind: "correction", reason: "Usage beyond the credits, no metered price bills it" },
   checkout: { kind: "correction", reason: "Usage before the subscription started, not billed" },
   change: { kind: "correction", reason: "Usage before the plan change, not billed" },
   "change-billed": { kind: "settlement", reason: "Overage billed at the plan change" },

@@ -338,7 +338,9 @@ export async function resetMeterPeriod(
      * none yet, so that older orphan events claimed later stay out of the new period.
      * `change`: a plan change gives the subscription a price on a meter no old price billed (see
      * `metersRestartedByChange`): the same, the usage before it is never billed; what is left of
-     * the credits is carried over. `change-billed`: a plan change billed the old price's usage of
+     * the credits is carried over. `credits`: a `meter_credit` benefit's renewal on a meter no
+     * metered price of its subscription bills (Polar's reset in the benefit's cycle): the credit
+     * period ends as at a renewal, an overage waived (nothing bills it). `change-billed`: a plan change billed the old price's usage of
      * the period (`settlementEntries` in subscription-lifecycle/change.ts): an overage is settled, the credits left carried over.
      */
     cause?: repo.PeriodCloseCause | undefined;
@@ -363,6 +365,18 @@ export async function resetMeterPeriod(
     credited: Number(closed.credited),
     rollover: Number(closed.rollover),
   };
+}
+
+/**
+ * When the customer's meter last closed a period (its current period's start), or null when it
+ * never did or has no row; locks the row (the caller's transaction) when there is one.
+ */
+export async function lastPeriodClose(
+  trx: Trx,
+  input: { organizationId: string; customerId: string; meterId: string },
+): Promise<Date | null> {
+  const n = await repo.findNumbersFor(trx, input.organizationId, input.customerId, input.meterId, true);
+  return n?.period_start ?? null;
 }
 
 /**

@@ -1,4 +1,10 @@
-import { creditMeter as creditCustomerMeter } from "../../customer-meters/index.js";
+import {
+  creditMeter as creditCustomerMeter,
+  lastPeriodClose,
+  resetMeterPeriod,
+} from "../../customer-meters/index.js";
+import { findPrices } from "../../products/index.js";
+import { findSubscription } from "../../subscriptions/index.js";
 import type { BenefitStrategy, StrategyInput } from "./strategy.js";
 
 /**
@@ -26,10 +32,56 @@ function credited(input: StrategyInput) {
   return { meterId, units, rollover: input.benefit.properties.rollover === true };
 }
 
+/** Whether a metered price of the grant's subscription bills this meter (its renewal then closes the period). */
+async function billedBySubscription(input: StrategyInput, meterId: string): Promise<boolean> {
+  const subscriptionId = input.scope.subscriptionId;
+  if (!subscriptionId) return false;
+  const sub = await findSubscription(input.trx, input.organizationId, subscriptionId);
+  if (!sub) return false;
+  const prices = await findPrices(input.trx, input.organizationId, sub.price_ids);
+  return prices.some((p) => p.amount_type === "metered_unit" && p.meter_id === meterId);
+}
+
+/**
+ * A renewal's credit (Polar's `cycle`): the credit period ends first when no period closed
+ * since the last credit, as Polar resets the meter then (a meter no metered price bills is
+ * never closed by the renewal, so its unused credits never expired and each month's piled on
+ * the last); the units not marked rollover expire. When a metered price of the subscription
+ * bills the meter, the renewal has closed its period already, and a credit given since then is
+ * this period's own (a grant made again when a past-due renewal was paid, or the cycle of an
+ * earlier renewal run late at the same instant of a standing test clock): not given twice. A
+ * credit at the instant of the close counts as after it (a standing clock closes and credits at
+ * one instant).
+ */
+async function cycleCredit(input: StrategyInput) {
+  const credit = credited(input);
+  const last = input.properties.last_credited_at;
+  const closedAt = await lastPeriodClose(input.trx, {
+    organizationId: input.organizationId,
+    customerId: input.customerId,
+    meterId: credit.meterId,
+  });
+  const creditedSinceClose =
+    typeof last === "string" && input.properties.last_credited_meter_id === credit.meterId
+      ? closedAt === null || closedAt.getTime() <= new Date(last).getTime()
+      : false;
+  if (creditedSinceClose) {
+    if (await billedBySubscription(input, credit.meterId)) return input.properties;
+    await resetMeterPeriod(input.trx, {
+      organizationId: input.organizationId,
+      customerId: input.customerId,
+      meterId: credit.meterId,
+      at: input.now,
+      cause: "credits",
+    });
+  }
+  return meterCreditStrategy.grant(input);
+}
+
 /**
  * `meter_credit`: credits the benefit's units to the customer's meter at grant and at each
- * renewal; a revoke takes the last credit back. Properties: `{last_credited_meter_id,
- * last_credited_units, last_credited_at}`.
+ * renewal (`cycleCredit`); a revoke takes the last credit back. Properties:
+ * `{last_credited_meter_id, last_credited_units, last_credited_at}`.
  */
 export const meterCreditStrategy: BenefitStrategy = {
   refreshOnEdit: false,
@@ -50,7 +102,5 @@ export const meterCreditStrategy: BenefitStrategy = {
       await creditMeter(input, { meterId, units: -units, rollover: false });
     return {};
   },
-  // A renewal credits again (the metering module resets the meter at the period boundary,
-  // keeping the balance when `rollover`).
-  cycle: (input) => meterCreditStrategy.grant(input),
+  cycle: cycleCredit,
 };

@@ -1,0 +1,269 @@
+// Runs on both databases: renewals, the meters' period close and the ledger in one transaction of the benefit sync.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { eventually, ok } from "./support/grants.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createShop, type Shop } from "./support/v1.js";
+
+/**
+ * A `meter_credit` benefit at each renewal (Polar's cycle, benefit/strategies/meter_credit/
+ * service.py): the credit period ends first when no renewal closed the meter since the last
+ * credit (a plan with no metered price on it), so unused credits expire unless marked rollover;
+ * a grant made again when a past-due renewal is paid is that period's credit, not one more.
+ */
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([
+    startTestServer({ inProcess: true, env: { JOB_POLL_INTERVAL_MS: "100" } }),
+    startReceiver(),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+async function shop(name: string): Promise<Shop> {
+  return await createShop(server, receiver.url, `${name}${Math.random().toString(36).slice(2, 7)}`, {
+    scopes: [
+      "organizations:write",
+      "products:write",
+      "benefits:write",
+      "benefits:read",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "refunds:write",
+      "customers:write",
+      "customer_sessions:write",
+      "meters:write",
+      "customer_meters:read",
+      "events:write",
+    ],
+    events: [
+      "benefit_grant.created",
+      "benefit_grant.updated",
+      "benefit_grant.revoked",
+      "benefit_grant.cycled",
+      "customer.state_changed",
+    ],
+  });
+}
+
+const benefit = async (s: Shop, body: Json): Promise<string> =>
+  (await ok(call(server, s.token, "POST", "/v1/benefits/", body), 201)).id;
+
+async function product(s: Shop, benefits: string[], recurring = false): Promise<string> {
+  const created = await ok(
+    call(server, s.token, "POST", "/v1/products/", {
+      name: recurring ? "Pro" : "Pack",
+      ...(recurring ? { recurring_interval: "month" } : {}),
+      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+    }),
+    201,
+  );
+  await ok(call(server, s.token, "POST", `/v1/products/${created.id}/benefits`, { benefits }));
+  return created.id;
+}
+
+async function cardToken(card = "4242424242424242"): Promise<string> {
+  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+    card_number: card,
+    exp_month: 12,
+    exp_year: 2040,
+    cvc: "123",
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+async function buy(s: Shop, productId: string) {
+  const email = `buyer-${Math.random().toString(36).slice(2)}@example.com`;
+  const c = await ok(
+    call(server, s.token, "POST", "/v1/checkouts/", { products: [productId], customer_email: email }),
+    201,
+  );
+  const done = await ok(
+    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
+      confirmation_token_id: await cardToken(),
+      customer_billing_address: { country: "FR" },
+    }),
+  );
+  const checkout = await ok(call(server, s.token, "GET", `/v1/checkouts/${c.id}`));
+  const orders = await ok(call(server, s.token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
+  return {
+    orderId: orders.items[0].id as string,
+    subscriptionId: checkout.subscription_id as string | null,
+    customerId: checkout.customer_id as string,
+    portalToken: done.customer_session_token as string,
+  };
+}
+
+const grantsOf = async (s: Shop, customerId: string) =>
+  (await ok(call(server, s.token, "GET", `/v1/benefit-grants/?customer_id=${customerId}&limit=100`)))
+    .items as Json[];
+const meterOf = async (s: Shop, customerId: string, meterId: string) =>
+  (
+    (
+      await ok(
+        call(server, s.token, "GET", `/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`),
+      )
+    ).items as Json[]
+  )[0];
+const advance = (s: Shop, by: string) => ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by }));
+const syncsDone = (s: Shop) =>
+  eventually(
+    () =>
+      server.sql<{ n: number }>(
+        "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+        s.merchant.organizationId,
+      ),
+    (rows) => expect(rows[0]!.n).toBe(0),
+  );
+function hooks(s: Shop, type: string, about: (data: Json) => boolean) {
+  return receiver.received
+    .filter((h) => h.path === s.path)
+    .map((h) => JSON.parse(h.body) as { type: string; data: Json })
+    .filter((b) => b.type === type && about(b.data))
+    .map((b) => b.data);
+}
+const meter = async (s: Shop) =>
+  (
+    await ok(
+      call(server, s.token, "POST", "/v1/meters/", {
+        name: "Tokens",
+        filter: { conjunction: "and", clauses: [] },
+        aggregation: { func: "count" },
+      }),
+      201,
+    )
+  ).id as string;
+
+async function monthly(s: Shop, rollover: boolean) {
+  const m = await meter(s);
+  const credit = await benefit(s, {
+    type: "meter_credit",
+    description: "Monthly tokens",
+    properties: { units: 100, rollover, meter_id: m },
+  });
+  const bought = await buy(s, await product(s, [credit], true));
+  await eventually(
+    () => grantsOf(s, bought.customerId),
+    (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+  );
+  expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 100, balance: 100 });
+  return { m, bought };
+}
+
+async function use(s: Shop, customerId: string, n: number) {
+  const res = await call(server, s.token, "POST", "/v1/events/ingest", {
+    events: Array.from({ length: n }, () => ({ name: "call", customer_id: customerId })),
+  });
+  expect(res.body).toEqual({ inserted: n, duplicates: 0 });
+}
+
+const cycled = (s: Shop, customerId: string, n: number) =>
+  eventually(
+    async () => hooks(s, "benefit_grant.cycled", (d) => d.customer_id === customerId),
+    (got) => expect(got.length).toBe(n),
+  );
+
+async function ledgerSums(s: Shop, customerId: string, m: string) {
+  const cm = await meterOf(s, customerId, m);
+  const ledger = await ok(call(server, s.token, "GET", `/v1/customer-meters/${cm!.id}/ledger`));
+  const sum = (ledger.items as Json[]).reduce((a, e) => a + Number(e.units), 0);
+  expect(sum).toBe(cm!.balance);
+  return ledger.items as Json[];
+}
+
+describe("a meter credit at renewal, on a plan with no metered price", () => {
+  it("without rollover: 30 of 100 used, the renewal expires the 70 left and credits 100 (not 170)", async () => {
+    const s = await shop("NoRollover");
+    const { m, bought } = await monthly(s, false);
+    await use(s, bought.customerId, 30);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ consumed_units: 30, balance: 70 });
+    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, paid: 1 });
+    await cycled(s, bought.customerId, 1);
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({
+      consumed_units: 0,
+      credited_units: 100,
+      balance: 100,
+    });
+    const kinds = (await ledgerSums(s, bought.customerId, m)).map((e) => [e.kind, e.units]);
+    // credit 100, usage -30, expiry -70, credit 100.
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["usage", -30],
+        ["expiry", -70],
+      ]),
+    );
+  });
+
+  it("with rollover: the 70 left carry over beside the new 100", async () => {
+    const s = await shop("Rollover");
+    const { m, bought } = await monthly(s, true);
+    await use(s, bought.customerId, 30);
+    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, paid: 1 });
+    await cycled(s, bought.customerId, 1);
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 170, balance: 170 });
+    await ledgerSums(s, bought.customerId, m);
+  });
+
+  it("two renewals in one advance: one period's 100, whatever instant the cycles run at", async () => {
+    const s = await shop("TwoMonths");
+    const { m, bought } = await monthly(s, false);
+    expect((await advance(s, "P2M")).ran).toMatchObject({ renewals: 2, paid: 2 });
+    await cycled(s, bought.customerId, 2);
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 100, balance: 100 });
+    await ledgerSums(s, bought.customerId, m);
+  });
+
+  it("a past-due subscription paid again gets one period's credit, not two (re-grant then cycle)", async () => {
+    const s = await shop("Recovery");
+    const m = await meter(s);
+    const credit = await benefit(s, {
+      type: "meter_credit",
+      description: "Monthly tokens",
+      properties: { units: 100, rollover: false, meter_id: m },
+    });
+    const bought = await buy(s, await product(s, [credit], true));
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await cardToken("4000000000000341"),
+      }),
+      201,
+    );
+    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
+    );
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 0 });
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await cardToken("4242424242424242"),
+      }),
+      201,
+    );
+    expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 100, balance: 100 });
+    await ledgerSums(s, bought.customerId, m);
+  });
+});
