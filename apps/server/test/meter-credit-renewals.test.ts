@@ -57,12 +57,15 @@ async function shop(name: string): Promise<Shop> {
 const benefit = async (s: Shop, body: Json): Promise<string> =>
   (await ok(call(server, s.token, "POST", "/v1/benefits/", body), 201)).id;
 
-async function product(s: Shop, benefits: string[], recurring = false): Promise<string> {
+async function product(s: Shop, benefits: string[], recurring = false, meteredOn?: string): Promise<string> {
   const created = await ok(
     call(server, s.token, "POST", "/v1/products/", {
       name: recurring ? "Pro" : "Pack",
       ...(recurring ? { recurring_interval: "month" } : {}),
-      prices: [{ amount_type: "fixed", price_amount: 2000 }],
+      prices: [
+        { amount_type: "fixed", price_amount: 2000 },
+        ...(meteredOn ? [{ amount_type: "metered_unit", meter_id: meteredOn, unit_amount: "10" }] : []),
+      ],
     }),
     201,
   );
@@ -143,14 +146,14 @@ const meter = async (s: Shop) =>
     )
   ).id as string;
 
-async function monthly(s: Shop, rollover: boolean) {
+async function monthly(s: Shop, rollover: boolean, metered = false) {
   const m = await meter(s);
   const credit = await benefit(s, {
     type: "meter_credit",
     description: "Monthly tokens",
     properties: { units: 100, rollover, meter_id: m },
   });
-  const bought = await buy(s, await product(s, [credit], true));
+  const bought = await buy(s, await product(s, [credit], true, metered ? m : undefined));
   await eventually(
     () => grantsOf(s, bought.customerId),
     (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
@@ -264,6 +267,48 @@ describe("a meter credit at renewal, on a plan with no metered price", () => {
     );
     await syncsDone(s);
     expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 100, balance: 100 });
+    await ledgerSums(s, bought.customerId, m);
+  });
+});
+
+describe("a meter credit on a plan whose metered price bills the meter", () => {
+  it("a past-due renewal paid again: the renewal closed the period, the grant made again is its credit", async () => {
+    const s = await shop("MeteredRecovery");
+    const { m, bought } = await monthly(s, false, true);
+    await use(s, bought.customerId, 30);
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await cardToken("4000000000000341"),
+      }),
+      201,
+    );
+    // The renewal bills 20.00 and max(0, 30 - 100) x 10¢ = 0, closes the period (usage -30,
+    // expiry -70) and fails; the grant is revoked (credits 0).
+    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
+    );
+    await syncsDone(s);
+    await use(s, bought.customerId, 20);
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await cardToken("4242424242424242"),
+      }),
+      201,
+    );
+    expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    );
+    await syncsDone(s);
+    // 100 credits for the period, 20 used in it: the 20 stay billable at the next renewal.
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({
+      consumed_units: 20,
+      credited_units: 100,
+      balance: 80,
+    });
     await ledgerSums(s, bought.customerId, m);
   });
 });
