@@ -434,6 +434,16 @@ describe("renewals", () => {
     const bad = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "one month" });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(["body", "by"]);
+    // Durations past the calendar's end: a 422 on the field, the clock where it was.
+    for (const by of ["P999999Y", "PT99999999999999999999S"]) {
+      const far = await call(server, s.token, "POST", "/v1/test-clock/advance", { by });
+      expect(far.status, by).toBe(422);
+      expect(far.body.detail[0]).toMatchObject({
+        loc: ["body", "by"],
+        msg: "The test clock cannot move past the year 9999.",
+      });
+    }
+    expect((await call(server, s.token, "GET", "/v1/test-clock")).body.status).toBe("ready");
     const moved = await advance(s, { by: "P1D" });
     expect(new Date(moved.clock.now).getTime() - new Date(before.body.now).getTime()).toBeGreaterThanOrEqual(
       DAY,

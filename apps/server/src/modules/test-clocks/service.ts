@@ -146,6 +146,14 @@ async function beginAdvance(ctx: Ctx, deps: TestClockDeps, clocks: TestClocks, i
     );
   const previous = clocks.of(org).now();
   const target = input.to !== undefined ? new Date(input.to) : addDuration(previous, input.by ?? "");
+  // A duration past the calendar's end (`P999999Y`) makes no date; the year 9999 is the last a
+  // timestamp is written in everywhere (ISO 8601 without an expanded year).
+  if (!Number.isFinite(target.getTime()) || target.getUTCFullYear() > 9999)
+    throw RequestValidationError.field(
+      ["body", input.to !== undefined ? "to" : "by"],
+      "The test clock cannot move past the year 9999.",
+      input.to ?? input.by,
+    );
   if (target.getTime() < previous.getTime())
     throw RequestValidationError.field(
       ["body", input.to !== undefined ? "to" : "by"],
