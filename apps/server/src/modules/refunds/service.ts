@@ -152,18 +152,20 @@ function orderStatusAfter(order: OrderRow, refundedAmount: number) {
 }
 
 /**
- * The order events of a refund that moved money (or of one reversed): `order.updated`, then
- * `order.refunded`, each with the order as the API answers it (Polar sends both).
+ * The order events of a refund that moved money: `order.updated`, then `order.refunded`, each
+ * with the order as the API answers it (Polar sends both). A refund reversed after it succeeded
+ * (`reversed`) sends `order.updated` only, as Polar's `update_refunds` does: nothing was refunded.
  */
 async function announceOrderRefunded(
   trx: Transaction<KassaDatabase>,
   ctx: Ctx,
   order: OrderRow,
+  reversed = false,
 ): Promise<void> {
   const [wire] = await orderWire(trx, ctx.organizationId, [order]);
   if (!wire) return;
   await emit(ctx, trx, "order.updated", wire);
-  await emit(ctx, trx, "order.refunded", wire);
+  if (!reversed) await emit(ctx, trx, "order.refunded", wire);
 }
 
 /**
@@ -245,7 +247,7 @@ export async function settleRefund(
       modified_at: now,
     });
     await emit(ctx, trx, "refund.updated", refundWire(row));
-    await announceOrderRefunded(trx, ctx, updated);
+    await announceOrderRefunded(trx, ctx, updated, true);
     return row;
   }
   return current;
