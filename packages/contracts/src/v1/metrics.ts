@@ -111,7 +111,7 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
     "renewed_subscriptions",
     "scalar",
     "sum",
-    "Paid orders of subscriptions started before the period (renewals and plan-change charges).",
+    "Subscriptions started before the period with a paid order in it (renewals and plan-change charges), each counted once.",
   ),
   def(
     "renewed_subscriptions_revenue",
@@ -205,7 +205,9 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
       `canceled_subscriptions_${reason}`,
       "scalar",
       "sum",
-      `Subscriptions canceled in the period with the reason "${reason}".`,
+      reason === "other"
+        ? "Subscriptions canceled in the period with the reason \"other\" or none (a merchant's or a revoke's)."
+        : `Subscriptions canceled in the period with the reason "${reason}".`,
       `Canceled Subscriptions - ${titled(reason)}`,
     ),
   ),

@@ -132,6 +132,7 @@ export async function orderSeries(
       select ${local(q, sql`o.created_at`)} as b,
         o.net_amount as rev,
         o.net_amount - o.refunded_amount as net,
+        o.subscription_id,
         o.subscription_id is null as one_time,
         o.subscription_id is not null
           and ${local(q, sql`s.started_at`)} = ${local(q, sql`o.created_at`)} as new_sub
@@ -145,7 +146,8 @@ export async function orderSeries(
         sum(net) filter (where one_time) as one_time_products_net_revenue,
         sum(rev) filter (where new_sub) as new_subscriptions_revenue,
         sum(net) filter (where new_sub) as new_subscriptions_net_revenue,
-        count(*) filter (where not one_time and not new_sub) as renewed_subscriptions,
+        -- Subscriptions, not orders (Polar's countDistinctIf): a weekly plan renews once a month here.
+        count(distinct subscription_id) filter (where not one_time and not new_sub) as renewed_subscriptions,
         sum(rev) filter (where not one_time and not new_sub) as renewed_subscriptions_revenue,
         sum(net) filter (where not one_time and not new_sub) as renewed_subscriptions_net_revenue
       from sales group by b
@@ -306,8 +308,11 @@ export async function cancellationSeries(
     ),
   );
   const reasonCounts = sql.join(
-    reasons.map(
-      (r) => sql`count(*) filter (where s.customer_cancellation_reason = ${r}) as ${sql.ref(`r_${r}`)}`,
+    reasons.map((r) =>
+      // A cancellation without a reason (a merchant's, a revoke) is `other`, as at Polar.
+      r === "other"
+        ? sql`count(*) filter (where coalesce(s.customer_cancellation_reason, '') in ('other', '')) as ${sql.ref(`r_${r}`)}`
+        : sql`count(*) filter (where s.customer_cancellation_reason = ${r}) as ${sql.ref(`r_${r}`)}`,
     ),
   );
   const res = await sql<CancellationBucket>`
