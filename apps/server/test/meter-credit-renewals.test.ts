@@ -4,7 +4,7 @@ import type { Json } from "./support/client.js";
 import { eventually, ok } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createShop, type Shop } from "./support/v1.js";
+import { call, createShop, type Shop, sandboxCardToken } from "./support/v1.js";
 
 /**
  * A `meter_credit` benefit at each renewal (Polar's cycle, benefit/strategies/meter_credit/
@@ -73,17 +73,6 @@ async function product(s: Shop, benefits: string[], recurring = false, meteredOn
   return created.id;
 }
 
-async function cardToken(card = "4242424242424242"): Promise<string> {
-  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: card,
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
-}
-
 async function buy(s: Shop, productId: string) {
   const email = `buyer-${Math.random().toString(36).slice(2)}@example.com`;
   const c = await ok(
@@ -92,7 +81,7 @@ async function buy(s: Shop, productId: string) {
   );
   const done = await ok(
     call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
-      confirmation_token_id: await cardToken(),
+      confirmation_token_id: await sandboxCardToken(server),
       customer_billing_address: { country: "FR" },
     }),
   );
@@ -243,7 +232,7 @@ describe("a meter credit at renewal, on a plan with no metered price", () => {
     );
     await ok(
       call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await cardToken("4000000000000341"),
+        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
       }),
       201,
     );
@@ -256,7 +245,7 @@ describe("a meter credit at renewal, on a plan with no metered price", () => {
     expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 0 });
     await ok(
       call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await cardToken("4242424242424242"),
+        confirmation_token_id: await sandboxCardToken(server, "4242424242424242"),
       }),
       201,
     );
@@ -278,7 +267,7 @@ describe("a meter credit on a plan whose metered price bills the meter", () => {
     await use(s, bought.customerId, 30);
     await ok(
       call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await cardToken("4000000000000341"),
+        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
       }),
       201,
     );
@@ -293,7 +282,7 @@ describe("a meter credit on a plan whose metered price bills the meter", () => {
     await use(s, bought.customerId, 20);
     await ok(
       call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await cardToken("4242424242424242"),
+        confirmation_token_id: await sandboxCardToken(server, "4242424242424242"),
       }),
       201,
     );

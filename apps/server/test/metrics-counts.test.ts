@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+import { call, createMerchant, createToken, type Merchant, sandboxCardToken } from "./support/v1.js";
 
 /**
  * Two of `GET /v1/metrics/`'s counts as Polar's pipes make them (server/tinybird/endpoints):
@@ -37,17 +37,6 @@ async function product(name: string, price: number, interval?: "month" | "week")
   return res.body.id as string;
 }
 
-async function cardToken(): Promise<string> {
-  const res = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-    card_number: "4242424242424242",
-    exp_month: 12,
-    exp_year: 2040,
-    cvc: "123",
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
-}
-
 async function buy(productId: string, email: string): Promise<Json> {
   const c = await call(server, token, "POST", "/v1/checkouts/", {
     products: [productId],
@@ -55,7 +44,7 @@ async function buy(productId: string, email: string): Promise<Json> {
   });
   expect(c.status, JSON.stringify(c.body)).toBe(201);
   const done = await call(server, undefined, "POST", `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
-    confirmation_token_id: await cardToken(),
+    confirmation_token_id: await sandboxCardToken(server),
     customer_billing_address: { country: "FR" },
   });
   expect(done.status, JSON.stringify(done.body)).toBe(200);
