@@ -1087,6 +1087,12 @@ describe("plan changes", () => {
       error: "UpdateSubscriptionPlanNotAllowed",
       detail: "Updating subscription plan is not allowed.",
     });
+    // Its preview too, as Polar's preview_change refuses it.
+    const previewed = await call(server, portalToken, "POST", `${path}/change-preview`, {
+      product_id: basic,
+    });
+    expect(previewed.status).toBe(403);
+    expect(previewed.body.error).toBe("UpdateSubscriptionPlanNotAllowed");
   }, 60_000);
 
   it("a downgrade invoiced mid-period is never paid out: its credit lowers the next renewal", async () => {

@@ -7,14 +7,12 @@ import {
   CustomerSubscriptionUpdate,
 } from "@kassa/contracts/v1";
 import type { V1App } from "../../kit/api/env.js";
-import { ApiError } from "../../kit/api/errors.js";
 import { listResource, pageParams, repeatable, sortingParam } from "../../kit/api/list.js";
 import { customerRoute, errorResponses } from "../../kit/api/openapi.js";
 import { BooleanQuery, IdParam } from "../../kit/api/schemas.js";
 import type { Db } from "../../kit/context.js";
 import { CustomerBenefitGrant } from "../benefit-grants/index.js";
 import type { Connections } from "../oauth-accounts/index.js";
-import { findOrganization } from "../organizations/index.js";
 import {
   cancelAtPeriodEnd,
   changePlan,
@@ -25,16 +23,10 @@ import {
 import { registerCustomerAccountRoutes } from "./account-routes.js";
 import { registerPortalConnectRoutes } from "./connect.js";
 import { registerPortalDownloadableRoutes } from "./downloadables.js";
+import { refuseUnlessPlanChangesAllowed } from "./errors.js";
 import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
-
-/** Polar's refusal when the organization does not let customers change plan. */
-class UpdateSubscriptionPlanNotAllowed extends ApiError {
-  constructor() {
-    super("UpdateSubscriptionPlanNotAllowed", 403, "Updating subscription plan is not allowed.");
-  }
-}
 
 const ok = (schema: z.ZodType) => ({
   description: "Successful Response",
@@ -249,9 +241,7 @@ export function registerCustomerPortalRoutes(
     const body = c.req.valid("json");
     const customerId = service.callerOf(ctx).customerId;
     if ("product_id" in body) {
-      const organization = await findOrganization(ctx.db, ctx.organizationId);
-      // No settings row yet: the default, which allows it.
-      if (organization?.allow_customer_updates === false) throw new UpdateSubscriptionPlanNotAllowed();
+      await refuseUnlessPlanChangesAllowed(ctx);
       await changePlan(lifecycle, ctx, id, { product_id: body.product_id }, { customerId });
     } else if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
     else if (body.cancel_at_period_end === true)
