@@ -1,7 +1,7 @@
 // Runs on both databases: renewals, the meters' period close and the ledger in one transaction of the benefit sync.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
-import { eventually, ok } from "./support/grants.js";
+import { buyWithCard, eventually, ok } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { call, createShop, type Shop, sandboxCardToken } from "./support/v1.js";
@@ -73,28 +73,6 @@ async function product(s: Shop, benefits: string[], recurring = false, meteredOn
   return created.id;
 }
 
-async function buy(s: Shop, productId: string) {
-  const email = `buyer-${Math.random().toString(36).slice(2)}@example.com`;
-  const c = await ok(
-    call(server, s.token, "POST", "/v1/checkouts/", { products: [productId], customer_email: email }),
-    201,
-  );
-  const done = await ok(
-    call(server, undefined, "POST", `/v1/checkouts/client/${c.client_secret}/confirm`, {
-      confirmation_token_id: await sandboxCardToken(server),
-      customer_billing_address: { country: "FR" },
-    }),
-  );
-  const checkout = await ok(call(server, s.token, "GET", `/v1/checkouts/${c.id}`));
-  const orders = await ok(call(server, s.token, "GET", `/v1/orders/?customer_id=${checkout.customer_id}`));
-  return {
-    orderId: orders.items[0].id as string,
-    subscriptionId: checkout.subscription_id as string | null,
-    customerId: checkout.customer_id as string,
-    portalToken: done.customer_session_token as string,
-  };
-}
-
 const grantsOf = async (s: Shop, customerId: string) =>
   (await ok(call(server, s.token, "GET", `/v1/benefit-grants/?customer_id=${customerId}&limit=100`)))
     .items as Json[];
@@ -142,7 +120,11 @@ async function monthly(s: Shop, rollover: boolean, metered = false) {
     description: "Monthly tokens",
     properties: { units: 100, rollover, meter_id: m },
   });
-  const bought = await buy(s, await product(s, [credit], true, metered ? m : undefined));
+  const bought = await buyWithCard(
+    server,
+    s.token,
+    await product(s, [credit], true, metered ? m : undefined),
+  );
   await eventually(
     () => grantsOf(s, bought.customerId),
     (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
@@ -219,42 +201,13 @@ describe("a meter credit at renewal, on a plan with no metered price", () => {
 
   it("a past-due subscription paid again gets one period's credit, not two (re-grant then cycle)", async () => {
     const s = await shop("Recovery");
-    const m = await meter(s);
-    const credit = await benefit(s, {
-      type: "meter_credit",
-      description: "Monthly tokens",
-      properties: { units: 100, rollover: false, meter_id: m },
-    });
-    const bought = await buy(s, await product(s, [credit], true));
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+    const { m, bought } = await monthly(s, false);
+    const renewals = await pastDueThenPaid(s, bought, async () =>
+      // The revoke took the credit back.
+      expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 0 }),
     );
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
-      }),
-      201,
-    );
-    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
-    );
-    await syncsDone(s);
-    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 0 });
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4242424242424242"),
-      }),
-      201,
-    );
-    expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
-    );
-    await syncsDone(s);
+    // The fixed price alone, 20.00, paid on the retry.
+    expect(renewals).toEqual([{ status: "paid", total_amount: 2000 }]);
     expect(await meterOf(s, bought.customerId, m)).toMatchObject({ credited_units: 100, balance: 100 });
     await ledgerSums(s, bought.customerId, m);
   });
@@ -265,33 +218,10 @@ describe("a meter credit on a plan whose metered price bills the meter", () => {
     const s = await shop("MeteredRecovery");
     const { m, bought } = await monthly(s, false, true);
     await use(s, bought.customerId, 30);
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
-      }),
-      201,
-    );
-    // The renewal bills 20.00 and max(0, 30 - 100) x 10¢ = 0, closes the period (usage -30,
-    // expiry -70) and fails; the grant is revoked (credits 0).
-    expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
-    );
-    await syncsDone(s);
-    await use(s, bought.customerId, 20);
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4242424242424242"),
-      }),
-      201,
-    );
-    expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
-    await eventually(
-      () => grantsOf(s, bought.customerId),
-      (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
-    );
-    await syncsDone(s);
+    // The renewal bills 20.00 and max(0, 30 - 100) x 10¢ = 0.00, closes the period (usage -30,
+    // expiry -70) and fails; the grant is revoked (credits 0); 20 units are used meanwhile.
+    const renewals = await pastDueThenPaid(s, bought, () => use(s, bought.customerId, 20));
+    expect(renewals).toEqual([{ status: "paid", total_amount: 2000 }]);
     // 100 credits for the period, 20 used in it: the 20 stay billable at the next renewal.
     expect(await meterOf(s, bought.customerId, m)).toMatchObject({
       consumed_units: 20,
@@ -301,3 +231,43 @@ describe("a meter credit on a plan whose metered price bills the meter", () => {
     await ledgerSums(s, bought.customerId, m);
   });
 });
+
+/**
+ * The renewal fails on a card that saves but never pays (the grant is revoked), `meanwhile`
+ * runs, then a good card is saved and the retry pays (the grant is made again). Answers the
+ * customer's renewal orders (status and total), oldest first.
+ */
+async function pastDueThenPaid(
+  s: Shop,
+  bought: { customerId: string; portalToken: string },
+  meanwhile: () => Promise<unknown>,
+) {
+  const saveCard = async (number: string) =>
+    ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await sandboxCardToken(server, number),
+      }),
+      201,
+    );
+  await saveCard("4000000000000341");
+  expect((await advance(s, "P1M")).ran).toMatchObject({ renewals: 1, failed: 1 });
+  await eventually(
+    () => grantsOf(s, bought.customerId),
+    (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(1),
+  );
+  await syncsDone(s);
+  await meanwhile();
+  await saveCard("4242424242424242");
+  expect((await advance(s, "PT1M")).ran).toMatchObject({ charges: 1, paid: 1 });
+  await eventually(
+    () => grantsOf(s, bought.customerId),
+    (items) => expect(items.filter((g) => g.is_granted)).toHaveLength(1),
+  );
+  await syncsDone(s);
+  const orders = await ok(
+    call(server, s.token, "GET", `/v1/orders/?customer_id=${bought.customerId}&limit=100`),
+  );
+  return (orders.items as Json[])
+    .filter((o) => o.billing_reason === "subscription_cycle")
+    .map((o) => ({ status: o.status, total_amount: o.total_amount }));
+}
