@@ -17,7 +17,6 @@ import {
   previewChange,
   setDefaultPaymentMethod,
 } from "../subscription-lifecycle/index.js";
-import { refuseUnlessPlanChangesAllowed } from "./errors.js";
 import { deletePaymentMethod, listPaymentMethods, PaymentMethodNotFound } from "./payment-methods.js";
 import * as service from "./service.js";
 
@@ -152,7 +151,7 @@ export function registerCustomerAccountRoutes(app: V1App, db: Db, lifecycle: Lif
     const { id } = c.req.valid("param");
     // The customer's own subscription or a 404, before anything is computed.
     await service.getSubscription({ ctx, input: { id } });
-    await refuseUnlessPlanChangesAllowed(ctx);
+    await service.refuseUnlessPlanChangesAllowed(ctx);
     const customerId = service.callerOf(ctx).customerId;
     const input = { product_id: c.req.valid("json").product_id };
     return c.json(await previewChange(lifecycle, ctx, id, input, { customerId }), 200);

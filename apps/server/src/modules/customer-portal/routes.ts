@@ -23,7 +23,6 @@ import {
 import { registerCustomerAccountRoutes } from "./account-routes.js";
 import { registerPortalConnectRoutes } from "./connect.js";
 import { registerPortalDownloadableRoutes } from "./downloadables.js";
-import { refuseUnlessPlanChangesAllowed } from "./errors.js";
 import { registerPortalMeterRoutes } from "./meters.js";
 import { CustomerOrder, CustomerPortalCustomer, CustomerSubscription } from "./schemas.js";
 import * as service from "./service.js";
@@ -241,7 +240,7 @@ export function registerCustomerPortalRoutes(
     const body = c.req.valid("json");
     const customerId = service.callerOf(ctx).customerId;
     if ("product_id" in body) {
-      await refuseUnlessPlanChangesAllowed(ctx);
+      await service.refuseUnlessPlanChangesAllowed(ctx);
       await changePlan(lifecycle, ctx, id, { product_id: body.product_id }, { customerId });
     } else if (body.cancel_at_period_end === false) await uncancel(lifecycle, ctx, id, { customerId });
     else if (body.cancel_at_period_end === true)

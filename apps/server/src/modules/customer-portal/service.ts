@@ -6,7 +6,7 @@ import { findCustomerGrantRow, listCustomerGrantRows, updateCustomerGrant } from
 import { type AddressInputValue, findCustomer, updateCustomer } from "../customers/index.js";
 import { connectedAccounts } from "../oauth-accounts/index.js";
 import { findOrder } from "../orders/index.js";
-import { findOrganizationBySlug } from "../organizations/index.js";
+import { findOrganization, findOrganizationBySlug } from "../organizations/index.js";
 import { listProducts } from "../products/index.js";
 import { findSubscription } from "../subscriptions/index.js";
 import { callerOf } from "./caller.js";
@@ -14,6 +14,7 @@ import {
   CustomerBenefitGrantNotFound,
   CustomerOrderNotFound,
   CustomerSubscriptionNotFound,
+  UpdateSubscriptionPlanNotAllowed,
 } from "./errors.js";
 import { defaultPaymentMethodId } from "./payment-methods.js";
 import * as repo from "./repository.js";
@@ -216,4 +217,13 @@ export async function updateBenefitGrant({
   if (!grant) throw new CustomerBenefitGrantNotFound();
   const [wire] = await customerGrantsWire(ctx.db, caller, row, [grant]);
   return wire!;
+}
+
+/**
+ * A plan change, or its preview, from the portal: refused when the organization does not allow
+ * it (no settings row yet: the default, which allows it).
+ */
+export async function refuseUnlessPlanChangesAllowed(ctx: Ctx): Promise<void> {
+  const organization = await findOrganization(ctx.db, ctx.organizationId);
+  if (organization?.allow_customer_updates === false) throw new UpdateSubscriptionPlanNotAllowed();
 }

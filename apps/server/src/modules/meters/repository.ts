@@ -171,6 +171,9 @@ export async function meterQuantities(db: Db, q: QuantitiesQuery) {
     select (buckets.b at time zone ${q.timezone}) as timestamp, coalesce(per.q, 0)::float8 as quantity,
       per.q is not null as filled
     from buckets left join per on per.b = buckets.b order by buckets.b`.execute(db);
+  // Only avg and unique totals need it: the others come from the buckets.
+  if (q.aggregation.func !== "avg" && q.aggregation.func !== "unique")
+    return { buckets: buckets.rows, whole: null };
   const whole = await sql<{ q: number | null }>`
     select q::float8 as q from (${grouped({ ...q, customerAggregation: undefined }, quantityEvents(q, sql`1`))}) t`.execute(
     db,
