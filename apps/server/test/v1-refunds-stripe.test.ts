@@ -238,6 +238,40 @@ describe("Stripe refunds", () => {
     expect(await orderRow(order.id)).toMatchObject({ status: "refunded", refunded_amount: 1_000 });
   });
 
+  it("a refund Stripe cancels is stored and sent as canceled, and its amount is refundable again", async () => {
+    fake.settings.refundStatus = "pending";
+    const order = await stripeOrder(500, 50);
+    const res = await call(server, token, "POST", "/v1/refunds/", {
+      order_id: order.id,
+      reason: "other",
+      amount: 500,
+    });
+    expect(res.body.status).toBe("pending");
+    await stripeSays(fake.failRefund((await refundRow(res.body.id)).processor_refund_id, "canceled"));
+    await until(async () => (await refundRow(res.body.id)).status !== "pending");
+    expect((await refundRow(res.body.id)).status).toBe("canceled");
+    expect(await orderRow(order.id)).toEqual({ status: "paid", refunded_amount: 0, refunded_tax_amount: 0 });
+    const [updated] = await receiver.waitFor(1, 20_000, hooks("refund.updated", res.body.id));
+    const event = validateEvent(updated!.body, updated!.headers, secret);
+    if (event.type !== "refund.updated") throw new Error(event.type);
+    expect(event.data.status).toBe("canceled");
+    const got = await call(server, token, "GET", `/v1/refunds/?order_id=${order.id}`);
+    expect(got.body.items.map((r: Json) => r.status)).toEqual(["canceled"]);
+    // Nothing was refunded: the whole order is refundable again.
+    fake.settings.refundStatus = "succeeded";
+    const again = await call(server, token, "POST", "/v1/refunds/", {
+      order_id: order.id,
+      reason: "other",
+      amount: 500,
+    });
+    expect(again.status).toBe(201);
+    expect(await orderRow(order.id)).toMatchObject({
+      status: "refunded",
+      refunded_amount: 500,
+      refunded_tax_amount: 50,
+    });
+  });
+
   it("keeps a refund pending when Stripe's answer is lost, and asks again with the same key: one refund at Stripe", async () => {
     fake.settings.refundStatus = "succeeded";
     const order = await stripeOrder(800, 0);

@@ -67,8 +67,11 @@ export interface FakeStripe {
     beforeRoute?: ((request: RecordedRequest) => Promise<void> | void) | undefined;
     beforeReply?: ((request: RecordedRequest, status: number) => Promise<void> | void) | undefined;
   };
-  /** Fails a pending refund as the bank would: the amount is refundable again on its charge. */
-  failRefund(id: string): Obj;
+  /**
+   * Fails a pending refund as the bank would (or cancels it, `canceled`, as Stripe does with a
+   * refund whose destination details never came): the amount is refundable again on its charge.
+   */
+  failRefund(id: string, status?: "failed" | "canceled"): Obj;
   /**
    * The buyer passes a payment intent's 3-D Secure challenge: the intent succeeds and, when it
    * was made for future use, its card is saved on the customer, as Stripe does. Answers the
@@ -393,12 +396,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     object: (id) => objects.get(id),
     find: (match) => [...objects.values()].find(match),
     settings,
-    failRefund(id) {
+    failRefund(id, status = "failed") {
       const re = objects.get(id);
       if (re?.object !== "refund") throw new Error(`no refund ${id}`);
       const pi = objects.get(re.payment_intent as string);
-      if (pi && re.status !== "failed") pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
-      re.status = "failed";
+      if (pi && re.status !== "failed" && re.status !== "canceled")
+        pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
+      re.status = status;
       return re;
     },
     completeAction(id) {

@@ -46,7 +46,7 @@ export type PaymentEvent =
       organizationId: string | null;
       refundId: string;
       chargeId: string | null;
-      status: "pending" | "succeeded" | "failed";
+      status: "pending" | "succeeded" | "failed" | "canceled";
       amount: number;
       metadata: Metadata;
     }
@@ -113,11 +113,9 @@ export function fromStripeEvent(event: Stripe.Event): PaymentEvent | null {
     case "refund.failed": {
       const refund = event.data.object;
       const status =
-        refund.status === "succeeded"
-          ? "succeeded"
-          : refund.status === "failed" || refund.status === "canceled"
-            ? "failed"
-            : "pending";
+        refund.status === "succeeded" || refund.status === "failed" || refund.status === "canceled"
+          ? refund.status
+          : "pending";
       return {
         type: "refund.updated",
         ...split(refund.metadata),

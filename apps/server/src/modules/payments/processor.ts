@@ -196,7 +196,9 @@ export interface RefundInput {
 export type RefundResult =
   | { status: "succeeded"; refundId: string; amount: number }
   | { status: "pending"; refundId: string; amount: number }
-  | { status: "failed"; refundId: string | null; code: string; message: string };
+  | { status: "failed"; refundId: string | null; code: string; message: string }
+  /** Canceled at the processor before it moved money (Stripe: a refund waiting for the buyer's details). */
+  | { status: "canceled"; refundId: string; code: string; message: string };
 
 /**
  * A request the processor refuses outright (not a decline): an unknown or used confirmation

@@ -72,7 +72,7 @@ export const refundPaymentListener =
           row.id,
           event.status === "succeeded"
             ? { status: "succeeded", processorRefundId: event.refundId }
-            : { status: "failed", processorRefundId: event.refundId, failureReason: "failed" },
+            : { status: event.status, processorRefundId: event.refundId, failureReason: event.status },
         ),
       );
   };

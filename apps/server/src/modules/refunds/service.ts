@@ -92,7 +92,15 @@ export function processorRequest(row: repo.RefundRow, chargeId: string): RefundI
 export type RefundOutcome =
   | { status: "pending"; processorRefundId: string | null }
   | { status: "succeeded"; processorRefundId: string }
-  | { status: "failed"; processorRefundId: string | null; failureReason: string };
+  | { status: "failed"; processorRefundId: string | null; failureReason: string }
+  /** Stored as `canceled`, as Polar stores Stripe's status; it moved no money, as `failed`. */
+  | { status: "canceled"; processorRefundId: string; failureReason: string };
+
+/** A refund the processor ended without moving money: failed, or canceled. */
+const endedUnpaid = (
+  outcome: RefundOutcome,
+): outcome is Extract<RefundOutcome, { status: "failed" | "canceled" }> =>
+  outcome.status === "failed" || outcome.status === "canceled";
 
 /** What is left to refund of the order, before tax and its tax (pending refunds count as spent). */
 async function refundable(trx: Transaction<KassaDatabase>, order: OrderRow) {
@@ -220,9 +228,9 @@ export async function settleRefund(
     return row;
   }
 
-  if (current.status === "pending" && outcome.status === "failed") {
+  if (current.status === "pending" && endedUnpaid(outcome)) {
     const row = await repo.updateRefund(trx, current.id, {
-      status: "failed",
+      status: outcome.status,
       processor_refund_id: processorId,
       failure_reason: outcome.failureReason,
       announced: true,
@@ -232,10 +240,10 @@ export async function settleRefund(
     return row;
   }
 
-  if (current.status === "succeeded" && outcome.status === "failed") {
+  if (current.status === "succeeded" && endedUnpaid(outcome)) {
     // Reversed at the processor after it had succeeded (Stripe: a refund that fails later).
     const row = await repo.updateRefund(trx, current.id, {
-      status: "failed",
+      status: outcome.status,
       failure_reason: outcome.failureReason,
       modified_at: now,
     });
@@ -331,6 +339,8 @@ export async function recordExternalRefund(
 }
 
 function outcomeOf(result: Awaited<ReturnType<PaymentProcessor["refund"]>>): RefundOutcome {
+  if (result.status === "canceled")
+    return { status: "canceled", processorRefundId: result.refundId, failureReason: result.code };
   if (result.status === "failed")
     return { status: "failed", processorRefundId: result.refundId, failureReason: result.code };
   return { status: result.status, processorRefundId: result.refundId };

@@ -313,7 +313,7 @@ export class StripeProcessor implements PaymentProcessor {
         return { status: "succeeded", refundId: refund.id, amount: refund.amount };
       if (refund.status === "failed" || refund.status === "canceled")
         return {
-          status: "failed",
+          status: refund.status,
           refundId: refund.id,
           code: refund.failure_reason ?? refund.status,
           message: "The refund failed at the processor.",
