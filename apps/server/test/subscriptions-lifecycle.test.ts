@@ -1318,8 +1318,8 @@ describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-
     expect(await sent()).toEqual(["subscription.updated", "subscription.canceled", "subscription.revoked"]);
 
     // Dunning to the end: the first failure as above, a retry that fails changes nothing the
-    // merchant is sent, and the last: its pending order voided (order.updated), then
-    // .updated -> .canceled -> .revoked.
+    // merchant is sent, and the last: .updated -> .canceled -> .revoked, then its pending
+    // order voided (order.updated), as Polar voids them after the revoke.
     const third = await subscribe(s, product);
     await savePortalCard(third.portalToken, FAILS);
     await sent();
@@ -1329,12 +1329,47 @@ describe("the webhooks of each change, in Polar's order (POLAR-LIFECYCLE.md 1.2-
       "order.created",
       "subscription.updated",
       "subscription.past_due",
-      "order.updated",
       "subscription.updated",
       "subscription.canceled",
       "subscription.revoked",
+      "order.updated",
     ]);
   }, 120_000);
+
+  it("a past-due subscription whose next renewal fails too: .updated again at that order's first failure, not at its retries", async () => {
+    const s = await shop("Past due twice");
+    const res = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Weekly",
+      recurring_interval: "week",
+      prices: [{ amount_type: "fixed", price_amount: 500 }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const { subscriptionId, portalToken } = await subscribe(s, res.body.id);
+    await savePortalCard(portalToken, FAILS);
+    const sent = recorder(s.merchant.organizationId);
+    await sent();
+    // Week 1's renewal fails: past due (its retry on day 2 fails and sends nothing).
+    expect((await advance(s, { by: "P1W" })).ran).toMatchObject({ renewals: 1, failed: 1 });
+    expect(await sent()).toEqual([
+      "subscription.updated",
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+    ]);
+    expect((await advance(s, { by: "P2D" })).ran).toMatchObject({ charges: 1, failed: 1 });
+    expect(await sent()).toEqual([]);
+    // Week 2's renewal (a new order) fails while past due: .updated, and no second .past_due.
+    expect((await advance(s, { by: "P5D" })).ran).toMatchObject({ renewals: 1 });
+    expect(await sent()).toEqual(["subscription.updated", "order.created", "subscription.updated"]);
+    const sub = await subscription(s, subscriptionId);
+    expect(sub.status).toBe("past_due");
+    const orders = await ordersOf(subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.status, o.total_amount, o.payment_attempts])).toEqual([
+      ["subscription_create", "paid", 500, 0],
+      ["subscription_cycle", "pending", 500, 3],
+      ["subscription_cycle", "pending", 500, 1],
+    ]);
+  }, 60_000);
 
   it("a trial extended, then ended now; a plan change invoiced", async () => {
     const s = await shop("Order of trial events");

@@ -116,6 +116,28 @@ describe("renewals on Stripe", () => {
     expect(sub.body.status).toBe("past_due");
   });
 
+  it("a card declined as lost: past due, its one retry moved to the dunning deadline (21 days and a minute)", async () => {
+    const { id, portal } = await subscribe("lost@example.com");
+    const saved = await call(server, portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: ctoken("lostLater"),
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    await endPeriod(id);
+    await cycleOrder(id, "pending");
+    const [row] = await server.sql<{ next_payment_attempt_at: Date; past_due_at: Date }>(
+      `select o.next_payment_attempt_at, s.past_due_at from kassa_order o
+       join kassa_subscription s on s.id = o.subscription_id
+       where o.subscription_id = $1 and o.billing_reason = 'subscription_cycle'`,
+      id,
+    );
+    // Polar's past_due_deadline: past due at + 2 + 5 + 7 + 7 days + 1 minute; no retry before it.
+    expect(new Date(row!.next_payment_attempt_at).getTime() - new Date(row!.past_due_at).getTime()).toBe(
+      21 * 86_400_000 + 60_000,
+    );
+    const sub = await call(server, token, "GET", `/v1/subscriptions/${id}`);
+    expect(sub.body.status).toBe("past_due");
+  });
+
   it("a live processor has no test clock", async () => {
     const clock = await call(server, token, "GET", "/v1/test-clock");
     expect(clock.status).toBe(404);

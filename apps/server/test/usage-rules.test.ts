@@ -64,7 +64,13 @@ async function shop(name: string): Promise<Shop> {
   const ep = await call(server, token, "POST", "/v1/webhooks/endpoints", {
     url: `${receiver.url}${path}`,
     format: "raw",
-    events: ["order.created", "order.paid", "subscription.revoked", "customer.state_changed"],
+    events: [
+      "order.created",
+      "order.updated",
+      "order.paid",
+      "subscription.revoked",
+      "customer.state_changed",
+    ],
   });
   expect(ep.status, JSON.stringify(ep.body)).toBe(201);
   return { merchant, token, secret: ep.body.secret, path };
@@ -142,7 +148,11 @@ async function subscribe(s: Shop, productId: string, customerId?: string) {
   const id = (await call(server, s.token, "GET", `/v1/checkouts/${checkout.body.id}`)).body
     .subscription_id as string;
   const sub = await call(server, s.token, "GET", `/v1/subscriptions/${id}`);
-  return { subscriptionId: id, customerId: sub.body.customer_id as string };
+  return {
+    subscriptionId: id,
+    customerId: sub.body.customer_id as string,
+    portalToken: done.body.customer_session_token as string,
+  };
 }
 
 const orders = (subscriptionId: string) =>
@@ -214,6 +224,62 @@ describe("the usage of a subscription's last period", () => {
       expect(again.body.ran).toMatchObject({ ended: 0, renewals: 0, charges: 0 });
     }
     expect(await orders(subscriptionId)).toHaveLength(2);
+  }, 60_000);
+
+  it("a final order whose card keeps failing is retried on the dunning days, then void", async () => {
+    const s = await shop("Unpaid");
+    const m = await meter(s, "tokens");
+    const { subscriptionId, customerId, portalToken } = await subscribe(s, await meteredProduct(s, m, "0.5"));
+    // A card that saves fine and whose every charge is refused (Stripe's 0341).
+    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
+      card_number: "4000000000000341",
+      exp_month: 12,
+      exp_year: 2040,
+      cvc: "123",
+    });
+    const saved = await call(
+      server,
+      portalToken,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods",
+      {
+        confirmation_token_id: card.body.id,
+      },
+    );
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    await ingest(s, [{ name: "tokens", customer_id: customerId, metadata: { units: 300 } }]);
+    await call(server, s.token, "PATCH", `/v1/subscriptions/${subscriptionId}`, {
+      cancel_at_period_end: true,
+    });
+    const ended = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" });
+    expect(ended.body.ran).toMatchObject({ ended: 1, renewals: 0 });
+    // 300 units × 0.5¢ = 150¢, its first attempt declined.
+    const [, pending] = await orders(subscriptionId);
+    expect(pending).toMatchObject({
+      billing_reason: "subscription_cancel",
+      subtotal_amount: 150,
+      status: "pending",
+    });
+    // Retried on days 2, 7, 14 and 21 (+2, +5, +7, +7): the fifth decline ends its dunning.
+    const retried = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" });
+    expect(retried.body.ran).toMatchObject({ charges: 4, paid: 0 });
+    const [row] = await server.sql<{
+      status: string;
+      payment_attempts: number;
+      next_payment_attempt_at: Date | null;
+    }>(
+      "select status, payment_attempts, next_payment_attempt_at from kassa_order where id = $1",
+      pending!.id,
+    );
+    expect(row).toEqual({ status: "void", payment_attempts: 5, next_payment_attempt_at: null });
+    const voided = await eventually(
+      async () => hooks(s, "order.updated", (d) => d.id === pending!.id && d.status === "void"),
+      (got) => expect(got).toHaveLength(1),
+    );
+    expect(voided[0]).toMatchObject({ total_amount: 150, billing_reason: "subscription_cycle" });
+    // Nothing is tried again.
+    const later = await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" });
+    expect(later.body.ran).toMatchObject({ charges: 0 });
   }, 60_000);
 
   it("ends without a final order when its meters counted nothing", async () => {

@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
  * Stripe's form-encoded requests, error bodies and idempotency keys. Confirmation tokens are
  * named after the card they stand for: `ctoken_<card>_<anything>`, with <card> one of
  * `visa` (succeeds), `declined` (generic_decline), `insufficient` (insufficient_funds),
- * `chargeFails` (saves, but charges are declined: Stripe's 0341), `threeDS` (needs action).
+ * `chargeFails` (saves, but charges are declined: Stripe's 0341), `lostLater` (saves, and charges
+ * are declined as a card reported lost: `lost_card`, which no retry can mend), `threeDS` (needs action).
  */
 
 type Obj = Record<string, unknown>;
@@ -23,12 +24,13 @@ export interface RecordedRequest {
   answered?: number;
 }
 
-type CardKind = "visa" | "declined" | "insufficient" | "chargeFails" | "threeDS";
+type CardKind = "visa" | "declined" | "insufficient" | "chargeFails" | "lostLater" | "threeDS";
 
 const DECLINES: Record<string, { decline_code: string; message: string }> = {
   declined: { decline_code: "generic_decline", message: "Your card was declined." },
   insufficient: { decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
   chargeFails: { decline_code: "generic_decline", message: "Your card was declined." },
+  lostLater: { decline_code: "lost_card", message: "Your card was declined." },
 };
 
 class StripeFailure extends Error {
@@ -107,7 +109,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 
   const cardFromToken = (token: string): CardKind => {
     const kind = /^ctoken_([A-Za-z]+)_/.exec(token)?.[1] as CardKind | undefined;
-    if (!kind || !["visa", "declined", "insufficient", "chargeFails", "threeDS"].includes(kind))
+    if (!kind || !["visa", "declined", "insufficient", "chargeFails", "lostLater", "threeDS"].includes(kind))
       throw missing("confirmationtoken", token, "confirmation_token");
     if (usedTokens.has(token))
       throw new StripeFailure(400, {

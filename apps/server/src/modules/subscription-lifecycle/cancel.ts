@@ -144,12 +144,13 @@ export async function revokeLocked(
     ...reasonPatch(input),
     modified_at: now,
   });
-  await voidPendingOrders(ctx, trx, sub.id);
   await emitSubscription(ctx, trx, row, [
     "subscription.updated",
     "subscription.canceled",
     "subscription.revoked",
   ]);
+  // Its pending orders are void after its end's events, as Polar voids them (a job after the revoke).
+  await voidPendingOrders(ctx, trx, sub.id);
   // The usage up to now is billed before it closes (Polar settles the meter period on a
   // revoke), charged by the job queue once this commits.
   const final = await billFinalUsage(deps, ctx, trx, sub, "subscription_meter_cycle");
@@ -171,12 +172,13 @@ export async function endScheduled(
 ) {
   const now = ctx.clock.now();
   const row = await updateSubscription(trx, sub.id, { status: "canceled", ended_at: now, modified_at: now });
-  await voidPendingOrders(ctx, trx, sub.id);
   await emitSubscription(ctx, trx, row, [
     "subscription.updated",
     "subscription.canceled",
     "subscription.revoked",
   ]);
+  // Its pending orders are void after its end's events, as Polar voids them (a job after the revoke).
+  await voidPendingOrders(ctx, trx, sub.id);
   await mailRevoked(deps, trx, row, "ended");
   return row;
 }

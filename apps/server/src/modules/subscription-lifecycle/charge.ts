@@ -25,6 +25,37 @@ const DAY_MS = 86_400_000;
 /** Past due longer than this (the retries' sum, plus a minute), the subscription is revoked. */
 const DUNNING_DEADLINE_MS = DUNNING_RETRY_DAYS.reduce((a, b) => a + b, 0) * DAY_MS + 60_000;
 
+/**
+ * Declines no retry can mend (Polar's UNRECOVERABLE_DECLINE_CODES, `models/payment.py`): an
+ * order's first attempt declined so has its retry moved to the dunning deadline, where a second
+ * decline revokes, unless the customer saves another card before (which retries at once).
+ */
+export const UNRECOVERABLE_DECLINE_CODES: ReadonlySet<string> = new Set([
+  "card_not_supported",
+  "do_not_honor",
+  "expired_card",
+  "fraudulent",
+  "incorrect_cvc",
+  "incorrect_number",
+  "invalid_account",
+  "invalid_cvc",
+  "invalid_expiry_year",
+  "invalid_pin",
+  "live_mode_test_card",
+  "lost_card",
+  "merchant_blacklist",
+  "not_permitted",
+  "pickup_card",
+  "previously_declined_do_not_retry",
+  "restricted_card",
+  "revocation_of_all_authorizations",
+  "revocation_of_authorization",
+  "security_violation",
+  "stolen_card",
+  "stop_payment_order",
+  "blocklist",
+]);
+
 /** The idempotency key of an order's n-th charge: a retry of the same attempt never charges twice. */
 export const attemptKey = (orderId: string, attempt: number) => `order:${orderId}:attempt:${attempt}`;
 
@@ -177,16 +208,36 @@ export async function recordAttempt(
     const pastDueAt = sub?.past_due_at ?? now;
     const exhausted =
       attempt > DUNNING_RETRY_DAYS.length || now.getTime() - pastDueAt.getTime() >= DUNNING_DEADLINE_MS;
+    // A first attempt refused for good waits for the deadline (a new card retries it before).
+    const unrecoverable =
+      attempt === 1 && !!sub && !sub.ended_at && UNRECOVERABLE_DECLINE_CODES.has(outcome.declineCode);
+    const nextAttemptAt = exhausted
+      ? null
+      : unrecoverable
+        ? new Date(pastDueAt.getTime() + DUNNING_DEADLINE_MS)
+        : new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS);
+    // An ended subscription's final order is retried, never escalated: nothing is left to
+    // revoke or make past due. Once its retries run out it is void (Polar's meter-cycle dunning).
+    if (!sub || sub.ended_at) {
+      const failed = await updateOrderById(trx, order.id, {
+        payment_attempts: attempt,
+        payment_attempt_started_at: null,
+        next_payment_attempt_at: nextAttemptAt,
+        ...(sub && exhausted ? { status: "void" } : {}),
+        modified_at: now,
+      });
+      if (failed.status === "void") {
+        await emitOrder(ctx, trx, failed, ["order.updated"]);
+        return "void";
+      }
+      return "failed";
+    }
     const failed = await updateOrderById(trx, order.id, {
       payment_attempts: attempt,
       payment_attempt_started_at: null,
-      next_payment_attempt_at: exhausted
-        ? null
-        : new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS),
+      next_payment_attempt_at: nextAttemptAt,
       modified_at: now,
     });
-    // An ended subscription's final order is only retried: nothing is left to revoke or make past due.
-    if (!sub || sub.ended_at) return "failed";
     if (exhausted) {
       await revokeForNonPayment(deps, ctx, trx, sub);
       return "revoked";
@@ -198,6 +249,11 @@ export async function recordAttempt(
         modified_at: now,
       });
       await emitSubscription(ctx, trx, pastDue, ["subscription.updated", "subscription.past_due"]);
+    } else if (attempt === 1) {
+      // A new order's first decline while already past due (the next renewal failed too):
+      // `subscription.updated` again, as Polar's `mark_past_due` sends at every order's first failure.
+      const pastDue = await updateSubscription(trx, sub.id, { modified_at: now });
+      await emitSubscription(ctx, trx, pastDue, ["subscription.updated"]);
     }
     await mailPaymentFailed(deps, trx, sub, failed, outcome.message);
     return "failed";
@@ -245,12 +301,13 @@ async function revokeForNonPayment(
     ended_at: now,
     modified_at: now,
   });
-  await voidPendingOrders(ctx, trx, sub.id);
   await emitSubscription(ctx, trx, revoked, [
     "subscription.updated",
     "subscription.canceled",
     "subscription.revoked",
   ]);
+  // Its pending orders are void after its end's events, as Polar voids them (a job after the revoke).
+  await voidPendingOrders(ctx, trx, sub.id);
   await mailRevoked(deps, trx, revoked, "payment");
 }
 
