@@ -684,6 +684,19 @@ describe("dunning", () => {
         detail: "This session can only save a payment method.",
       });
     }
+    // It may finish a save the bank asked to confirm (the sandbox never asks: no such setup).
+    const confirm = await call(
+      server,
+      opened.body.customer_session_token,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+      { setup_intent_id: "seti_none", set_default: true },
+    );
+    expect(confirm.status, JSON.stringify(confirm.body)).toBe(422);
+    expect(confirm.body.detail[0]).toMatchObject({
+      loc: ["body", "setup_intent_id"],
+      msg: "Invalid setup_intent_id.",
+    });
     // A new card: the unpaid renewal is retried at once.
     await savePortalCard(opened.body.customer_session_token, GOOD);
     expect((await advance(s, { by: "PT1M" })).ran).toMatchObject({ charges: 1, paid: 1 });

@@ -1,5 +1,6 @@
 // Runs on PostgreSQL only: renewals against a fake Stripe; the claim and the record are the same SQL as on the sandbox, tested on both databases there.
 import { randomUUID } from "node:crypto";
+import { Polar } from "@polar-sh/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeStripe, startFakeStripe } from "./support/fake-stripe.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -136,6 +137,92 @@ describe("renewals on Stripe", () => {
     );
     const sub = await call(server, token, "GET", `/v1/subscriptions/${id}`);
     expect(sub.body.status).toBe("past_due");
+  });
+
+  it("a card the bank asks to confirm (3-D Secure), saved from the portal: requires_action, then confirm recovers the past-due renewal", async () => {
+    const { id, portal } = await subscribe("threeds@example.com");
+    const failing = await call(server, portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: ctoken("chargeFails"),
+    });
+    expect(failing.status, JSON.stringify(failing.body)).toBe(201);
+    await endPeriod(id);
+    await cycleOrder(id, "pending");
+    expect((await call(server, token, "GET", `/v1/subscriptions/${id}`)).body.status).toBe("past_due");
+
+    const saved = await call(server, portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: ctoken("threeDS"),
+      set_default: true,
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    expect(saved.body).toEqual({ status: "requires_action", client_secret: expect.stringMatching(/^seti_/) });
+    const setupId = (saved.body.client_secret as string).split("_secret_")[0]!;
+    // Before the challenge is passed: still requires_action, and nothing is charged.
+    const early = await call(
+      server,
+      portal,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+      {
+        setup_intent_id: setupId,
+        set_default: true,
+      },
+    );
+    expect(early.status, JSON.stringify(early.body)).toBe(201);
+    expect(early.body).toEqual({ status: "requires_action", client_secret: saved.body.client_secret });
+    // Bad ids are refused on the field, and change nothing.
+    for (const bad of ["seti_unknown", ""]) {
+      const res = await call(
+        server,
+        portal,
+        "POST",
+        "/v1/customer-portal/customers/me/payment-methods/confirm",
+        {
+          setup_intent_id: bad,
+          set_default: true,
+        },
+      );
+      expect(res.status, bad).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(["body", "setup_intent_id"]);
+    }
+    // Another customer may not finish this customer's setup.
+    const other = await subscribe("other-threeds@example.com");
+    const stolen = await call(
+      server,
+      other.portal,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+      {
+        setup_intent_id: setupId,
+        set_default: true,
+      },
+    );
+    expect(stolen.status).toBe(422);
+    expect(stolen.body.detail[0]).toMatchObject({
+      loc: ["body", "setup_intent_id"],
+      msg: "Invalid setup_intent_id.",
+    });
+    const [before] = await server.sql<{ payment_attempts: number }>(
+      "select payment_attempts from kassa_order where subscription_id = $1 and billing_reason = 'subscription_cycle'",
+      id,
+    );
+    expect(before!.payment_attempts).toBe(1);
+
+    // The customer passes the challenge in the browser (Stripe.js), then the page confirms.
+    // Polar's SDK parses the answer strictly.
+    fake.completeSetupAction(setupId);
+    const done = await new Polar({ serverURL: server.url }).customerPortal.customers.confirmPaymentMethod(
+      { customerSession: portal },
+      { setupIntentId: setupId, setDefault: true },
+    );
+    if (done.status !== "succeeded") throw new Error(`card not saved: ${JSON.stringify(done)}`);
+    expect(done.paymentMethod).toMatchObject({ type: "card", methodMetadata: { last4: "0341" } });
+    // The unpaid renewal is retried at once with the new card, and the subscription recovers.
+    const paid = await cycleOrder(id, "paid");
+    expect(paid.total_amount).toBe(900);
+    expect(fake.object(paid.charge_id!)).toMatchObject({
+      payment_method: expect.objectContaining({ id: done.paymentMethod.id }),
+    });
+    expect((await call(server, token, "GET", `/v1/subscriptions/${id}`)).body.status).toBe("active");
   });
 
   it("a live processor has no test clock", async () => {

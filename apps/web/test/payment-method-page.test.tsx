@@ -1,10 +1,34 @@
 import { screen, within } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckoutApp } from "../src/checkout/app";
 import { parsePaymentMethodPath } from "../src/checkout/payment-method-link";
 import { cardLabel } from "../src/checkout/payment-method-page";
 import { routeFetchTo } from "./fetch";
 import { renderWithTheme } from "./render";
+
+/** Stripe.js, as the Stripe-mode card form calls it (js.stripe.com is never loaded). */
+const stripe = vi.hoisted(() => {
+  const calls: { method: string; args: unknown }[] = [];
+  const element = {
+    mount: (el: HTMLElement) => {
+      el.textContent = "Stripe payment element";
+    },
+    on: (event: string, cb: () => void) => {
+      if (event === "ready") cb();
+    },
+    destroy: () => undefined,
+  };
+  const instance = {
+    elements: () => ({ create: () => element, submit: async () => ({}), update: () => undefined }),
+    createConfirmationToken: async () => ({ confirmationToken: { id: "ctoken_stripe_1" } }),
+    handleNextAction: async (args: unknown) => {
+      calls.push({ method: "handleNextAction", args });
+      return { setupIntent: { id: "seti_1", status: "succeeded" } };
+    },
+  };
+  return { calls, loadStripe: async () => instance };
+});
+vi.mock("@stripe/stripe-js/pure", () => ({ loadStripe: stripe.loadStripe }));
 
 const SUB = "0b6e7c1e-6f43-4a4e-9f5e-2b1a3c4d5e6f";
 const location = {
@@ -129,6 +153,42 @@ describe("the card-update page", () => {
     const saved = seen.filter((r) => r.path === "/v1/customer-portal/customers/me/payment-methods");
     expect(saved.map((r) => r.auth)).toEqual(["Bearer polar_cst_1", "Bearer polar_cst_1"]);
     expect(saved[1]?.body).toEqual({ confirmation_token_id: expect.stringMatching(/^ctoken_/) });
+  });
+
+  it("on Stripe, a card the bank asks to confirm: the challenge runs, then the save is finished with the setup's id", async () => {
+    const seen = stub((req) => {
+      if (req.path === "/v1/subscription-payment-links/session") return [200, session];
+      if (req.path === "/api/checkout/config")
+        return [200, { processor: "stripe", stripe_publishable_key: "pk_test_kassa" }];
+      if (req.path === "/v1/customer-portal/customers/me/payment-methods")
+        return [201, { status: "requires_action", client_secret: "seti_1_secret_abc" }];
+      if (req.path === "/v1/customer-portal/customers/me/payment-methods/confirm")
+        return [
+          201,
+          {
+            status: "succeeded",
+            payment_method: {
+              id: "pm_3ds",
+              card: { brand: "visa", last4: "3155", exp_month: 12, exp_year: 2040 },
+            },
+          },
+        ];
+      return [404, { detail: "Not found" }];
+    });
+    const { user } = renderWithTheme(<CheckoutApp location={location} />);
+    await screen.findByRole("heading", { name: "Update your card" }, { timeout: 8000 });
+    await screen.findByText("Stripe payment element", undefined, { timeout: 8000 });
+    await user.click(screen.getByRole("button", { name: "Save card and pay $15.00" }));
+    const done = await screen.findByRole("status");
+    expect(within(done).getByText("Card saved; we will retry the payment now")).toBeTruthy();
+    expect(screen.getByTestId("card-on-file").textContent).toBe("Visa •••• 3155");
+    expect(stripe.calls).toEqual([
+      { method: "handleNextAction", args: { clientSecret: "seti_1_secret_abc" } },
+    ]);
+    const confirm = seen.filter((r) => r.path === "/v1/customer-portal/customers/me/payment-methods/confirm");
+    expect(confirm.map((r) => [r.auth, r.body])).toEqual([
+      ["Bearer polar_cst_1", { setup_intent_id: "seti_1", set_default: true }],
+    ]);
   });
 
   it("an invalid or expired link says so", async () => {

@@ -74,6 +74,8 @@ export interface FakeStripe {
    * refund whose destination details never came): the amount is refundable again on its charge.
    */
   failRefund(id: string, status?: "failed" | "canceled"): Obj;
+  /** The customer passes a setup intent's 3-D Secure challenge: it succeeds, its card saved on the customer. */
+  completeSetupAction(id: string): Obj;
   /**
    * The buyer passes a payment intent's 3-D Secure challenge: the intent succeeds and, when it
    * was made for future use, its card is saved on the customer, as Stripe does. Answers the
@@ -143,11 +145,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   function setupIntent(form: URLSearchParams): Obj {
     const customer = customerOr404(form.get("customer"));
     const kind = cardFromToken(form.get("confirmation_token") ?? "");
+    const siId = newId("seti");
     const si: Obj = {
-      id: newId("seti"),
+      id: siId,
       object: "setup_intent",
       customer: customer.id,
-      client_secret: `seti_secret_${counter}`,
+      client_secret: `${siId}_secret_${counter}`,
       metadata: metadataOf(form),
       usage: form.get("usage"),
       last_setup_error: null,
@@ -286,6 +289,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return { object: "list", data, has_more: false, url: path };
     }
     if (method === "POST" && path === "/v1/setup_intents") return setupIntent(form);
+    m = /^\/v1\/setup_intents\/([^/]+)$/.exec(path);
+    if (method === "GET" && m?.[1]) {
+      const si = objects.get(m[1]);
+      if (si?.object !== "setup_intent") throw missing("setup_intent", m[1], "intent");
+      const ref = si.payment_method;
+      const pmId = typeof ref === "string" ? ref : ((ref as Obj | null)?.id as string | undefined);
+      const pm = pmId ? objects.get(pmId) : undefined;
+      const expand = [...query.entries()].some(([k, v]) => k.startsWith("expand") && v === "payment_method");
+      return { ...si, payment_method: pm && expand ? publicView(pm) : (pmId ?? null) };
+    }
     if (method === "POST" && path === "/v1/payment_intents") return publicView(paymentIntent(form));
     if (method === "GET" && path === "/v1/payment_intents/search") {
       // Only the query form Kassa sends: metadata['<key>']:'<value>'.
@@ -406,6 +419,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
       re.status = status;
       return re;
+    },
+    completeSetupAction(id) {
+      const si = objects.get(id);
+      if (si?.object !== "setup_intent" || si.status !== "requires_action")
+        throw new Error(`no setup intent ${id} waiting for an action`);
+      const pm = objects.get(si.payment_method as string);
+      if (pm) pm.customer = si.customer;
+      si.status = "succeeded";
+      return si;
     },
     completeAction(id) {
       const pi = objects.get(id);

@@ -195,3 +195,10 @@ export const savePaymentMethod = (token: string, body: z.input<typeof W.Customer
     "/v1/customer-portal/customers/me/payment-methods",
     { method: "POST", body, token },
   );
+
+/** Finishes a card save the bank asked the customer to confirm (3-D Secure). */
+export const confirmPaymentMethod = (token: string, body: z.input<typeof W.CustomerPaymentMethodConfirm>) =>
+  call<z.output<typeof W.CustomerPaymentMethodCreateResponse>>(
+    "/v1/customer-portal/customers/me/payment-methods/confirm",
+    { method: "POST", body, token },
+  );

@@ -18,6 +18,7 @@ import { IconCircleCheck, IconCreditCard, IconLinkOff } from "@tabler/icons-reac
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { useDocumentTitle } from "../components/document-title";
 import {
+  confirmPaymentMethod,
   createSandboxToken,
   getPaymentsConfig,
   openPaymentLink,
@@ -31,6 +32,7 @@ import { SandboxCardForm, SandboxCardHint } from "./card-form";
 import { type Errors, issuesByField } from "./field-errors";
 import { formatMoney } from "./format";
 import type { PaymentLinkParams } from "./payment-method-link";
+import { saveCard } from "./save-card";
 import type { StripePaymentHandle } from "./stripe-payment";
 
 const StripePayment = lazy(() => import("./stripe-payment"));
@@ -164,9 +166,12 @@ function UpdateCard({ session, payments }: { session: PaymentLinkSession; paymen
           })
         ).id;
       }
-      const result = await savePaymentMethod(session.customer_session_token, {
-        confirmation_token_id: tokenId,
-      });
+      const token = session.customer_session_token;
+      const result = await saveCard(
+        () => savePaymentMethod(token, { confirmation_token_id: tokenId }),
+        (setupIntentId) => confirmPaymentMethod(token, { setup_intent_id: setupIntentId, set_default: true }),
+        stripeRef.current,
+      );
       setSaved({ brand: result.payment_method.card.brand, last4: result.payment_method.card.last4 });
     } catch (error) {
       if (error instanceof V1Error && error.status === 422 && error.issues.length > 0)

@@ -22,6 +22,8 @@ export interface StripePaymentIntent {
 export interface StripePaymentHandle {
   createConfirmationToken(body: CheckoutConfirm): Promise<string>;
   handleNextAction(metadata: Record<string, string>): Promise<void>;
+  /** Runs the bank's challenge of a card save (a setup intent's client secret); answers its id. */
+  confirmSetup(clientSecret: string): Promise<string>;
 }
 
 export default function StripePayment({
@@ -127,6 +129,14 @@ export default function StripePayment({
         if (!s || metadata.intent_status !== "requires_action" || !metadata.intent_client_secret) return;
         const { error } = await s.stripe.handleNextAction({ clientSecret: metadata.intent_client_secret });
         if (error) throw new Error(error.message ?? "The payment was not authorised.");
+      },
+      async confirmSetup(clientSecret) {
+        const s = state.current;
+        if (!s) throw new Error("The payment form is still loading. Try again.");
+        const { error, setupIntent } = await s.stripe.handleNextAction({ clientSecret });
+        if (error) throw new Error(error.message ?? "Your bank did not confirm the card.");
+        // A setup intent's client secret is `<its id>_secret_<...>` (Stripe's format).
+        return setupIntent?.id ?? clientSecret.split("_secret_")[0] ?? clientSecret;
       },
     }),
     [],

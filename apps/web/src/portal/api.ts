@@ -159,6 +159,16 @@ export function portalClient(token: string) {
         confirmation_token_id: confirmationTokenId,
         set_default: true,
       }),
+    /** Finishes a save the bank asked the customer to confirm (3-D Secure). */
+    confirmPaymentMethod: (setupIntentId: string) =>
+      send<z.output<typeof W.CustomerPaymentMethodCreateResponse>>(
+        "POST",
+        "/customers/me/payment-methods/confirm",
+        {
+          setup_intent_id: setupIntentId,
+          set_default: true,
+        },
+      ),
     makeDefault: (methodId: string) =>
       send<PaymentMethod>("POST", `/customers/me/payment-methods/${id(methodId)}/default`),
     deletePaymentMethod: (methodId: string) =>

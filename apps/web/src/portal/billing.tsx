@@ -18,6 +18,7 @@ import { createSandboxToken, getPaymentsConfig, type PaymentsConfig } from "../c
 import { type CardValues, cardProblems, EMPTY_CARD, parseExpiry } from "../checkout/card";
 import { SandboxCardForm, SandboxCardHint } from "../checkout/card-form";
 import { countryOptions } from "../checkout/countries";
+import { saveCard } from "../checkout/save-card";
 import type { StripePaymentHandle } from "../checkout/stripe-payment";
 import { type PaymentMethod, type PortalClient, type PortalCustomer, V1Error } from "./api";
 import { cardLabel } from "./format";
@@ -208,7 +209,11 @@ function AddCard({
           })
         ).id;
       }
-      await client.addPaymentMethod(tokenId);
+      await saveCard(
+        () => client.addPaymentMethod(tokenId),
+        (setupIntentId) => client.confirmPaymentMethod(setupIntentId),
+        stripeRef.current,
+      );
       setOpen(false);
       setCard(EMPTY_CARD);
       onAdded();

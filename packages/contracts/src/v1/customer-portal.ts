@@ -129,7 +129,7 @@ export const CustomerPaymentMethodCreate = z
   })
   .meta({ id: "CustomerPaymentMethodCreate" });
 
-export const CustomerPaymentMethodCreateResponse = z
+export const CustomerPaymentMethodCreateSucceededResponse = z
   .object({
     status: z.literal("succeeded"),
     payment_method: z.object({
@@ -150,7 +150,24 @@ export const CustomerPaymentMethodCreateResponse = z
       card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
     }),
   })
+  .meta({ id: "CustomerPaymentMethodCreateSucceededResponse" });
+
+/** The bank asks the customer to confirm (3-D Secure): Stripe.js takes the client secret, then `.../confirm`. */
+export const CustomerPaymentMethodCreateRequiresActionResponse = z
+  .object({ status: z.literal("requires_action"), client_secret: z.string() })
+  .meta({ id: "CustomerPaymentMethodCreateRequiresActionResponse" });
+
+export const CustomerPaymentMethodCreateResponse = z
+  .discriminatedUnion("status", [
+    CustomerPaymentMethodCreateSucceededResponse,
+    CustomerPaymentMethodCreateRequiresActionResponse,
+  ])
   .meta({ id: "CustomerPaymentMethodCreateResponse" });
+
+/** `POST /v1/customer-portal/customers/me/payment-methods/confirm`: finish a save that required action. */
+export const CustomerPaymentMethodConfirm = z
+  .object({ setup_intent_id: z.string().min(1), set_default: z.boolean() })
+  .meta({ id: "CustomerPaymentMethodConfirm" });
 
 const optionalText = (max: number) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), z.string().max(max).nullish());

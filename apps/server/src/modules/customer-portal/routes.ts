@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import {
   BENEFIT_TYPES,
   CustomerBenefitGrantUpdate,
+  CustomerPaymentMethodConfirm,
   CustomerPaymentMethodCreate,
   CustomerPaymentMethodCreateResponse,
   CustomerSubscriptionUpdate,
@@ -16,6 +17,7 @@ import type { Connections } from "../oauth-accounts/index.js";
 import {
   cancelAtPeriodEnd,
   changePlan,
+  confirmPaymentMethod,
   type LifecycleDeps,
   savePaymentMethod,
   uncancel,
@@ -181,6 +183,25 @@ const addPaymentMethod = customerRoute({
   },
 });
 
+const confirmPaymentMethodRoute = customerRoute({
+  method: "post",
+  path: "/v1/customer-portal/customers/me/payment-methods/confirm",
+  tags: ["customer_portal"],
+  summary: "Finish saving a card the bank asked the customer to confirm",
+  description:
+    "After a save answered `requires_action` and the customer passed the bank's challenge (Stripe.js `handleNextAction`), with the setup intent's id: answers as the save does, or `requires_action` again while the challenge is not passed.",
+  request: {
+    body: { required: true, content: { "application/json": { schema: CustomerPaymentMethodConfirm } } },
+  },
+  responses: {
+    201: {
+      description: "Successful Response",
+      content: { "application/json": { schema: CustomerPaymentMethodCreateResponse } },
+    },
+    ...errorResponses(),
+  },
+});
+
 export function registerCustomerPortalRoutes(
   app: V1App,
   deps: {
@@ -260,6 +281,11 @@ export function registerCustomerPortalRoutes(
     const ctx = c.var.ctx;
     const customerId = service.callerOf(ctx).customerId;
     return c.json(await savePaymentMethod(lifecycle, ctx, customerId, c.req.valid("json")), 201);
+  });
+  app.openapi(confirmPaymentMethodRoute, async (c) => {
+    const ctx = c.var.ctx;
+    const customerId = service.callerOf(ctx).customerId;
+    return c.json(await confirmPaymentMethod(lifecycle, ctx, customerId, c.req.valid("json")), 201);
   });
   app.openapi(cancelSubscription, async (c) => {
     const ctx = c.var.ctx;

@@ -56,15 +56,24 @@ export async function createCustomerSession(
 /** A session that may do one thing only: `payment_methods`, save a card (a dunning mail's link). */
 export type CustomerSessionPurpose = "payment_methods";
 
-/** What a session of that purpose may send: saving a card, nothing else of the portal. */
-const PURPOSE_REQUESTS: Record<CustomerSessionPurpose, { method: string; path: string }> = {
-  payment_methods: { method: "POST", path: "/v1/customer-portal/customers/me/payment-methods" },
+/**
+ * What a session of that purpose may send: saving a card (and finishing a save the bank asked
+ * the customer to confirm), nothing else of the portal.
+ */
+const PURPOSE_REQUESTS: Record<CustomerSessionPurpose, { method: string; paths: readonly string[] }> = {
+  payment_methods: {
+    method: "POST",
+    paths: [
+      "/v1/customer-portal/customers/me/payment-methods",
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+    ],
+  },
 };
 
 /** Whether a session of `purpose` may send this request (a trailing slash tolerated). */
 export function purposeAllows(purpose: CustomerSessionPurpose, method: string, path: string): boolean {
   const allowed = PURPOSE_REQUESTS[purpose];
-  return method === allowed.method && path.replace(/\/$/, "") === allowed.path;
+  return method === allowed.method && allowed.paths.includes(path.replace(/\/$/, ""));
 }
 
 export interface AuthenticatedCustomerSession {

@@ -33,6 +33,16 @@ export interface PaymentProcessor {
    * charges, moving no money (a setup: zero-amount subscriptions, updating a card).
    */
   savePaymentMethod(input: SavePaymentMethodInput): Promise<SetupResult>;
+  /**
+   * A setup `savePaymentMethod` left `pending` (the customer's bank asked for 3-D Secure), as
+   * it is now: `succeeded` once the customer passed the challenge in the browser. Null when the
+   * processor has no such setup for this customer (never another customer's).
+   */
+  findSetup(input: {
+    organizationId: string;
+    customerId: string;
+    setupId: string;
+  }): Promise<SetupResult | null>;
   /** The customer's saved payment methods, newest first. */
   listPaymentMethods(input: {
     organizationId: string;

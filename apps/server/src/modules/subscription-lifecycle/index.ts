@@ -11,7 +11,7 @@ export { chargeOrder, DUNNING_RETRY_DAYS, reconcileOrderPayments } from "./charg
 export { cycleSubscription } from "./cycle.js";
 export type { LifecycleDeps } from "./deps.js";
 export { openPaymentMethodLink, registerPaymentLinkRoutes } from "./payment-link.js";
-export { savePaymentMethod, setDefaultPaymentMethod } from "./payment-method.js";
+export { confirmPaymentMethod, savePaymentMethod, setDefaultPaymentMethod } from "./payment-method.js";
 export { discountApplies } from "./quote.js";
 export { registerSubscriptionLifecycleRoutes } from "./routes.js";
 export {

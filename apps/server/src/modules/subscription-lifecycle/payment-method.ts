@@ -1,8 +1,8 @@
-import { RequestValidationError } from "../../kit/api/errors.js";
+import { ApiError, RequestValidationError } from "../../kit/api/errors.js";
 import type { Ctx } from "../../kit/context.js";
 import { findCustomer } from "../customers/index.js";
 import { retryIdleOrdersNow } from "../orders/index.js";
-import { ProcessorRequestError } from "../payments/index.js";
+import { ProcessorRequestError, type SetupResult } from "../payments/index.js";
 import { lockBillableUnlessHeld, updateSubscription } from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 
@@ -47,38 +47,92 @@ export async function savePaymentMethod(
       );
     throw error;
   }
+  return settleSetup(
+    ctx,
+    customer.id,
+    result,
+    input.set_default,
+    ["body", "confirmation_token_id"],
+    input.confirmation_token_id,
+  );
+}
+
+/**
+ * `POST /v1/customer-portal/customers/me/payment-methods/confirm`, Polar's: finishes a card
+ * save that answered `requires_action`, once the customer passed the bank's challenge in the
+ * browser (Stripe.js). The setup must be the customer's own; still waiting, it answers
+ * `requires_action` again. Saved, it is what a save that needed no challenge does: with
+ * `set_default`, the subscriptions are charged with it and an unpaid renewal is retried at once.
+ */
+export async function confirmPaymentMethod(
+  deps: LifecycleDeps,
+  ctx: Ctx,
+  customerId: string,
+  input: { setup_intent_id: string; set_default: boolean },
+) {
+  const customer = await findCustomer(ctx.db, ctx.organizationId, customerId);
+  if (!customer?.processor_customer_id) throw new CustomerNotReady();
+  const loc = ["body", "setup_intent_id"];
+  const found = await deps.processor.findSetup({
+    organizationId: ctx.organizationId,
+    customerId: customer.processor_customer_id,
+    setupId: input.setup_intent_id,
+  });
+  if (!found || found.status === "failed")
+    throw RequestValidationError.field(loc, "Invalid setup_intent_id.", input.setup_intent_id);
+  return settleSetup(ctx, customer.id, found, input.set_default, loc, input.setup_intent_id);
+}
+
+/** 403 as Polar: a customer the processor does not know yet has no card setup to confirm. */
+export class CustomerNotReady extends ApiError {
+  constructor() {
+    super("CustomerNotReady", 403, "Customer is not ready to confirm a payment method.");
+  }
+}
+
+/**
+ * What a card save answers, from the processor's setup: `succeeded` with the card (set as the
+ * subscriptions' card with `setDefault`), `requires_action` with the client secret Stripe.js
+ * takes for the bank's challenge, or a 422 on the field that named the card.
+ */
+async function settleSetup(
+  ctx: Ctx,
+  customerId: string,
+  result: SetupResult,
+  setDefault: boolean,
+  loc: (string | number)[],
+  input: string,
+) {
+  if (result.status === "pending" && result.clientSecret)
+    return { status: "requires_action" as const, client_secret: result.clientSecret };
   if (result.status !== "succeeded")
     throw RequestValidationError.field(
-      ["body", "confirmation_token_id"],
-      result.status === "failed" ? result.message : "The card needs the customer's confirmation.",
-      input.confirmation_token_id,
+      loc,
+      result.status === "failed" ? result.message : "The card is still being confirmed. Try again shortly.",
+      input,
     );
   const method = result.paymentMethod;
   const now = ctx.clock.now();
-  if (input.set_default) await chargeSubscriptionsWith(ctx, customer.id, method.id);
+  if (setDefault) await chargeSubscriptionsWith(ctx, customerId, method.id);
+  const card = {
+    brand: method.brand,
+    last4: method.last4,
+    exp_month: method.expMonth,
+    exp_year: method.expYear,
+  };
   return {
     status: "succeeded" as const,
     payment_method: {
       id: method.id,
       type: "card" as const,
       processor: "stripe" as const,
-      customer_id: customer.id,
+      customer_id: customerId,
       created_at: now.toISOString(),
       modified_at: null,
-      default: input.set_default,
+      default: setDefault,
       // Polar's PaymentMethodCard: the card under `method_metadata`; `card` kept for Kassa's pages.
-      method_metadata: {
-        brand: method.brand,
-        last4: method.last4,
-        exp_month: method.expMonth,
-        exp_year: method.expYear,
-      },
-      card: {
-        brand: method.brand,
-        last4: method.last4,
-        exp_month: method.expMonth,
-        exp_year: method.expYear,
-      },
+      method_metadata: card,
+      card,
     },
   };
 }

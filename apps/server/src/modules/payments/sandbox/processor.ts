@@ -164,6 +164,11 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
+  /** The sandbox's cards never ask for 3-D Secure: a setup is never left pending, so none is found. */
+  async findSetup(_input: { organizationId: string; customerId: string; setupId: string }) {
+    return null;
+  }
+
   async listPaymentMethods(input: { organizationId: string; customerId: string }) {
     const rows = await repo.listPaymentMethods(this.db, input.organizationId, input.customerId);
     return rows.map((row) => ({ ...summary(row), createdAt: row.created_at }));

@@ -230,6 +230,35 @@ export class StripeProcessor implements PaymentProcessor {
     }
   }
 
+  async findSetup(input: {
+    organizationId: string;
+    customerId: string;
+    setupId: string;
+  }): Promise<SetupResult | null> {
+    let si: Stripe.SetupIntent;
+    try {
+      si = await this.stripe.setupIntents.retrieve(input.setupId, { expand: ["payment_method"] });
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError) return null;
+      return requestError(error);
+    }
+    const customerId = typeof si.customer === "string" ? si.customer : si.customer?.id;
+    if (customerId !== input.customerId) return null;
+    const pm = methodSummary(si.payment_method);
+    if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
+    if (si.status === "requires_action" || si.status === "processing")
+      return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
+    const err = si.last_setup_error;
+    return {
+      status: "failed",
+      ...declineOf({
+        decline_code: err?.decline_code,
+        code: err?.code,
+        message: err?.message ?? "The card was not confirmed.",
+      }),
+    };
+  }
+
   async listPaymentMethods(input: { organizationId: string; customerId: string }) {
     const customer = await this.findCustomer(input);
     if (!customer) return [];
