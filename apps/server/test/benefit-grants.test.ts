@@ -47,6 +47,7 @@ async function shop(name: string): Promise<Shop> {
       "files:write",
       "meters:write",
       "customer_meters:read",
+      "license_keys:write",
     ],
     events: [
       "benefit_grant.created",
@@ -503,6 +504,122 @@ describe("a subscription", () => {
       (items) => expect(items.filter((g) => g.is_revoked)).toHaveLength(2),
     );
     await waitHooks(s, "benefit_grant.revoked", (d) => d.customer_id === bought.customerId, 2);
+  });
+});
+
+describe("license keys the merchant changes", () => {
+  const keyOf = async (s: Shop, id: string) => ok(call(server, s.token, "GET", `/v1/license-keys/${id}`));
+  const validate = async (s: Shop, key: string) =>
+    call(server, s.token, "POST", "/v1/license-keys/validate", {
+      key,
+      organization_id: s.merchant.organizationId,
+    });
+  const plusYears = (iso: string, years: number) => {
+    const d = new Date(iso);
+    d.setUTCFullYear(d.getUTCFullYear() + years);
+    return d.toISOString();
+  };
+  const keysBenefit = (s: Shop) =>
+    benefit(s, {
+      type: "license_keys",
+      description: "Desktop license",
+      properties: {
+        prefix: "EDIT",
+        expires: { ttl: 1, timeframe: "year" },
+        activations: { limit: 3, enable_customer_admin: false },
+        limit_usage: 100,
+      },
+    });
+
+  it("an edit of the benefit's limits and ttl reaches the keys already issued, the ttl counted from the key's issue", async () => {
+    const s = await shop("EditedKeys");
+    const keys = await keysBenefit(s);
+    const bought = await buy(s, await product(s, [keys]));
+    const [g] = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((i) => i.is_granted)).toHaveLength(1),
+    );
+    const keyId = g!.properties.license_key_id as string;
+    const issued = await keyOf(s, keyId);
+    expect(issued).toMatchObject({ status: "granted", limit_activations: 3, limit_usage: 100 });
+    expect(issued.expires_at).toBe(plusYears(issued.created_at, 1));
+
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${keys}`, {
+        properties: {
+          prefix: "EDIT",
+          expires: { ttl: 2, timeframe: "year" },
+          activations: { limit: 5, enable_customer_admin: false },
+          limit_usage: 250,
+        },
+      }),
+    );
+    const edited = await eventually(
+      () => keyOf(s, keyId),
+      (k) => expect(k.limit_activations).toBe(5),
+    );
+    expect(edited).toMatchObject({ status: "granted", limit_usage: 250, key: issued.key });
+    expect(edited.expires_at).toBe(plusYears(issued.created_at, 2));
+    // A description-only edit changes nothing on the key.
+    await ok(call(server, s.token, "PATCH", `/v1/benefits/${keys}`, { description: "Desktop license (v2)" }));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await keyOf(s, keyId)).toMatchObject({
+      limit_activations: 5,
+      limit_usage: 250,
+      expires_at: edited.expires_at,
+    });
+  });
+
+  it("a key set revoked takes its grant back and renewals do not give it again; set granted, it is granted again", async () => {
+    const s = await shop("RevokedKeys");
+    const keys = await keysBenefit(s);
+    const bought = await buy(s, await product(s, [keys], true));
+    const [g] = await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(items.filter((i) => i.is_granted)).toHaveLength(1),
+    );
+    const keyId = g!.properties.license_key_id as string;
+    const { key } = await keyOf(s, keyId);
+    expect((await validate(s, key)).status).toBe(200);
+
+    const revoked = await call(server, s.token, "PATCH", `/v1/license-keys/${keyId}`, { status: "revoked" });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body.status).toBe("revoked");
+    await waitHooks(s, "benefit_grant.revoked", (d) => d.id === g!.id, 1);
+    expect(byBenefit(await grantsOf(s, bought.customerId), keys)).toMatchObject({
+      is_granted: false,
+      is_revoked: true,
+    });
+    expect((await validate(s, key)).status).toBe(404);
+
+    // The renewal syncs the customer's grants: the merchant's revoke holds.
+    const renewed = await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" }));
+    expect(renewed.ran).toMatchObject({ renewals: 1, paid: 1 });
+    await eventually(
+      () =>
+        server.sql<{ n: number }>(
+          "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+          s.merchant.organizationId,
+        ),
+      (rows) => expect(rows[0]!.n).toBe(0),
+    );
+    expect(byBenefit(await grantsOf(s, bought.customerId), keys)).toMatchObject({ is_revoked: true });
+    expect((await keyOf(s, keyId)).status).toBe("revoked");
+    expect(hooks(s, "benefit_grant.created", (d) => d.id === g!.id)).toHaveLength(1);
+
+    // Granted again by the merchant: the same key, valid again, and the grant follows.
+    const back = await call(server, s.token, "PATCH", `/v1/license-keys/${keyId}`, { status: "granted" });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    await eventually(
+      () => grantsOf(s, bought.customerId),
+      (items) => expect(byBenefit(items, keys)).toMatchObject({ is_granted: true, is_revoked: false }),
+    );
+    expect(byBenefit(await grantsOf(s, bought.customerId), keys)!.properties.license_key_id).toBe(keyId);
+    expect((await validate(s, key)).status).toBe(200);
+    // `disabled` is the key's alone: the grant stays granted.
+    await ok(call(server, s.token, "PATCH", `/v1/license-keys/${keyId}`, { status: "disabled" }));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(byBenefit(await grantsOf(s, bought.customerId), keys)).toMatchObject({ is_granted: true });
   });
 });
 

@@ -850,6 +850,8 @@ export interface BenefitGrantTable {
   properties: Json<Record<string, unknown>>;
   error: Json<BenefitGrantErrorValue | null>;
   last_cycle_order_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Revoked by the merchant (a license key's status): syncs do not grant it again (migration 0921). */
+  merchant_revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   modified_at: Date | null;
 }

@@ -27,7 +27,11 @@ import {
 import type { Logger } from "../kit/logger.js";
 import { createRateLimiter, type RateLimitStore } from "../kit/rate-limit.js";
 import type { Mailer } from "../mail/mailer.js";
-import { registerBenefitGrantRoutes, revokeDeletedBenefit } from "../modules/benefit-grants/index.js";
+import {
+  licenseKeyStatusSet,
+  registerBenefitGrantRoutes,
+  revokeDeletedBenefit,
+} from "../modules/benefit-grants/index.js";
 import { registerBenefitRoutes } from "../modules/benefits/index.js";
 import { registerCheckoutLinkRoutes } from "../modules/checkout-links/index.js";
 import { registerCheckoutRoutes } from "../modules/checkouts/index.js";
@@ -439,6 +443,7 @@ export function createV1Api(deps: V1Deps) {
     clock: deps.clock,
     clocks: deps.testClocks,
     events: deps.events ?? noEvents,
+    onStatusSet: licenseKeyStatusSet,
   });
   const checkouts = {
     db: deps.db,

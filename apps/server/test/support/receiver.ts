@@ -71,7 +71,8 @@ export async function startReceiver(): Promise<Receiver> {
       receiver.maxConcurrentSameId = Math.max(receiver.maxConcurrentSameId, now);
       const hook: ReceivedWebhook = {
         id,
-        path: req.url ?? "/",
+        // Decoded: a test names its endpoint path as it wrote it (spaces and all).
+        path: decodeURIComponent(req.url ?? "/"),
         headers,
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),

@@ -7,6 +7,7 @@ export {
   findCustomerGrantRow,
   grantAwaitingAccount,
   grantsOfCause,
+  licenseKeyStatusSet,
   listCustomerGrantRows,
   updateCustomerGrant,
 } from "./service.js";

@@ -138,6 +138,23 @@ export function lockGrantOf(db: Db, customerId: string, benefitId: string, scope
   return q.forUpdate().executeTakeFirst();
 }
 
+/** The grant that holds a license key (its properties name the key), locked for the transaction. */
+export function lockGrantOfLicenseKey(
+  db: Db,
+  organizationId: string,
+  key: { id: string; benefitId: string; customerId: string },
+) {
+  return db
+    .selectFrom("kassa_benefit_grant")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("customer_id", "=", key.customerId)
+    .where("benefit_id", "=", key.benefitId)
+    .where(sql<string>`properties->>'license_key_id'`, "=", key.id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 export function insertGrant(db: Db, row: Insertable<BenefitGrantTable>) {
   return db.insertInto("kassa_benefit_grant").values(row).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,4 +1,6 @@
 import type { CustomerBenefitGrantUpdateValue } from "@kassa/contracts/v1";
+import type { Transaction } from "kysely";
+import type { KassaDatabase } from "../../db/schema.js";
 import { RequestValidationError } from "../../kit/api/errors.js";
 import { listResult, type Page, parseSorting } from "../../kit/api/list.js";
 import { isUuid } from "../../kit/api/schemas.js";
@@ -218,4 +220,28 @@ export async function updateCustomerGrant(
     ]);
     return updated;
   });
+}
+
+/**
+ * A merchant set a license key's status (`PATCH /v1/license-keys/{id}`), in that transaction,
+ * as Polar's `license_key.sync_benefit_grant`: `revoked` takes the key's grant back
+ * (`benefit_grant.revoked`), and marks it so that the customer's later syncs (a renewal, a
+ * catalog edit) do not give it again; `granted` lifts the mark and grants it again when its
+ * cause still entitles the customer. `disabled` is the key's alone.
+ */
+export async function licenseKeyStatusSet(
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  key: { id: string; benefitId: string; customerId: string; status: string },
+): Promise<void> {
+  if (key.status !== "revoked" && key.status !== "granted") return;
+  const grant = await repo.lockGrantOfLicenseKey(trx, ctx.organizationId, key);
+  if (!grant) return;
+  const revoke = key.status === "revoked";
+  if (revoke === (grant.merchant_revoked_at !== null)) return;
+  await repo.updateGrant(trx, grant.id, {
+    merchant_revoked_at: revoke ? ctx.clock.now() : null,
+    modified_at: ctx.clock.now(),
+  });
+  await enqueueGrantSyncs(trx, [{ organizationId: ctx.organizationId, customerId: key.customerId }]);
 }

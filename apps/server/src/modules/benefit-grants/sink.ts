@@ -65,7 +65,8 @@ function editOf(type: string, data: Data): CatalogEdit | undefined {
   const id = text(data.id);
   if (!id) return undefined;
   if (type === "product.updated") return { kind: "product", id };
-  // An edit changes what holders have only for the types that refresh on edit (downloadables).
+  // An edit changes what holders have only for the types that refresh on edit (downloadables,
+  // license keys).
   if (type === "benefit.updated" && STRATEGIES[data.type as BenefitType]?.refreshOnEdit)
     return { kind: "benefit", id };
   return undefined;

@@ -76,12 +76,15 @@ async function nextAction(
   const entitledKeys = new Set(entitled.map((e) => scopeKey(e.benefitId, e)));
   const byKey = new Map(grants.map((g) => [grantKey(g), g]));
   const actions: Action[] = [];
+  // A grant the merchant revoked (a license key's status) is taken back, and not given again
+  // while their mark holds.
   for (const g of grants)
-    if (g.revoked_at === null && !entitledKeys.has(grantKey(g)))
+    if (g.revoked_at === null && (!entitledKeys.has(grantKey(g)) || g.merchant_revoked_at !== null))
       actions.push({ kind: "revoke", key: `revoke:${grantKey(g)}`, grant: g });
   for (const e of entitled) {
     const key = scopeKey(e.benefitId, e);
     const g = byKey.get(key);
+    if (g?.merchant_revoked_at) continue;
     const pending =
       !g ||
       g.revoked_at !== null ||
@@ -308,6 +311,7 @@ async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Conn
     properties: row.properties,
     now,
     connections,
+    refresh: true,
   });
   if (JSON.stringify(properties) === JSON.stringify(row.properties)) return;
   const updated = await repo.updateGrant(trx, row.id, {

@@ -17,6 +17,11 @@ export interface GrantLicenseKeyInput {
   existingLicenseKeyId?: string | undefined;
   /** True for order-backed grants (the benefit's ttl applies); false for subscriptions (never expire). */
   expires: boolean;
+  /**
+   * The merchant edited the benefit (Polar's `requires_update`): the linked key takes the new
+   * limits, and an expiring key the new ttl counted from when it was issued; its status stays.
+   */
+  refresh?: boolean | undefined;
   now: Date;
 }
 
@@ -49,8 +54,9 @@ export async function grantLicenseKey(
     // Validations in this process read it again (key-cache.ts), from before this commits on.
     forgetLicenseKey(existing.id);
     const row = await repo.updateLicenseKey(trx, input.organizationId, existing.id, {
-      status: "granted",
-      ...terms,
+      ...(input.refresh
+        ? grantedTerms(properties, input.expires, existing.created_at)
+        : { status: "granted", ...terms }),
       modified_at: input.now,
     });
     return { license_key_id: row.id, display_key: displayKey(row.key) };

@@ -19,6 +19,7 @@ import {
   LicenseKeyWithActivations,
   ValidatedLicenseKey,
 } from "./schemas.js";
+import type { StatusSetHook } from "./service.js";
 import * as service from "./service.js";
 
 const TAG = "license_keys";
@@ -190,6 +191,8 @@ export interface LicenseKeyRouteDeps {
   /** Each organization's time (the sandbox's test clocks); absent: `clock` for all. */
   clocks?: Clocks | undefined;
   events: EventSink;
+  /** Told, in the update's transaction, when a merchant changes a key's status (its grant follows). */
+  onStatusSet?: StatusSetHook | undefined;
 }
 
 /** The public paths, for the per-address rate limit the API's assembly puts in front of them. */
@@ -232,7 +235,11 @@ export function registerLicenseKeyRoutes(app: V1App, deps: LicenseKeyRouteDeps) 
   app.openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     return c.json(
-      await service.updateLicenseKey({ ctx: c.var.ctx, input: { id, patch: c.req.valid("json") } }),
+      await service.updateLicenseKey({
+        ctx: c.var.ctx,
+        input: { id, patch: c.req.valid("json") },
+        onStatusSet: deps.onStatusSet,
+      }),
       200,
     );
   });

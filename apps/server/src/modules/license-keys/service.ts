@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Updateable } from "kysely";
-import type { LicenseKeyTable } from "../../db/schema.js";
+import type { Transaction, Updateable } from "kysely";
+import type { KassaDatabase, LicenseKeyTable } from "../../db/schema.js";
 import { ResourceNotFound, Unauthorized } from "../../kit/api/errors.js";
 import { listResult, type Page } from "../../kit/api/list.js";
 import { isUuid } from "../../kit/api/schemas.js";
@@ -107,12 +107,21 @@ export async function getActivation({
  * expiry (a null status changes nothing). The key string stays: a signed key keeps the expiry
  * it was signed with offline, while online checks use the new one.
  */
+/** What a merchant's change of a key's status tells the key's grant (benefit-grants' `licenseKeyStatusSet`). */
+export type StatusSetHook = (
+  trx: Transaction<KassaDatabase>,
+  ctx: Ctx,
+  key: { id: string; benefitId: string; customerId: string; status: string },
+) => Promise<void>;
+
 export async function updateLicenseKey({
   ctx,
   input,
+  onStatusSet,
 }: {
   ctx: Ctx;
   input: { id: string; patch: LicenseKeyUpdateInput };
+  onStatusSet?: StatusSetHook | undefined;
 }) {
   return inTransaction(ctx, async (trx) => {
     const row = isUuid(input.id)
@@ -130,6 +139,13 @@ export async function updateLicenseKey({
     patch.modified_at = ctx.clock.now();
     forgetLicenseKey(row.id);
     const updated = await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch);
+    if (p.status && p.status !== row.status)
+      await onStatusSet?.(trx, ctx, {
+        id: row.id,
+        benefitId: row.benefit_id,
+        customerId: row.customer_id,
+        status: p.status,
+      });
     return oneLicenseKeyWire(trx, withPendingCounts(ctx, updated));
   });
 }

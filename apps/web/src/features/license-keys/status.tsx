@@ -27,8 +27,8 @@ export const usageText = (k: Pick<LicenseKey, "usage" | "limit_usage">) =>
 
 /**
  * The status changes offered from a status, with the words of their confirmation. A disabled
- * or revoked key can be granted again; a re-grant of the benefit (a renewal, a new purchase)
- * sets it granted with the benefit's limits anyway.
+ * or revoked key can be granted again. A revoke takes the customer's benefit grant back too, and
+ * renewals do not give it again until the key is re-enabled.
  */
 export interface StatusChange {
   to: LicenseKeyStatus;
@@ -53,7 +53,7 @@ const REVOKE: StatusChange = {
   title: "Revoke this license key?",
   confirmLabel: "Revoke key",
   explanation:
-    "The key stops working, as when the customer loses the benefit. A new grant of the benefit (a renewal, a new purchase) or a re-enable brings it back.",
+    "The key stops working and the customer loses the benefit it came with. Renewals do not bring it back; re-enabling the key does.",
 };
 const ENABLE: StatusChange = {
   to: "granted",

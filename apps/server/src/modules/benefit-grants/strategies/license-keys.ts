@@ -8,12 +8,13 @@ const keyIdOf = (properties: GrantProperties) =>
  * `license_keys`: a key per grant, made by the license-keys module. A re-grant re-grants the
  * same key (status, limits and expiry refreshed); a revoke sets the key `revoked` and keeps
  * `{license_key_id, display_key}` on the grant so a later re-grant finds it. Keys bought once
- * expire after the benefit's ttl; a subscription's key never does (Polar).
+ * expire after the benefit's ttl; a subscription's key never does (Polar). An edit of the
+ * benefit's limits or ttl reaches the keys already issued (Polar's `requires_update`).
  */
 export const licenseKeysStrategy: BenefitStrategy = {
-  refreshOnEdit: false,
+  refreshOnEdit: true,
   revokeIndividually: true,
-  async grant({ trx, organizationId, customerId, benefit, scope, properties, now }) {
+  async grant({ trx, organizationId, customerId, benefit, scope, properties, now, refresh }) {
     const granted = await grantLicenseKey(trx, {
       organizationId,
       customerId,
@@ -21,6 +22,7 @@ export const licenseKeysStrategy: BenefitStrategy = {
       benefitProperties: benefit.properties,
       existingLicenseKeyId: keyIdOf(properties),
       expires: scope.subscriptionId === null,
+      refresh,
       now,
     });
     return { license_key_id: granted.license_key_id, display_key: granted.display_key };

@@ -24,6 +24,8 @@ export interface StrategyInput {
    * grant may already have given access to another account, which is taken back first.
    */
   update?: boolean | undefined;
+  /** A merchant's edit of the benefit (`refreshOnEdit`): a granted grant follows its new properties. */
+  refresh?: boolean | undefined;
 }
 
 /**
