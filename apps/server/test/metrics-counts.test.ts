@@ -101,6 +101,44 @@ describe("metrics", () => {
     expect(res.body.totals.canceled_subscriptions_other).toBe(1);
   });
 
+  it("the average order value's range total is revenue over orders, unrounded; each period's is rounded up (Polar)", async () => {
+    const res = await metrics(
+      "start_date=2030-03-01&end_date=2030-03-31&interval=month&metrics=orders&metrics=revenue&metrics=average_order_value",
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // March: the weekly plan's first order and its renewals of the 8th, 15th, 22nd and 29th
+    // (5 × 7.00), the two monthly subscriptions' first orders (2 × 30.00): 95.00 over 7 orders.
+    expect(res.body.totals).toMatchObject({ orders: 7, revenue: 9500 });
+    expect(res.body.periods.map((p: Json) => p.average_order_value)).toEqual([1358]);
+    expect(res.body.totals.average_order_value).toBeCloseTo(9500 / 7, 10);
+  });
+
+  it("the churn window is 30 days of the time zone's calendar, not 720 hours, across a DST change", async () => {
+    // America/Adak: UTC-10, UTC-9 from 9 March 2031. The window of 4 April 2031 (local midnight,
+    // 09:00Z) starts on 5 March at local midnight, 10:00Z; 720 hours before would be 09:00Z.
+    await moveTo("2031-02-20T12:00:00Z");
+    const late = await buy(ids.monthly, "late-buyer@example.com");
+    await moveTo("2031-03-05T09:30:00Z");
+    const canceled = await call(server, token, "PATCH", `/v1/subscriptions/${late.subscription_id}`, {
+      cancel_at_period_end: true,
+      customer_cancellation_reason: "unused",
+    });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    await moveTo("2031-04-10T12:00:00Z");
+    const res = await metrics(
+      "start_date=2031-04-04&end_date=2031-04-04&interval=day&timezone=America/Adak&metrics=churn_rate",
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // Canceled at 09:30Z on 5 March: before the window (10:00Z), so no churn on 4 April.
+    expect(res.body.periods.map((p: Json) => p.churn_rate)).toEqual([0]);
+    // 5 March's window (3 February to 5 March, local midnight: 10:00Z) holds it: 1 canceled ÷ 2
+    // active at the window's start (the weekly plan, monthly B; this one was bought on 20 February).
+    const before = await metrics(
+      "start_date=2031-03-05&end_date=2031-03-05&interval=day&timezone=America/Adak&metrics=churn_rate",
+    );
+    expect(before.body.periods.map((p: Json) => p.churn_rate)).toEqual([1 / 2]);
+  });
+
   it("renewed_subscriptions counts distinct subscriptions per bucket (Polar: countDistinctIf(subscription_id))", async () => {
     const orders = await server.sql<{ n: string }>(
       "select count(*)::text as n from kassa_order where organization_id = $1 and subscription_id = $2 and created_at >= '2030-04-01' and created_at < '2030-05-01'",

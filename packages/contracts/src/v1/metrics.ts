@@ -77,8 +77,18 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
     "last",
     "Net revenue since the organization's first order, up to the end of the period.",
   ),
-  def("average_order_value", "currency", "ratio", "ceil(revenue ÷ orders); 0 without orders."),
-  def("net_average_order_value", "currency", "ratio", "ceil(net revenue ÷ orders); 0 without orders."),
+  def(
+    "average_order_value",
+    "currency",
+    "ratio",
+    "ceil(revenue ÷ orders) a period; the range total unrounded; 0 without orders.",
+  ),
+  def(
+    "net_average_order_value",
+    "currency",
+    "ratio",
+    "ceil(net revenue ÷ orders) a period; the range total unrounded; 0 without orders.",
+  ),
   def("one_time_products", "scalar", "sum", "Paid orders without a subscription.", "One-Time Products"),
   def(
     "one_time_products_revenue",

@@ -297,7 +297,9 @@ export async function cancellationSeries(
   const year = q.interval === "year";
   const windowStart = year
     ? sql`(b at time zone ${q.timezone})`
-    : sql`(b at time zone ${q.timezone}) - interval '720 hours'`;
+    : // 30 days of the time zone's calendar (a window across a DST change is 719 or 721 hours), as
+      // Polar's `timestamp - '30 days'::interval` in the request's zone.
+      sql`((b - interval '30 days') at time zone ${q.timezone})`;
   const windowEnd = year
     ? sql`((b + interval '1 year') at time zone ${q.timezone})`
     : sql`(b at time zone ${q.timezone})`;

@@ -92,8 +92,9 @@ function total(slug: string, periods: Values[]): number {
     case "ratio": {
       if (slug === "checkouts_conversion")
         return sum("checkouts") > 0 ? sum("succeeded_checkouts") / sum("checkouts") : 0;
+      // Unrounded, as Polar's `get_cumulative` (each period's value is rounded up, as its pipe).
       const revenue = slug === "net_average_order_value" ? sum("net_revenue") : sum("revenue");
-      return sum("orders") > 0 ? Math.ceil(revenue / sum("orders")) : 0;
+      return sum("orders") > 0 ? revenue / sum("orders") : 0;
     }
     default:
       return sum(slug);
