@@ -119,6 +119,33 @@ describe("the home page", () => {
     );
   });
 
+  it("on the sandbox, a preset ends on the test clock's day, not the browser's", async () => {
+    const { requests } = stubServer(
+      homeAnswers("owner", {
+        "/v1/test-clock": {
+          organization_id: "org-1",
+          now: "2031-06-15T12:00:00Z",
+          frozen: true,
+          offset_seconds: 1e8,
+          advanced_at: "2026-03-02T10:00:00Z",
+          status: "ready",
+          advance: null,
+        },
+      }),
+    );
+    renderApp("/dashboard/acme?period=30d", { session });
+    await waitFor(() =>
+      expect(
+        requests.some(
+          (r) =>
+            r.path === "/v1/metrics/" &&
+            r.query.get("start_date") === "2031-05-17" &&
+            r.query.get("end_date") === "2031-06-15",
+        ),
+      ).toBe(true),
+    );
+  });
+
   it("lists the latest orders, cancellations and refunds newest first, each linking to its page", async () => {
     stubServer(homeAnswers("owner"));
     renderApp(HOME, { session });

@@ -1,11 +1,20 @@
 import { Group, Select, TextInput } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
+import { useBilling } from "../billing/list";
+import { testClockQuery } from "../test-clock/queries";
 
 import { type DayRange, isPeriodKey, type MetricsSearch, PERIODS, type PeriodKey, rangeOf } from "./period";
 
-/** The page's metrics search params and a way to change some of them (the rest kept). */
+/**
+ * The page's metrics search params and a way to change some of them (the rest kept). Presets
+ * end on the organization's today: its test clock's on the sandbox (after an advance, "Last 30
+ * days" are the clock's), the real one on a live processor.
+ */
 export function useMetricsSearch() {
   const search = useSearch({ strict: false }) as MetricsSearch;
+  const { organizationId } = useBilling();
+  const clock = useQuery(testClockQuery(organizationId));
   const navigate = useNavigate();
   const set = (patch: Partial<MetricsSearch>) =>
     void navigate({
@@ -18,7 +27,7 @@ export function useMetricsSearch() {
       }) as never,
       replace: true,
     });
-  return { search, set, ...rangeOf(search) };
+  return { search, set, ...rangeOf(search, clock.data ? new Date(clock.data.now) : new Date()) };
 }
 
 /** The period (a preset or a custom range of days), held in the address. */
