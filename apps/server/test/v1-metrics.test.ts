@@ -624,6 +624,24 @@ describe("a renewal that fails", () => {
     // The first shop's figures are untouched by this one's.
     const first = await metrics("start_date=2030-03-01&end_date=2030-04-30&interval=month&metrics=orders");
     expect(first.body.totals.orders).toBe(0);
+
+    // B's customer saves a good card on 7 April: its renewal of the 4th is paid then, and counts
+    // on the day it was paid (Polar's metrics count a sale when it is paid), not on the 4th.
+    await moveTo(t, "2030-04-07T12:00:00Z");
+    const good = await call(server, b.portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: await cardToken(),
+    });
+    expect(good.status, JSON.stringify(good.body)).toBe(201);
+    await moveTo(t, "2030-04-07T12:01:00Z");
+    expect(await status(b.subscriptionId)).toBe("active");
+    const daily = await metrics(
+      "start_date=2030-04-04&end_date=2030-04-07&interval=day&metrics=orders&metrics=revenue&metrics=renewed_subscriptions",
+      t,
+    );
+    expect(daily.status, JSON.stringify(daily.body)).toBe(200);
+    expect(series(daily.body, "revenue")).toEqual([3000, 0, 0, 3000]);
+    expect(series(daily.body, "orders")).toEqual([1, 0, 0, 1]);
+    expect(series(daily.body, "renewed_subscriptions")).toEqual([1, 0, 0, 1]);
   });
 });
 

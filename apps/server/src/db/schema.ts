@@ -605,6 +605,8 @@ export interface OrderTable {
   next_payment_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Set (real time) while an attempt is in flight (claimed, its outcome not recorded): the reconciler's mark. */
   payment_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When it was paid, by the organization's clock (migration 0922); null while unpaid. */
+  paid_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface BillingEntryTable {

@@ -57,7 +57,12 @@ const def = (
  * are absent: Kassa has no seat-based products.
  */
 export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
-  def("orders", "scalar", "sum", "Paid orders created in the period."),
+  def(
+    "orders",
+    "scalar",
+    "sum",
+    "Orders paid in the period (a renewal recovered from dunning counts when paid).",
+  ),
   def(
     "revenue",
     "currency",

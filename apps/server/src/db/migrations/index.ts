@@ -52,6 +52,7 @@ import { migration as m0918_customer_meter_recount_mark } from "./0918_customer_
 import { migration as m0919_webhook_send_redeliver } from "./0919_webhook_send_redeliver.js";
 import { migration as m0920_payment_method_detach } from "./0920_payment_method_detach.js";
 import { migration as m0921_benefit_grant_merchant_revoked } from "./0921_benefit_grant_merchant_revoked.js";
+import { migration as m0922_order_paid_at } from "./0922_order_paid_at.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -103,4 +104,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0919_webhook_send_redeliver": m0919_webhook_send_redeliver,
   "0920_payment_method_detach": m0920_payment_method_detach,
   "0921_benefit_grant_merchant_revoked": m0921_benefit_grant_merchant_revoked,
+  "0922_order_paid_at": m0922_order_paid_at,
 };

@@ -32,6 +32,12 @@ export interface BucketRow {
 }
 
 const PAID = sql`('paid', 'refunded', 'partially_refunded')`;
+/**
+ * When an order counts: when it was paid, as Polar counts a sale (a renewal recovered from
+ * dunning counts on the day it was paid); its creation for an order without the time (the
+ * expression of the metrics' index, migration 0922).
+ */
+const PAID_AT = sql`coalesce(o.paid_at, o.created_at)`;
 
 // The tables read, each a fragment of its own so the table-owners test sees them (it reads
 // plain templates, not the nested ones the queries are built of).
@@ -111,7 +117,7 @@ export interface OrderBucket extends BucketRow {
 
 /**
  * Paid orders (paid, partially or fully refunded; never pending or void: a failed renewal is no
- * sale) by the bucket of their creation. Revenue is the amount before tax (subtotal − discount,
+ * sale) by the bucket of their payment. Revenue is the amount before tax (subtotal − discount,
  * the order's `net_amount`), net revenue subtracts what was refunded of it (before tax).
  */
 export async function orderSeries(
@@ -124,12 +130,12 @@ export async function orderSeries(
   // otherwise the cumulative columns start from 0 and are not answered.
   const history = opts.cumulative
     ? sql`select coalesce(sum(o.net_amount), 0) as rev, coalesce(sum(o.net_amount - o.refunded_amount), 0) as net
-      ${FROM_ORDERS} cross join bounds where ${paid} and o.created_at < bounds.start_at`
+      ${FROM_ORDERS} cross join bounds where ${paid} and ${PAID_AT} < bounds.start_at`
     : sql`select 0::numeric as rev, 0::numeric as net`;
   const res = await sql<OrderBucket>`
     with ${rangeCtes(q)},
     sales as (
-      select ${local(q, sql`o.created_at`)} as b,
+      select ${local(q, PAID_AT)} as b,
         o.net_amount as rev,
         o.net_amount - o.refunded_amount as net,
         o.subscription_id,
@@ -138,7 +144,7 @@ export async function orderSeries(
           and ${local(q, sql`s.started_at`)} = ${local(q, sql`o.created_at`)} as new_sub
       ${FROM_ORDERS_WITH_SUBSCRIPTION}
       cross join bounds
-      where ${paid} and o.created_at >= bounds.start_at and o.created_at <= bounds.end_at
+      where ${paid} and ${PAID_AT} >= bounds.start_at and ${PAID_AT} <= bounds.end_at
     ), per as (
       select b, count(*) as orders, sum(rev) as revenue, sum(net) as net_revenue,
         count(*) filter (where one_time) as one_time_products,

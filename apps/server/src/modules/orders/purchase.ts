@@ -196,6 +196,7 @@ export async function recordPurchase(
       custom_field_data: customFieldData,
       created_at: now,
       modified_at: null,
+      paid_at: now,
     },
     items,
   );

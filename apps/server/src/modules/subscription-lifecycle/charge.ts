@@ -180,6 +180,7 @@ export async function recordAttempt(
     if (outcome.ok) {
       const paid = await updateOrderById(trx, order.id, {
         status: "paid",
+        paid_at: now,
         charge_id: outcome.chargeId,
         payment_attempts: attempt,
         next_payment_attempt_at: null,

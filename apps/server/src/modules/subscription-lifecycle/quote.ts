@@ -371,6 +371,7 @@ export async function insertQuoteOrder(
     next_payment_attempt_at: null,
     // Real time: whether a process is still at it is a question of the real clock.
     payment_attempt_started_at: o.charge ? deps.clock.now() : null,
+    paid_at: o.charge ? null : o.now,
   });
   await writeQuoteLines(db, sub, q, order.id, o.now);
   return order;
