@@ -434,6 +434,8 @@ const NOT_REFERENCES: Record<string, string> = {
     "a GitHub or Discord user id, looked up among the calling customer's own connected accounts only (another's is refused with 422: benefits-github-discord.test.ts)",
   "body:confirmation_token_id":
     "a sandbox card token, made before any organization is known (the buyer's, not the merchant's)",
+  "body:setup_intent_id":
+    "a Stripe setup intent, found at the processor and refused (422) unless it is the calling customer's own (another customer's: subscriptions-stripe.test.ts)",
   "body:member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
   "query:member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",
   "body:external_member_id": "accepted for Polar compatibility and unused (Kassa has no customer members)",

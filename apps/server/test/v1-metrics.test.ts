@@ -18,6 +18,7 @@ import { call, createMerchant, createToken, type Merchant, sdk } from "./support
  * | Mon 2030-01-07 10:00  | O1 one-time Book, buyer 1                               | 5000                |
  * | Mon 2030-01-07 10:00  | S1 monthly Pro, buyer 2 → O2 (subscription_create)      | 2000                |
  * | Mon 2030-01-07 10:00  | a checkout opened and never paid                        | —                   |
+ * | Mon 2030-01-07 10:00  | a checkout made and never opened (not counted)          | —                   |
  * | Tue 2030-01-08 12:00  | S2 yearly Team, buyer 3 → O3 (subscription_create)      | 12000 (MRR 1000)    |
  * | Tue 2030-01-08 12:00  | O1 refunded 1500                                        | net 3500            |
  * | Wed 2030-01-16 04:30  | O4 one-time Book, buyer 4 (Tue 15 Jan 23:30 in New York)| 5000                |
@@ -122,6 +123,22 @@ beforeAll(async () => {
   ids.buyer2 = s1.customer_id;
   const abandoned = await call(server, t, "POST", "/v1/checkouts/", { products: [ids.book] });
   expect(abandoned.status).toBe(201);
+  // Its page opened it (Polar's `opened_at`); the buyer left without paying.
+  const opened = await call(
+    server,
+    undefined,
+    "POST",
+    `/v1/checkouts/client/${abandoned.body.client_secret}/opened`,
+    {},
+  );
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  expect(opened.body.id).toBe(abandoned.body.id);
+  expect((await call(server, undefined, "POST", "/v1/checkouts/client/not-a-secret/opened", {})).status).toBe(
+    404,
+  );
+  // A session an API made and no buyer ever opened: no checkout in the metrics.
+  const unseen = await call(server, t, "POST", "/v1/checkouts/", { products: [ids.book] });
+  expect(unseen.status).toBe(201);
 
   await moveTo(t, "2030-01-08T12:00:00Z");
   ids.s2 = (await buy(t, ids.team, "buyer3@example.com")).subscription_id;

@@ -12,50 +12,12 @@ import { CheckoutPage } from "../src/checkout/checkout-page";
 import { ConfirmationPage } from "../src/checkout/confirmation-page";
 import { routeFetchTo } from "./fetch";
 import { describedBy, renderWithTheme } from "./render";
+import { stripeJs } from "./stripe-js";
 
-/** Stripe.js as the Stripe-mode payment form uses it (no network: js.stripe.com is never loaded). */
-const stripe = vi.hoisted(() => {
-  const calls: { method: string; args: unknown }[] = [];
-  const element = {
-    mount: (el: HTMLElement) => {
-      el.textContent = "Stripe payment element";
-    },
-    on: (event: string, cb: () => void) => {
-      if (event === "ready") cb();
-    },
-    destroy: () => undefined,
-  };
-  const elements = {
-    create: (type: string) => {
-      calls.push({ method: "elements.create", args: type });
-      return element;
-    },
-    submit: async () => ({}),
-    update: (args: unknown) => calls.push({ method: "elements.update", args }),
-  };
-  const instance = {
-    elements: (args: unknown) => {
-      calls.push({ method: "elements", args });
-      return elements;
-    },
-    createConfirmationToken: async (args: unknown) => {
-      calls.push({ method: "createConfirmationToken", args });
-      return { confirmationToken: { id: "ctoken_stripe_1" } };
-    },
-    handleNextAction: async (args: unknown) => {
-      calls.push({ method: "handleNextAction", args });
-      return { paymentIntent: { status: "succeeded" } };
-    },
-  };
-  return {
-    calls,
-    loadStripe: async (key: string) => {
-      calls.push({ method: "loadStripe", args: key });
-      return instance;
-    },
-  };
-});
-vi.mock("@stripe/stripe-js/pure", () => ({ loadStripe: stripe.loadStripe }));
+vi.mock("@stripe/stripe-js/pure", async () => ({
+  loadStripe: (await import("./stripe-js")).stripeJs.loadStripe,
+}));
+const stripe = stripeJs;
 
 const SECRET = "polar_c_test_secret";
 const NOW = "2026-11-22T12:00:00.000Z";
@@ -273,6 +235,15 @@ describe("checkout page", () => {
     },
     SLOW,
   );
+
+  it("tells the server the buyer opened it, once it shows", async () => {
+    const calls = stubFetch((c) => (c.path === clientPath ? json(200, checkoutFixture()) : undefined));
+    renderCheckout();
+    await screen.findByRole("button", { name: /^Pay / });
+    await waitFor(() =>
+      expect(calls.filter((c) => c.path === `${clientPath}/opened`).map((c) => c.method)).toEqual(["POST"]),
+    );
+  });
 
   it("renders the product description's Markdown, and no HTML or script link from it", async () => {
     const description = [
@@ -828,6 +799,7 @@ describe("checkout page, Stripe mode", () => {
           });
         return undefined;
       });
+      stripe.calls.length = 0;
       const { user, navigated } = renderCheckout();
       await screen.findByText("Stripe payment element");
       expect(screen.queryByTestId("sandbox-hint")).toBeNull();

@@ -5,30 +5,11 @@ import { parsePaymentMethodPath } from "../src/checkout/payment-method-link";
 import { cardLabel } from "../src/checkout/payment-method-page";
 import { routeFetchTo } from "./fetch";
 import { renderWithTheme } from "./render";
+import { stripeJs } from "./stripe-js";
 
-/** Stripe.js, as the Stripe-mode card form calls it (js.stripe.com is never loaded). */
-const stripe = vi.hoisted(() => {
-  const calls: { method: string; args: unknown }[] = [];
-  const element = {
-    mount: (el: HTMLElement) => {
-      el.textContent = "Stripe payment element";
-    },
-    on: (event: string, cb: () => void) => {
-      if (event === "ready") cb();
-    },
-    destroy: () => undefined,
-  };
-  const instance = {
-    elements: () => ({ create: () => element, submit: async () => ({}), update: () => undefined }),
-    createConfirmationToken: async () => ({ confirmationToken: { id: "ctoken_stripe_1" } }),
-    handleNextAction: async (args: unknown) => {
-      calls.push({ method: "handleNextAction", args });
-      return { setupIntent: { id: "seti_1", status: "succeeded" } };
-    },
-  };
-  return { calls, loadStripe: async () => instance };
-});
-vi.mock("@stripe/stripe-js/pure", () => ({ loadStripe: stripe.loadStripe }));
+vi.mock("@stripe/stripe-js/pure", async () => ({
+  loadStripe: (await import("./stripe-js")).stripeJs.loadStripe,
+}));
 
 const SUB = "0b6e7c1e-6f43-4a4e-9f5e-2b1a3c4d5e6f";
 const location = {
@@ -175,6 +156,7 @@ describe("the card-update page", () => {
         ];
       return [404, { detail: "Not found" }];
     });
+    stripeJs.calls.length = 0;
     const { user } = renderWithTheme(<CheckoutApp location={location} />);
     await screen.findByRole("heading", { name: "Update your card" }, { timeout: 8000 });
     await screen.findByText("Stripe payment element", undefined, { timeout: 8000 });
@@ -182,7 +164,7 @@ describe("the card-update page", () => {
     const done = await screen.findByRole("status");
     expect(within(done).getByText("Card saved; we will retry the payment now")).toBeTruthy();
     expect(screen.getByTestId("card-on-file").textContent).toBe("Visa •••• 3155");
-    expect(stripe.calls).toEqual([
+    expect(stripeJs.calls.filter((c) => c.method === "handleNextAction")).toEqual([
       { method: "handleNextAction", args: { clientSecret: "seti_1_secret_abc" } },
     ]);
     const confirm = seen.filter((r) => r.path === "/v1/customer-portal/customers/me/payment-methods/confirm");

@@ -730,6 +730,8 @@ export interface CheckoutTable {
   expires_at: Date;
   created_at: Date;
   modified_at: Date | null;
+  /** When a buyer first opened it (its page, or a confirm), by its organization's clock (migration 0923). */
+  opened_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface DiscountRedemptionTable {

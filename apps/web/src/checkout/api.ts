@@ -133,6 +133,10 @@ const clientPath = (secret: string) => `/v1/checkouts/client/${encodeURIComponen
 
 export const getCheckout = (secret: string) => call<CheckoutPublic>(clientPath(secret));
 
+/** Tells the server a buyer opened the checkout (its metrics count opened checkouts, as Polar's). */
+export const markCheckoutOpened = (secret: string) =>
+  call<CheckoutPublic>(`${clientPath(secret)}/opened`, { method: "POST", body: {} });
+
 export const updateCheckout = (secret: string, body: CheckoutUpdate) =>
   call<CheckoutPublic>(clientPath(secret), { method: "PATCH", body });
 

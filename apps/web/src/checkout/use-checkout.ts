@@ -6,6 +6,7 @@ import {
   type CheckoutUpdate,
   getCheckout,
   getPaymentsConfig,
+  markCheckoutOpened,
   type PaymentsConfig,
   updateCheckout,
   V1Error,
@@ -49,6 +50,8 @@ export function useCheckoutLoad(clientSecret: string, navigate: (url: string) =>
           return;
         }
         setLoad({ state: "ready", checkout, payments });
+        // Counted once by the server; a lost call only leaves this visit out of the metrics.
+        markCheckoutOpened(clientSecret).catch(() => undefined);
       },
       (error: unknown) => {
         if (!live) return;

@@ -181,8 +181,13 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
     "last",
     "round(MRR ÷ distinct customers with an active subscription).",
   ),
-  def("checkouts", "scalar", "sum", "Checkout sessions created in the period."),
-  def("succeeded_checkouts", "scalar", "sum", "Checkouts created in the period that have succeeded."),
+  def(
+    "checkouts",
+    "scalar",
+    "sum",
+    "Checkout sessions a buyer opened in the period (its page, or a confirm).",
+  ),
+  def("succeeded_checkouts", "scalar", "sum", "Checkouts opened in the period that have succeeded."),
   def(
     "checkouts_conversion",
     "percentage",

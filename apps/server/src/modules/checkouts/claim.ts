@@ -157,7 +157,7 @@ async function claimLocked(
   }
   const saved = await repo.updateCheckout(trx, row.id, {
     ...rowPatch(next, now),
-    ...claimedColumns(row),
+    ...claimedColumns(row, now),
   });
   await emit(ctx, trx, "checkout.updated", await checkoutWire(trx, deps.env, saved));
   return {

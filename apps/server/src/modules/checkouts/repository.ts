@@ -63,6 +63,16 @@ export function updateCheckout(db: Db, id: string, patch: Updateable<CheckoutTab
     .executeTakeFirstOrThrow();
 }
 
+/** Marks a checkout opened by a buyer, the first time only; answers it as it now is. */
+export function markOpened(db: Db, id: string, now: Date) {
+  return db
+    .updateTable("kassa_checkout")
+    .set({ opened_at: sql<Date>`coalesce(opened_at, ${now})` })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Open checkouts past their expiry become `expired`; returns those that changed. */
 export function expireOpen(db: Db, now: Date, where: { id?: string; organizationId?: string } = {}) {
   let query = db

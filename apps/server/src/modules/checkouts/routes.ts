@@ -119,6 +119,21 @@ const clientUpdate = createRoute({
   },
 });
 
+const clientOpened = createRoute({
+  method: "post",
+  path: "/v1/checkouts/client/{client_secret}/opened",
+  tags: [TAG],
+  summary: "Mark a checkout session as opened by its buyer",
+  description:
+    "Public: the client secret is the credential. The checkout page calls it once it shows; the metrics count checkouts opened (Polar's). A body `{distinct_id}` is accepted and not kept.",
+  request: { params: SecretParam },
+  responses: {
+    200: ok(CheckoutPublic),
+    404: problem("Not found"),
+    410: problem("The checkout has expired"),
+  },
+});
+
 const clientConfirm = createRoute({
   method: "post",
   path: "/v1/checkouts/client/{client_secret}/confirm",
@@ -171,6 +186,12 @@ export function registerCheckoutRoutes(app: V1App, deps: CheckoutRouteDeps) {
         clientSecret: c.req.valid("param").client_secret,
         patch: c.req.valid("json"),
       }),
+      200,
+    ),
+  );
+  app.openapi(clientOpened, async (c) =>
+    c.json(
+      await service.openedClientCheckout({ base, deps, clientSecret: c.req.valid("param").client_secret }),
       200,
     ),
   );

@@ -742,6 +742,24 @@ export async function getClientCheckout({
   return checkoutPublicWire(ctx.db, deps.env, row);
 }
 
+/**
+ * `POST /v1/checkouts/client/{client_secret}/opened` (Polar's, private there): the checkout page
+ * says a buyer opened it, once; the metrics count checkouts by it. Answers the public checkout.
+ */
+export async function openedClientCheckout({
+  base,
+  deps,
+  clientSecret,
+}: {
+  base: BuyerBase;
+  deps: CheckoutDeps;
+  clientSecret: string;
+}) {
+  const { ctx, row } = await openBySecret(base, deps, clientSecret);
+  const opened = row.opened_at ? row : await repo.markOpened(ctx.db, row.id, ctx.clock.now());
+  return checkoutPublicWire(ctx.db, deps.env, opened);
+}
+
 export async function updateClientCheckout({
   base,
   deps,

@@ -91,10 +91,14 @@ export function isClaimable(row: Pick<CheckoutRow, "status">): boolean {
   return canMove(row.status, "confirmed");
 }
 
-/** The columns a claim sets: `confirmed`, the next attempt, no error, no outcome yet. */
-export function claimedColumns(row: Pick<CheckoutRow, "attempt">) {
+/**
+ * The columns a claim sets: `confirmed`, the next attempt, no error, no outcome yet; opened
+ * now if no page said so before (a checkout confirmed from an app's own form was seen by its buyer).
+ */
+export function claimedColumns(row: Pick<CheckoutRow, "attempt" | "opened_at">, now: Date) {
   return {
     status: "confirmed" as const,
+    opened_at: row.opened_at ?? now,
     attempt: row.attempt + 1,
     payment_error: null,
     payment_outcome: JSON.stringify(null),

@@ -381,7 +381,10 @@ export interface CheckoutBucket extends BucketRow {
   succeeded_checkouts: number;
 }
 
-/** Checkout sessions created in each bucket, and how many of them have succeeded. */
+/**
+ * Checkout sessions opened by a buyer in each bucket (Polar's `opened_at`: a session an API made
+ * and nobody visited is no checkout), and how many of them have succeeded.
+ */
 export async function checkoutSeries(db: Db, q: SeriesQuery): Promise<CheckoutBucket[]> {
   const only = onlyBillingType(q);
   const billing =
@@ -393,11 +396,11 @@ export async function checkoutSeries(db: Db, q: SeriesQuery): Promise<CheckoutBu
   const res = await sql<CheckoutBucket>`
     with ${rangeCtes(q)},
     per as (
-      select ${local(q, sql`c.created_at`)} as b, count(*) as n,
+      select ${local(q, sql`c.opened_at`)} as b, count(*) as n,
         count(*) filter (where c.status = 'succeeded') as ok
       ${FROM_CHECKOUTS} cross join bounds
       where c.organization_id = ${q.organizationId}
-        and c.created_at >= bounds.start_at and c.created_at <= bounds.end_at
+        and c.opened_at >= bounds.start_at and c.opened_at <= bounds.end_at
         and ${inList(sql`c.product_id`, q.productIds)} and ${inList(sql`c.customer_id`, q.customerIds)} and ${billing}
       group by 1
     )
