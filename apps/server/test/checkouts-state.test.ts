@@ -50,12 +50,17 @@ describe("checkout state", () => {
   it("a claim is a new attempt with its own processor keys; later steps act on that attempt only", () => {
     expect(isClaimable(row({ status: "open" }))).toBe(true);
     expect(isClaimable(row({ status: "confirmed" }))).toBe(false);
-    expect(claimedColumns(row({ attempt: 2 }))).toEqual({
+    const now = new Date("2030-01-01T10:00:00Z");
+    expect(claimedColumns(row({ attempt: 2, opened_at: null }), now)).toEqual({
       status: "confirmed",
+      opened_at: now,
       attempt: 3,
       payment_error: null,
       payment_outcome: "null",
     });
+    // Opened by its page before: that time is kept.
+    const opened = new Date("2030-01-01T09:00:00Z");
+    expect(claimedColumns(row({ attempt: 0, opened_at: opened }), now).opened_at).toBe(opened);
     expect(paymentKey(row({ attempt: 3 }))).toBe("checkout:c1:3");
     expect(customerKey(row({ attempt: 3 }))).toBe("checkout:c1:3:customer");
     const c = claimOf(row({ status: "confirmed", attempt: 3 }));
