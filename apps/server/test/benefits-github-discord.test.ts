@@ -302,6 +302,97 @@ describe("discord", () => {
     });
 });
 
+describe("a benefit edited", () => {
+  it("another repository moves the access there (the old one removed); a description edit asks nothing of GitHub", async () => {
+    const s = await shop("GitHubEdited");
+    const props = { repository_owner: "acme", repository_name: "tools", permission: "pull" };
+    const repo = await benefit(s, { type: "github_repository", description: "Tools", properties: props });
+    const bought = await buy(s, await product(s, [repo]));
+    await connect(bought.portalToken, "github", { id: "5101", name: "octo-edit" });
+    const granted = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    fake.accept("acme/tools", "octo-edit");
+    const before = fake.calls.length;
+
+    await ok(call(server, s.token, "PATCH", `/v1/benefits/${repo}`, { description: "Tools (all of them)" }));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(fake.calls.slice(before).filter((c) => c.path.startsWith("/repos/"))).toEqual([]);
+
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${repo}`, {
+        properties: { ...props, repository_name: "tools-pro", permission: "push" },
+      }),
+    );
+    const moved = await eventually(
+      () => grantOf(s, bought.customerId, repo),
+      (g) => expect(g.properties.repository_name).toBe("tools-pro"),
+    );
+    expect(moved).toMatchObject({
+      is_granted: true,
+      properties: {
+        repository_owner: "acme",
+        repository_name: "tools-pro",
+        permission: "push",
+        granted_account_id: "5101",
+      },
+    });
+    expect(githubCalls("DELETE", "/repos/acme/tools/collaborators/octo-edit")).toHaveLength(1);
+    expect(fake.github.collaborators.get("acme/tools")?.has("octo-edit")).toBe(false);
+    const invite = githubCalls("PUT", "/repos/acme/tools-pro/collaborators/octo-edit");
+    expect(invite.map((c) => JSON.parse(c.body))).toEqual([{ permission: "push" }]);
+    await waitHook(
+      s,
+      "benefit_grant.updated",
+      granted.id,
+      (d) => d.properties.repository_name === "tools-pro",
+    );
+  });
+
+  it("another Discord role moves the member to it (the old role removed)", async () => {
+    const s = await shop("DiscordEdited");
+    const guild = "556677889900112233";
+    const props = {
+      guild_token: "ignored",
+      guild_id: guild,
+      role_id: "111111111111111111",
+      kick_member: false,
+    };
+    const role = await benefit(s, { type: "discord", description: "Room", properties: props });
+    const bought = await buy(s, await product(s, [role]));
+    const user = { id: "800000000000000077", name: "wumpus-edit" };
+    await connect(bought.portalToken, "discord", user);
+    const granted = await eventually(
+      () => grantOf(s, bought.customerId, role),
+      (g) => expect(g.is_granted).toBe(true),
+    );
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${role}`, {
+        properties: { ...props, role_id: "222222222222222222" },
+      }),
+    );
+    await eventually(
+      () => grantOf(s, bought.customerId, role),
+      (g) => expect(g.properties.role_id).toBe("222222222222222222"),
+    );
+    expect([...fake.discord.members.get(guild)!.get(user.id)!]).toEqual(["222222222222222222"]);
+    expect(
+      fake.calls.filter(
+        (c) =>
+          c.method === "DELETE" &&
+          c.path === `/api/v10/guilds/${guild}/members/${user.id}/roles/111111111111111111`,
+      ),
+    ).toHaveLength(1);
+    await waitHook(
+      s,
+      "benefit_grant.updated",
+      granted.id,
+      (d) => d.properties.role_id === "222222222222222222",
+    );
+  });
+});
+
 describe("the connect flow", () => {
   it("refuses a tampered, foreign or missing state; reports the provider's refusal back to the portal", async () => {
     const s = await shop("ConnectState");

@@ -75,11 +75,44 @@ async function removeCollaborator(input: StrategyInput, accountId: string) {
   await api.remove(owner, repo, account.accountId, account.username);
 }
 
+/**
+ * A merchant's edit of the benefit (`refresh`): when what the grant gave is no longer what the
+ * benefit gives (`moved`: another repository or permission, another server or role), the old
+ * access is taken back (`takeBack`, from the grant's properties) and the new one given, as
+ * Polar's `requires_update` and update grant; otherwise nothing is asked of the platform.
+ * Access already gone (the account disconnected, the member left) is nothing to take back.
+ */
+async function refreshAccess(
+  input: StrategyInput,
+  moved: boolean,
+  takeBack: () => Promise<unknown>,
+  grant: (input: StrategyInput) => Promise<Record<string, unknown>>,
+) {
+  if (!moved || !str(input.properties.granted_account_id)) return input.properties;
+  try {
+    await takeBack();
+  } catch (error) {
+    if (!(error instanceof BenefitActionRequired)) throw error;
+  }
+  const { granted_account_id: _taken, ...kept } = input.properties;
+  return grant({ ...input, properties: kept, refresh: false, update: false });
+}
+
+const differs = (input: StrategyInput, keys: string[]) =>
+  keys.some((k) => str(input.properties[k]) !== str(String(input.benefit.properties[k] ?? "")));
+
 /** Invites the account to the repository with the benefit's permission; a revoke removes it. */
 export const githubRepositoryStrategy: BenefitStrategy = {
-  refreshOnEdit: false,
+  refreshOnEdit: true,
   revokeIndividually: false,
   async grant(input) {
+    if (input.refresh)
+      return refreshAccess(
+        input,
+        differs(input, ["repository_owner", "repository_name", "permission"]),
+        () => removeCollaborator(input, str(input.properties.granted_account_id) as string),
+        (next) => githubRepositoryStrategy.grant(next),
+      );
     const wanted = chosenAccount(input);
     const previous = str(input.properties.granted_account_id);
     await checkGrantTarget(input, () => removeCollaborator(input, previous as string));
@@ -151,9 +184,16 @@ async function discordRevoke(input: StrategyInput): Promise<boolean> {
 
 /** Adds the member to the guild with the role; a revoke removes the role, or kicks (`kick_member`). */
 export const discordStrategy: BenefitStrategy = {
-  refreshOnEdit: false,
+  refreshOnEdit: true,
   revokeIndividually: false,
   async grant(input) {
+    if (input.refresh)
+      return refreshAccess(
+        input,
+        differs(input, ["guild_id", "role_id"]),
+        () => discordRevoke(input),
+        (next) => discordStrategy.grant(next),
+      );
     const wanted = chosenAccount(input);
     const previous = str(input.properties.granted_account_id);
     await checkGrantTarget(input, () => discordRevoke(input));
