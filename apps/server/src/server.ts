@@ -111,6 +111,7 @@ export async function startKassa(config: KassaConfig, options: StartOptions = {}
       kassa.setReady(false);
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
+          logger.warn("connections still open 10 s after the shutdown began: closing them");
           if ("closeAllConnections" in server) server.closeAllConnections();
         }, 10_000);
         force.unref();

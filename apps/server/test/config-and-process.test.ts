@@ -112,15 +112,9 @@ describe("auth secret and graceful shutdown", () => {
     const output = server.output();
     expect(output).toContain("SIGTERM received, shutting down");
     expect(output).toContain("Kassa stopped");
-    // Nothing had to be cut off: the server stopped well before its 10 s forced close.
-    const at = (text: string) =>
-      Date.parse(
-        output
-          .split("\n")
-          .find((l) => l.includes(text))
-          ?.slice(0, 24) ?? "",
-      );
-    expect(at("Kassa stopped") - at("SIGTERM received")).toBeLessThan(8000);
+    // Nothing had to be cut off: the connections closed of themselves, before the forced close
+    // (which logs that it ran). No time bound: how long the shutdown took is the machine's load.
+    expect(output).not.toContain("closing them");
   }, 120_000);
 });
 
