@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createMerchant, createToken, type Merchant } from "./support/v1.js";
+import { call, createMerchant, createToken, type Merchant, sandboxCardToken } from "./support/v1.js";
 
 /**
  * Usage billing's remaining rules (issue 16): the usage of a subscription's last period is
@@ -236,19 +236,14 @@ describe("the usage of a subscription's last period", () => {
     const m = await meter(s, "tokens");
     const { subscriptionId, customerId, portalToken } = await subscribe(s, await meteredProduct(s, m, "0.5"));
     // A card that saves fine and whose every charge is refused (Stripe's 0341).
-    const card = await call(server, undefined, "POST", "/v1/sandbox/confirmation-tokens", {
-      card_number: "4000000000000341",
-      exp_month: 12,
-      exp_year: 2040,
-      cvc: "123",
-    });
+    const card = await sandboxCardToken(server, "4000000000000341");
     const saved = await call(
       server,
       portalToken,
       "POST",
       "/v1/customer-portal/customers/me/payment-methods",
       {
-        confirmation_token_id: card.body.id,
+        confirmation_token_id: card,
       },
     );
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);

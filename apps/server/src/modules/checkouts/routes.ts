@@ -191,7 +191,12 @@ export function registerCheckoutRoutes(app: V1App, deps: CheckoutRouteDeps) {
   );
   app.openapi(clientOpened, async (c) =>
     c.json(
-      await service.openedClientCheckout({ base, deps, clientSecret: c.req.valid("param").client_secret }),
+      await service.getClientCheckout({
+        base,
+        deps,
+        clientSecret: c.req.valid("param").client_secret,
+        opened: true,
+      }),
       200,
     ),
   );

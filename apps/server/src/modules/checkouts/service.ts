@@ -729,35 +729,25 @@ export async function openBySecret(base: BuyerBase, deps: CheckoutDeps, clientSe
   return { ctx, row };
 }
 
+/**
+ * The public checkout (`GET /v1/checkouts/client/{client_secret}`); with `opened`,
+ * `POST .../opened` (Polar's, private there): the checkout page says a buyer opened it, kept
+ * the first time; the metrics count checkouts by it.
+ */
 export async function getClientCheckout({
   base,
   deps,
   clientSecret,
+  opened = false,
 }: {
   base: BuyerBase;
   deps: CheckoutDeps;
   clientSecret: string;
+  opened?: boolean;
 }) {
   const { ctx, row } = await openBySecret(base, deps, clientSecret);
-  return checkoutPublicWire(ctx.db, deps.env, row);
-}
-
-/**
- * `POST /v1/checkouts/client/{client_secret}/opened` (Polar's, private there): the checkout page
- * says a buyer opened it, once; the metrics count checkouts by it. Answers the public checkout.
- */
-export async function openedClientCheckout({
-  base,
-  deps,
-  clientSecret,
-}: {
-  base: BuyerBase;
-  deps: CheckoutDeps;
-  clientSecret: string;
-}) {
-  const { ctx, row } = await openBySecret(base, deps, clientSecret);
-  const opened = row.opened_at ? row : await repo.markOpened(ctx.db, row.id, ctx.clock.now());
-  return checkoutPublicWire(ctx.db, deps.env, opened);
+  const shown = opened && !row.opened_at ? await repo.markOpened(ctx.db, row.id, ctx.clock.now()) : row;
+  return checkoutPublicWire(ctx.db, deps.env, shown);
 }
 
 export async function updateClientCheckout({

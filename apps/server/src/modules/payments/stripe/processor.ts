@@ -67,6 +67,23 @@ function methodSummary(pm: string | Stripe.PaymentMethod | null | undefined): Pa
   };
 }
 
+/** A setup intent as Kassa's setup result: saved, waiting for the customer (3-D Secure), or failed. */
+function setupResultOf(si: Stripe.SetupIntent, failedMessage: string): SetupResult {
+  const pm = methodSummary(si.payment_method);
+  if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
+  if (si.status === "requires_action" || si.status === "processing")
+    return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
+  const err = si.last_setup_error;
+  return {
+    status: "failed",
+    ...declineOf({
+      decline_code: err?.decline_code,
+      code: err?.code,
+      message: err?.message ?? failedMessage,
+    }),
+  };
+}
+
 /** Idempotency keys are per Stripe account: the organization keeps two merchants' keys apart. */
 const keyOf = (organizationId: string, key: string) => `${organizationId}:${key}`;
 
@@ -215,15 +232,7 @@ export class StripeProcessor implements PaymentProcessor {
         },
         { idempotencyKey: keyOf(input.organizationId, input.idempotencyKey) },
       );
-      const pm = methodSummary(si.payment_method);
-      if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
-      if (si.status === "requires_action" || si.status === "processing")
-        return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
-      const err = si.last_setup_error;
-      return {
-        status: "failed",
-        ...declineOf({ decline_code: err?.decline_code, code: err?.code, message: err?.message ?? "" }),
-      };
+      return setupResultOf(si, "");
     } catch (error) {
       if (error instanceof Stripe.errors.StripeCardError) return { status: "failed", ...declineOf(error) };
       return requestError(error);
@@ -244,19 +253,7 @@ export class StripeProcessor implements PaymentProcessor {
     }
     const customerId = typeof si.customer === "string" ? si.customer : si.customer?.id;
     if (customerId !== input.customerId) return null;
-    const pm = methodSummary(si.payment_method);
-    if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
-    if (si.status === "requires_action" || si.status === "processing")
-      return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
-    const err = si.last_setup_error;
-    return {
-      status: "failed",
-      ...declineOf({
-        decline_code: err?.decline_code,
-        code: err?.code,
-        message: err?.message ?? "The card was not confirmed.",
-      }),
-    };
+    return setupResultOf(si, "The card was not confirmed.");
   }
 
   async listPaymentMethods(input: { organizationId: string; customerId: string }) {
