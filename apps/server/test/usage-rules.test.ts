@@ -282,6 +282,51 @@ describe("the usage of a subscription's last period", () => {
     expect(later.body.ran).toMatchObject({ charges: 0 });
   }, 60_000);
 
+  it("a past-due subscription revoked: its final usage order gets all its retries, not the subscription's deadline", async () => {
+    const s = await shop("RevokedPastDue");
+    const m = await meter(s, "tokens");
+    const { subscriptionId, customerId, portalToken } = await subscribe(s, await meteredProduct(s, m, "0.5"));
+    const saved = await call(
+      server,
+      portalToken,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods",
+      {
+        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
+      },
+    );
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    // The renewal fails: past due; 20 days later (retries of days 2, 7 and 14 failed) the
+    // merchant revokes it, with 200 units used since the renewal.
+    expect(
+      (await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" })).body.ran,
+    ).toMatchObject({
+      renewals: 1,
+      failed: 1,
+    });
+    await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P20D" });
+    await ingest(s, [{ name: "tokens", customer_id: customerId, metadata: { units: 200 } }]);
+    expect((await call(server, s.token, "DELETE", `/v1/subscriptions/${subscriptionId}`)).status).toBe(200);
+    const final = await eventually(
+      async () => (await orders(subscriptionId)).find((o) => o.billing_reason === "subscription_meter_cycle"),
+      (o) => expect(o).toBeTruthy(),
+    );
+    // 200 × 0.5¢ = 100¢, charged by the queue and declined.
+    expect(final).toMatchObject({ subtotal_amount: 100 });
+    const attempts = async () =>
+      (
+        await server.sql<{ status: string; payment_attempts: number }>(
+          "select status, payment_attempts from kassa_order where id = $1",
+          final!.id,
+        )
+      )[0]!;
+    await eventually(attempts, (o) => expect(o.payment_attempts).toBe(1));
+    expect((await attempts()).status).toBe("pending");
+    // Its own four retries (days +2, +7, +14, +21 after its first charge), then void.
+    await call(server, s.token, "POST", "/v1/test-clock/advance", { by: "P1M" });
+    expect(await attempts()).toEqual({ status: "void", payment_attempts: 5 });
+  }, 60_000);
+
   it("ends without a final order when its meters counted nothing", async () => {
     const s = await shop("Quiet");
     const m = await meter(s, "tokens");

@@ -212,19 +212,22 @@ export async function recordAttempt(
     // A first attempt refused for good waits for the deadline (a new card retries it before).
     const unrecoverable =
       attempt === 1 && !!sub && !sub.ended_at && UNRECOVERABLE_DECLINE_CODES.has(outcome.declineCode);
+    const nextRetry = new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS);
     const nextAttemptAt = exhausted
       ? null
       : unrecoverable
         ? new Date(pastDueAt.getTime() + DUNNING_DEADLINE_MS)
-        : new Date(now.getTime() + (DUNNING_RETRY_DAYS[attempt - 1] ?? 7) * DAY_MS);
+        : nextRetry;
     // An ended subscription's final order is retried, never escalated: nothing is left to
     // revoke or make past due. Once its retries run out it is void (Polar's meter-cycle dunning).
     if (!sub || sub.ended_at) {
       const failed = await updateOrderById(trx, order.id, {
         payment_attempts: attempt,
         payment_attempt_started_at: null,
-        next_payment_attempt_at: nextAttemptAt,
-        ...(sub && exhausted ? { status: "void" } : {}),
+        // Counted by its failures alone: a subscription revoked while past due keeps its
+        // `past_due_at`, whose deadline is not this order's.
+        next_payment_attempt_at: attempt > DUNNING_RETRY_DAYS.length ? null : nextRetry,
+        ...(sub && attempt > DUNNING_RETRY_DAYS.length ? { status: "void" } : {}),
         modified_at: now,
       });
       if (failed.status === "void") {
