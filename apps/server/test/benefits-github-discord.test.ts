@@ -390,6 +390,31 @@ describe("a benefit edited", () => {
       granted.id,
       (d) => d.properties.role_id === "222222222222222222",
     );
+
+    // Discord refuses the next role for good (403 on both calls): the grant fails with Discord's
+    // reason, names no account as granted, and waits (the sync is not retried until it dies).
+    fake.failNext("discord", 2, 403);
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${role}`, {
+        properties: { ...props, role_id: "333333333333333333" },
+      }),
+    );
+    const failed = await eventually(
+      () => grantOf(s, bought.customerId, role),
+      (g) => expect(g.is_granted).toBe(false),
+    );
+    expect(failed.error).toMatchObject({ type: "BenefitActionRequiredError" });
+    expect(failed.error.message).toMatch(/^Discord error: /);
+    expect(failed.properties.granted_account_id).toBeUndefined();
+    await waitHook(s, "benefit_grant.updated", granted.id, (d) => d.is_granted === false && d.error !== null);
+    await eventually(
+      () =>
+        server.sql<{ status: string }>(
+          "select status from kassa_job where name = 'benefits.sync' and payload->>'customerId' = $1 and status <> 'completed'",
+          bought.customerId,
+        ),
+      (rows) => expect(rows).toEqual([]),
+    );
   });
 });
 

@@ -302,17 +302,32 @@ async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Conn
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
   if (!strategy.refreshOnEdit) return;
-  const properties = await strategy.grant({
-    trx,
-    organizationId: ctx.organizationId,
-    customerId: row.customer_id,
-    benefit,
-    scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
-    properties: row.properties,
-    now,
-    connections,
-    refresh: true,
-  });
+  let properties: GrantProperties;
+  try {
+    properties = await strategy.grant({
+      trx,
+      organizationId: ctx.organizationId,
+      customerId: row.customer_id,
+      benefit,
+      scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
+      properties: row.properties,
+      now,
+      connections,
+      refresh: true,
+    });
+  } catch (error) {
+    // The new access could not be given (and the old may be gone): the grant is failed with
+    // the reason, waiting for the customer or the merchant's retry, as a grant that fails.
+    if (!(error instanceof BenefitActionRequired)) throw error;
+    const failed = await repo.updateGrant(trx, row.id, {
+      granted_at: null,
+      error: JSON.stringify(errorValue(error, now)),
+      ...(error.properties ? { properties: JSON.stringify(error.properties) } : {}),
+      modified_at: now,
+    });
+    await emitGrant(ctx, trx, "updated", failed, row.properties);
+    return;
+  }
   if (JSON.stringify(properties) === JSON.stringify(row.properties)) return;
   const updated = await repo.updateGrant(trx, row.id, {
     properties: JSON.stringify(properties),

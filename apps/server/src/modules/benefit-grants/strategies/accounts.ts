@@ -95,7 +95,14 @@ async function refreshAccess(
     if (!(error instanceof BenefitActionRequired)) throw error;
   }
   const { granted_account_id: _taken, ...kept } = input.properties;
-  return grant({ ...input, properties: kept, refresh: false, update: false });
+  try {
+    return await grant({ ...input, properties: kept, refresh: false, update: false });
+  } catch (error) {
+    // The old access is gone: the grant's failure must not name it as given.
+    if (error instanceof BenefitActionRequired && !error.properties)
+      throw new BenefitActionRequired(error.message, kept);
+    throw error;
+  }
 }
 
 const differs = (input: StrategyInput, keys: string[]) =>
