@@ -560,14 +560,26 @@ describe("license keys the merchant changes", () => {
     );
     expect(edited).toMatchObject({ status: "granted", limit_usage: 250, key: issued.key });
     expect(edited.expires_at).toBe(plusYears(issued.created_at, 2));
-    // A description-only edit changes nothing on the key.
+    // The merchant gives this one key more usage and a later expiry by hand: a description-only
+    // edit leaves them, and an edit of the activations changes the activations alone.
+    const custom = { limit_usage: 999, expires_at: "2035-01-01T00:00:00.000Z" };
+    await ok(call(server, s.token, "PATCH", `/v1/license-keys/${keyId}`, custom));
     await ok(call(server, s.token, "PATCH", `/v1/benefits/${keys}`, { description: "Desktop license (v2)" }));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await keyOf(s, keyId)).toMatchObject({
-      limit_activations: 5,
-      limit_usage: 250,
-      expires_at: edited.expires_at,
-    });
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${keys}`, {
+        properties: {
+          prefix: "EDIT",
+          expires: { ttl: 2, timeframe: "year" },
+          activations: { limit: 7, enable_customer_admin: false },
+          limit_usage: 250,
+        },
+      }),
+    );
+    const kept = await eventually(
+      () => keyOf(s, keyId),
+      (k) => expect(k.limit_activations).toBe(7),
+    );
+    expect(kept).toMatchObject({ ...custom, status: "granted" });
   });
 
   it("a key set revoked takes its grant back and renewals do not give it again; set granted, it is granted again", async () => {

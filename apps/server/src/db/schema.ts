@@ -972,6 +972,17 @@ export interface LicenseKeyTable {
   signed: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Date;
   modified_at: Date | null;
+  /** The benefit's terms its last grant gave it (migration 0924); null for older keys. */
+  granted_terms: ColumnType<LicenseKeyGrantedTerms | null, string | null | undefined, string | null>;
+}
+
+/** What a license key's grant took from its benefit, and when its ttl started counting. */
+export interface LicenseKeyGrantedTerms {
+  limit_activations: number | null;
+  limit_usage: number | null;
+  expires: { ttl: number; timeframe: "day" | "month" | "year" } | null;
+  /** ISO 8601: the grant (or re-grant) its ttl counts from. */
+  from: string;
 }
 
 /** One activation (a device, an install) of a license key; deactivation is a soft delete. */

@@ -54,6 +54,7 @@ import { migration as m0920_payment_method_detach } from "./0920_payment_method_
 import { migration as m0921_benefit_grant_merchant_revoked } from "./0921_benefit_grant_merchant_revoked.js";
 import { migration as m0922_order_paid_at } from "./0922_order_paid_at.js";
 import { migration as m0923_checkout_opened_at } from "./0923_checkout_opened_at.js";
+import { migration as m0924_license_key_granted_terms } from "./0924_license_key_granted_terms.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -107,4 +108,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0921_benefit_grant_merchant_revoked": m0921_benefit_grant_merchant_revoked,
   "0922_order_paid_at": m0922_order_paid_at,
   "0923_checkout_opened_at": m0923_checkout_opened_at,
+  "0924_license_key_granted_terms": m0924_license_key_granted_terms,
 };

@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { Transaction } from "kysely";
-import type { KassaDatabase } from "../../db/schema.js";
+import type { Transaction, Updateable } from "kysely";
+import type { KassaDatabase, LicenseKeyGrantedTerms, LicenseKeyTable } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { forgetLicenseKey } from "./key-cache.js";
-import { displayKey, generateKey, grantedTerms, type LicenseKeyBenefitProperties } from "./keys.js";
+import {
+  displayKey,
+  expiryFrom,
+  generateKey,
+  grantedTerms,
+  type LicenseKeyBenefitProperties,
+} from "./keys.js";
 import * as repo from "./repository.js";
 import { signedKey, signingKeyOf } from "./signing.js";
 
@@ -50,13 +56,25 @@ export async function grantLicenseKey(
           customerId: input.customerId,
         })
       : undefined;
+  const spec = termsOf(properties, input.expires);
   if (existing && existing.benefit_id === input.benefitId) {
+    if (input.refresh) {
+      const patch = refreshedTerms(existing, spec);
+      if (patch) {
+        forgetLicenseKey(existing.id);
+        await repo.updateLicenseKey(trx, input.organizationId, existing.id, {
+          ...patch,
+          modified_at: input.now,
+        });
+      }
+      return { license_key_id: existing.id, display_key: displayKey(existing.key) };
+    }
     // Validations in this process read it again (key-cache.ts), from before this commits on.
     forgetLicenseKey(existing.id);
     const row = await repo.updateLicenseKey(trx, input.organizationId, existing.id, {
-      ...(input.refresh
-        ? grantedTerms(properties, input.expires, existing.created_at)
-        : { status: "granted", ...terms }),
+      status: "granted",
+      ...terms,
+      granted_terms: JSON.stringify({ ...spec, from: input.now.toISOString() }),
       modified_at: input.now,
     });
     return { license_key_id: row.id, display_key: displayKey(row.key) };
@@ -83,11 +101,46 @@ export async function grantLicenseKey(
     key,
     status: "granted",
     ...terms,
+    granted_terms: JSON.stringify({ ...spec, from: input.now.toISOString() }),
     signed: properties.signed === true,
     created_at: input.now,
     modified_at: null,
   });
   return { license_key_id: row.id, display_key: displayKey(row.key) };
+}
+
+type Terms = Omit<LicenseKeyGrantedTerms, "from">;
+
+/** The terms a benefit gives a key (`expires`: false for a subscription's, which never expires). */
+function termsOf(properties: LicenseKeyBenefitProperties, expires: boolean): Terms {
+  return {
+    limit_activations: properties.activations?.limit ?? null,
+    limit_usage: properties.limit_usage ?? null,
+    expires:
+      expires && properties.expires
+        ? { ttl: properties.expires.ttl, timeframe: properties.expires.timeframe }
+        : null,
+  };
+}
+
+/**
+ * What a benefit edit changes on a key: each term the edit changed against what the key's grant
+ * took (a limit set on the key by hand stays unless the benefit's own moved), the expiry counted
+ * from the grant as the ttl says. A key without its terms (issued before they were kept) takes
+ * them all, its ttl from its issue. Null: nothing changed.
+ */
+function refreshedTerms(key: repo.LicenseKeyRow, next: Terms): Updateable<LicenseKeyTable> | null {
+  const had = key.granted_terms;
+  const from = had ? new Date(had.from) : key.created_at;
+  const expiry = () => (next.expires ? expiryFrom(from, next.expires.ttl, next.expires.timeframe) : null);
+  const patch: Updateable<LicenseKeyTable> = {};
+  if (!had || had.limit_activations !== next.limit_activations)
+    patch.limit_activations = next.limit_activations;
+  if (!had || had.limit_usage !== next.limit_usage) patch.limit_usage = next.limit_usage;
+  if (!had || JSON.stringify(had.expires) !== JSON.stringify(next.expires)) patch.expires_at = expiry();
+  if (Object.keys(patch).length === 0) return null;
+  patch.granted_terms = JSON.stringify({ ...next, from: from.toISOString() });
+  return patch;
 }
 
 /** The license_keys strategy's revoke: the key's status becomes `revoked` (nothing when it is gone). */

@@ -124,11 +124,20 @@ export async function updateLicenseKey({
   onStatusSet?: StatusSetHook | undefined;
 }) {
   return inTransaction(ctx, async (trx) => {
-    const row = isUuid(input.id)
-      ? await repo.findLicenseKey(trx, ctx.organizationId, input.id, { forUpdate: true })
-      : undefined;
-    if (!row) throw LicenseKeyNotFound();
     const p = input.patch;
+    // A status change tells the key's grant first, which locks the grant before the key, in
+    // the order a grant sync locks them (its grant, then its key): the two never wait in a circle.
+    const seen = isUuid(input.id) ? await repo.findLicenseKey(trx, ctx.organizationId, input.id) : undefined;
+    if (!seen) throw LicenseKeyNotFound();
+    if (p.status && p.status !== seen.status)
+      await onStatusSet?.(trx, ctx, {
+        id: seen.id,
+        benefitId: seen.benefit_id,
+        customerId: seen.customer_id,
+        status: p.status,
+      });
+    const row = await repo.findLicenseKey(trx, ctx.organizationId, input.id, { forUpdate: true });
+    if (!row) throw LicenseKeyNotFound();
     const patch: Updateable<LicenseKeyTable> = {};
     if (p.status) patch.status = p.status;
     if (p.usage !== undefined) patch.usage = p.usage;
@@ -139,13 +148,6 @@ export async function updateLicenseKey({
     patch.modified_at = ctx.clock.now();
     forgetLicenseKey(row.id);
     const updated = await repo.updateLicenseKey(trx, ctx.organizationId, row.id, patch);
-    if (p.status && p.status !== row.status)
-      await onStatusSet?.(trx, ctx, {
-        id: row.id,
-        benefitId: row.benefit_id,
-        customerId: row.customer_id,
-        status: p.status,
-      });
     return oneLicenseKeyWire(trx, withPendingCounts(ctx, updated));
   });
 }
