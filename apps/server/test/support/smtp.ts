@@ -56,8 +56,12 @@ export class MailCatcher {
     return `smtp://test:test@127.0.0.1:${this.port}`;
   }
 
-  /** Resolves with the first mail (received before or after the call) matching, or throws after `ms`. */
-  async waitFor(match: (m: CaughtMail) => boolean, ms = 15_000): Promise<CaughtMail> {
+  /**
+   * Resolves with the first mail (received before or after the call) matching, or throws after
+   * `ms`. 25 s by default, under a test's 30: on a loaded CI machine an invitation's mail once
+   * took longer than 15 s to arrive (its job queued behind the others, or retried after its backoff).
+   */
+  async waitFor(match: (m: CaughtMail) => boolean, ms = 25_000): Promise<CaughtMail> {
     const deadline = Date.now() + ms;
     for (;;) {
       const found = this.mails.find(match);

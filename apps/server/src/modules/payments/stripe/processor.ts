@@ -71,8 +71,14 @@ function methodSummary(pm: string | Stripe.PaymentMethod | null | undefined): Pa
 function setupResultOf(si: Stripe.SetupIntent, failedMessage: string): SetupResult {
   const pm = methodSummary(si.payment_method);
   if (si.status === "succeeded" && pm) return { status: "succeeded", paymentMethod: pm };
+  // Only a challenge is the customer's to act on; `processing` is the bank's (no client secret:
+  // the portal answers "still being confirmed", where Polar's confirm answers 422 too).
   if (si.status === "requires_action" || si.status === "processing")
-    return { status: "pending", setupId: si.id, clientSecret: si.client_secret };
+    return {
+      status: "pending",
+      setupId: si.id,
+      clientSecret: si.status === "requires_action" ? si.client_secret : null,
+    };
   const err = si.last_setup_error;
   return {
     status: "failed",
