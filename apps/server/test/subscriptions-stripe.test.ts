@@ -223,6 +223,28 @@ describe("renewals on Stripe", () => {
       payment_method: expect.objectContaining({ id: done.paymentMethod.id }),
     });
     expect((await call(server, token, "GET", `/v1/subscriptions/${id}`)).body.status).toBe("active");
+
+    // A challenge the customer fails: the confirm says the bank's reason, on the field.
+    const again = await call(server, portal, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: ctoken("threeDS"),
+    });
+    const againId = (again.body.client_secret as string).split("_secret_")[0]!;
+    fake.failSetupAction(againId);
+    const refused = await call(
+      server,
+      portal,
+      "POST",
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+      {
+        setup_intent_id: againId,
+        set_default: true,
+      },
+    );
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({
+      loc: ["body", "setup_intent_id"],
+      msg: expect.stringContaining("unable to authenticate"),
+    });
   });
 
   it("a live processor has no test clock", async () => {

@@ -76,6 +76,8 @@ export interface FakeStripe {
   failRefund(id: string, status?: "failed" | "canceled"): Obj;
   /** The customer passes a setup intent's 3-D Secure challenge: it succeeds, its card saved on the customer. */
   completeSetupAction(id: string): Obj;
+  /** The customer fails the challenge: the setup intent wants another card, with Stripe's error. */
+  failSetupAction(id: string): Obj;
   /**
    * The buyer passes a payment intent's 3-D Secure challenge: the intent succeeds and, when it
    * was made for future use, its card is saved on the customer, as Stripe does. Answers the
@@ -419,6 +421,21 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         pi._refunded = Number(pi._refunded ?? 0) - Number(re.amount);
       re.status = status;
       return re;
+    },
+    failSetupAction(id) {
+      const si = objects.get(id);
+      if (si?.object !== "setup_intent" || si.status !== "requires_action")
+        throw new Error(`no setup intent ${id} waiting for an action`);
+      Object.assign(si, {
+        status: "requires_payment_method",
+        last_setup_error: {
+          type: "card_error",
+          code: "setup_intent_authentication_failure",
+          message:
+            "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+        },
+      });
+      return si;
     },
     completeSetupAction(id) {
       const si = objects.get(id);

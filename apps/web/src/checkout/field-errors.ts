@@ -10,6 +10,8 @@ const CARD_FIELD: Record<string, string> = {
   exp_year: "expiry",
   cvc: "cvc",
   confirmation_token_id: "payment",
+  // Finishing a card the bank asked to confirm: its refusal is the card's.
+  setup_intent_id: "payment",
 };
 
 /** A 422's issues by field (`loc` without "body"), joined with dots. */

@@ -78,8 +78,10 @@ export async function confirmPaymentMethod(
     customerId: customer.processor_customer_id,
     setupId: input.setup_intent_id,
   });
-  if (!found || found.status === "failed")
-    throw RequestValidationError.field(loc, "Invalid setup_intent_id.", input.setup_intent_id);
+  if (!found) throw RequestValidationError.field(loc, "Invalid setup_intent_id.", input.setup_intent_id);
+  // The bank refused the challenge: its reason, for the customer to read (Polar: "Invalid setup_intent_id.").
+  if (found.status === "failed")
+    throw RequestValidationError.field(loc, found.message, input.setup_intent_id);
   return settleSetup(ctx, customer.id, found, input.set_default, loc, input.setup_intent_id);
 }
 
