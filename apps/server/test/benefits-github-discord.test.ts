@@ -391,8 +391,9 @@ describe("a benefit edited", () => {
       (d) => d.properties.role_id === "222222222222222222",
     );
 
-    // Discord refuses the next role for good (403 on both calls): the grant fails with Discord's
-    // reason, names no account as granted, and waits (the sync is not retried until it dies).
+    // Discord refuses for good (403 to both calls: the old role's removal, the new one's add):
+    // the grant records Discord's reason and still names the role it gave, so that a revoke can
+    // take it back; the sync is not retried until it dies.
     fake.failNext("discord", 2, 403);
     await ok(
       call(server, s.token, "PATCH", `/v1/benefits/${role}`, {
@@ -401,12 +402,30 @@ describe("a benefit edited", () => {
     );
     const failed = await eventually(
       () => grantOf(s, bought.customerId, role),
-      (g) => expect(g.is_granted).toBe(false),
+      (g) => expect(g.error).not.toBeNull(),
     );
     expect(failed.error).toMatchObject({ type: "BenefitActionRequiredError" });
     expect(failed.error.message).toMatch(/^Discord error: /);
-    expect(failed.properties.granted_account_id).toBeUndefined();
-    await waitHook(s, "benefit_grant.updated", granted.id, (d) => d.is_granted === false && d.error !== null);
+    expect(failed).toMatchObject({
+      is_granted: true,
+      properties: { role_id: "222222222222222222", granted_account_id: user.id },
+    });
+    await waitHook(s, "benefit_grant.updated", granted.id, (d) => d.error !== null);
+
+    // The old role removed, the new one refused: not granted any more, naming no account as given.
+    fake.failNext("discord", 1, 403, "PUT");
+    await ok(
+      call(server, s.token, "PATCH", `/v1/benefits/${role}`, {
+        properties: { ...props, role_id: "444444444444444444" },
+      }),
+    );
+    const lost = await eventually(
+      () => grantOf(s, bought.customerId, role),
+      (g) => expect(g.is_granted).toBe(false),
+    );
+    expect(lost.error.message).toMatch(/^Discord error: /);
+    expect(lost.properties.granted_account_id).toBeUndefined();
+    expect([...fake.discord.members.get(guild)!.get(user.id)!]).toEqual([]);
     await eventually(
       () =>
         server.sql<{ status: string }>(

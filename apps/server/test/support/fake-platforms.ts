@@ -28,8 +28,11 @@ export interface FakePlatforms {
   calls: PlatformCall[];
   /** Who approves the next authorize on each platform (the person in front of the browser); undefined declines. */
   signIn(platform: "github" | "discord", user: FakeUser | undefined): void;
-  /** The next `count` calls of the merchant's side (collaborators, guild members) answer `status`. */
-  failNext(platform: "github" | "discord", count: number, status?: number): void;
+  /**
+   * The next `count` calls of the merchant's side (collaborators, guild members) answer `status`;
+   * with `method`, only calls of that method count (`PUT`: adds fail, removals pass).
+   */
+  failNext(platform: "github" | "discord", count: number, status?: number, method?: string): void;
   /** GitHub: pending invitations `{repo: [login]}` and collaborators; invitations accepted with `accept`. */
   github: {
     invitations: Map<string, { id: number; user: FakeUser; permission: string }[]>;
@@ -49,7 +52,7 @@ export async function startFakePlatforms(opts: {
   const nextUser: Partial<Record<"github" | "discord", FakeUser>> = {};
   const codes = new Map<string, { platform: "github" | "discord"; user: FakeUser }>();
   const tokens = new Map<string, FakeUser>();
-  const failing: Record<"github" | "discord", { count: number; status: number }> = {
+  const failing: Record<"github" | "discord", { count: number; status: number; method?: string }> = {
     github: { count: 0, status: 502 },
     discord: { count: 0, status: 502 },
   };
@@ -135,7 +138,7 @@ export async function startFakePlatforms(opts: {
     if (repoPath) {
       if (req.headers.authorization !== `Bearer ${opts.githubToken}`)
         return json(res, 401, { message: "Bad credentials" });
-      if (failing.github.count > 0) {
+      if (failing.github.count > 0 && (!failing.github.method || failing.github.method === req.method)) {
         failing.github.count--;
         return json(res, failing.github.status, { message: "Server Error" });
       }
@@ -186,7 +189,7 @@ export async function startFakePlatforms(opts: {
     if (guildPath) {
       if (req.headers.authorization !== `Bot ${opts.botToken}`)
         return json(res, 401, { message: "401: Unauthorized" });
-      if (failing.discord.count > 0) {
+      if (failing.discord.count > 0 && (!failing.discord.method || failing.discord.method === req.method)) {
         failing.discord.count--;
         return json(res, failing.discord.status, { message: "Discord is sad", code: 0 });
       }
@@ -227,8 +230,8 @@ export async function startFakePlatforms(opts: {
       if (user) nextUser[platform] = user;
       else delete nextUser[platform];
     },
-    failNext(platform, count, status = 502) {
-      failing[platform] = { count, status };
+    failNext(platform, count, status = 502, method) {
+      failing[platform] = { count, status, ...(method ? { method } : {}) };
     },
     github,
     accept(repo, login) {

@@ -117,6 +117,15 @@ async function nextAction(
   return actions.find((a) => !done.has(a.key));
 }
 
+/**
+ * The grant a step acts on, locked before the step asks its strategy anything: every step locks
+ * the grant, then what the strategy locks (a license key), the order a key's status change
+ * takes them in too (`licenseKeyStatusSet`).
+ */
+async function lockedGrant(trx: Trx, seen: repo.GrantRow): Promise<repo.GrantRow> {
+  return (await repo.lockGrant(trx, seen.id)) ?? seen;
+}
+
 function errorValue(error: unknown, now: Date): BenefitGrantErrorValue {
   const e = error instanceof Error ? error : new Error(String(error));
   return { message: e.message.slice(0, 1000), type: e.name || "Error", timestamp: now.toISOString() };
@@ -221,7 +230,8 @@ async function grant(
   await emitGrant(ctx, trx, connected ? "updated" : "created", updated, previous);
 }
 
-async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Connections | undefined) {
+async function revoke(ctx: Ctx, trx: Trx, seen: repo.GrantRow, connections: Connections | undefined) {
+  const row = await lockedGrant(trx, seen);
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -259,10 +269,11 @@ async function revoke(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Conne
 async function cycle(
   ctx: Ctx,
   trx: Trx,
-  row: repo.GrantRow,
+  seen: repo.GrantRow,
   orderId: string,
   connections: Connections | undefined,
 ) {
+  const row = await lockedGrant(trx, seen);
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -297,7 +308,8 @@ async function cycle(
 }
 
 /** Grants again after an edit of the benefit; `benefit_grant.updated` if the properties moved. */
-async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Connections | undefined) {
+async function refresh(ctx: Ctx, trx: Trx, seen: repo.GrantRow, connections: Connections | undefined) {
+  const row = await lockedGrant(trx, seen);
   const now = ctx.clock.now();
   const benefit = await benefitOf(trx, ctx.organizationId, row.benefit_id);
   const strategy = STRATEGIES[benefit.type as BenefitType];
@@ -319,10 +331,11 @@ async function refresh(ctx: Ctx, trx: Trx, row: repo.GrantRow, connections: Conn
     // The new access could not be given (and the old may be gone): the grant is failed with
     // the reason, waiting for the customer or the merchant's retry, as a grant that fails.
     if (!(error instanceof BenefitActionRequired)) throw error;
+    // With properties, the old access was taken back: not granted any more. Without, what the
+    // grant gave is still there: it stays granted (a revoke undoes it), with the reason.
     const failed = await repo.updateGrant(trx, row.id, {
-      granted_at: null,
+      ...(error.properties ? { granted_at: null, properties: JSON.stringify(error.properties) } : {}),
       error: JSON.stringify(errorValue(error, now)),
-      ...(error.properties ? { properties: JSON.stringify(error.properties) } : {}),
       modified_at: now,
     });
     await emitGrant(ctx, trx, "updated", failed, row.properties);

@@ -129,7 +129,9 @@ export async function updateLicenseKey({
     // the order a grant sync locks them (its grant, then its key): the two never wait in a circle.
     const seen = isUuid(input.id) ? await repo.findLicenseKey(trx, ctx.organizationId, input.id) : undefined;
     if (!seen) throw LicenseKeyNotFound();
-    if (p.status && p.status !== seen.status)
+    // Every status asked is told (the hook does nothing when the grant already agrees): a
+    // parallel PATCH may change the status between this read and the key's lock below.
+    if (p.status)
       await onStatusSet?.(trx, ctx, {
         id: seen.id,
         benefitId: seen.benefit_id,

@@ -89,19 +89,21 @@ async function refreshAccess(
   grant: (input: StrategyInput) => Promise<Record<string, unknown>>,
 ) {
   if (!moved || !str(input.properties.granted_account_id)) return input.properties;
+  let taken = true;
   try {
     await takeBack();
   } catch (error) {
     if (!(error instanceof BenefitActionRequired)) throw error;
+    taken = false;
   }
   const { granted_account_id: _taken, ...kept } = input.properties;
   try {
     return await grant({ ...input, properties: kept, refresh: false, update: false });
   } catch (error) {
-    // The old access is gone: the grant's failure must not name it as given.
-    if (error instanceof BenefitActionRequired && !error.properties)
-      throw new BenefitActionRequired(error.message, kept);
-    throw error;
+    if (!(error instanceof BenefitActionRequired) || error.properties) throw error;
+    // Taken back: the failure names no access as given. Not taken back (the platform refused,
+    // the account is gone): the grant keeps naming the old access, so a later revoke undoes it.
+    throw taken ? new BenefitActionRequired(error.message, kept) : error;
   }
 }
 
