@@ -8,7 +8,12 @@ import { type BenefitRow, findBenefitsWithDeleted } from "../benefits/index.js";
 import { emitCustomerStateChanged } from "../customers/index.js";
 import type { Connections } from "../oauth-accounts/index.js";
 import * as repo from "./repository.js";
-import { BenefitActionRequired, type GrantProperties, STRATEGIES } from "./strategies/index.js";
+import {
+  BenefitActionRequired,
+  type GrantProperties,
+  STRATEGIES,
+  type StrategyInput,
+} from "./strategies/index.js";
 import { grantsWire } from "./wire.js";
 
 type Trx = Transaction<KassaDatabase>;
@@ -124,6 +129,27 @@ async function nextAction(
  */
 async function lockedGrant(trx: Trx, seen: repo.GrantRow): Promise<repo.GrantRow> {
   return (await repo.lockGrant(trx, seen.id)) ?? seen;
+}
+
+/** What a strategy is given for a step on an existing grant: its benefit, cause and properties. */
+function stepInput(
+  ctx: Ctx,
+  trx: Trx,
+  row: repo.GrantRow,
+  benefit: BenefitRow,
+  now: Date,
+  connections: Connections | undefined,
+): StrategyInput {
+  return {
+    trx,
+    organizationId: ctx.organizationId,
+    customerId: row.customer_id,
+    benefit,
+    scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
+    properties: row.properties,
+    now,
+    connections,
+  };
 }
 
 function errorValue(error: unknown, now: Date): BenefitGrantErrorValue {
@@ -244,16 +270,7 @@ async function revoke(ctx: Ctx, trx: Trx, seen: repo.GrantRow, connections: Conn
       (await repo.otherGrantedCount(trx, row.customer_id, row.benefit_id, row.id)) === 0);
   if (undo)
     try {
-      properties = await strategy.revoke({
-        trx,
-        organizationId: ctx.organizationId,
-        customerId: row.customer_id,
-        benefit,
-        scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
-        properties: row.properties,
-        now,
-        connections,
-      });
+      properties = await strategy.revoke(stepInput(ctx, trx, row, benefit, now, connections));
     } catch (error) {
       if (!(error instanceof BenefitActionRequired)) throw error;
     }
@@ -279,16 +296,7 @@ async function cycle(
   const strategy = STRATEGIES[benefit.type as BenefitType];
   let updated: repo.GrantRow;
   try {
-    const properties = await strategy.cycle({
-      trx,
-      organizationId: ctx.organizationId,
-      customerId: row.customer_id,
-      benefit,
-      scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
-      properties: row.properties,
-      now,
-      connections,
-    });
+    const properties = await strategy.cycle(stepInput(ctx, trx, row, benefit, now, connections));
     updated = await repo.updateGrant(trx, row.id, {
       properties: JSON.stringify(properties),
       last_cycle_order_id: orderId,
@@ -317,14 +325,7 @@ async function refresh(ctx: Ctx, trx: Trx, seen: repo.GrantRow, connections: Con
   let properties: GrantProperties;
   try {
     properties = await strategy.grant({
-      trx,
-      organizationId: ctx.organizationId,
-      customerId: row.customer_id,
-      benefit,
-      scope: { subscriptionId: row.subscription_id, orderId: row.order_id },
-      properties: row.properties,
-      now,
-      connections,
+      ...stepInput(ctx, trx, row, benefit, now, connections),
       refresh: true,
     });
   } catch (error) {
