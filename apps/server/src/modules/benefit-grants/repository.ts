@@ -138,9 +138,15 @@ export function lockGrantOf(db: Db, customerId: string, benefitId: string, scope
   return q.forUpdate().executeTakeFirst();
 }
 
-/** A grant by id, locked for the transaction. */
-export function lockGrant(db: Db, id: string) {
-  return db.selectFrom("kassa_benefit_grant").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+/** An organization's grant by id, locked for the transaction. */
+export function lockGrant(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom("kassa_benefit_grant")
+    .selectAll()
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** The grant that holds a license key (its properties name the key), locked for the transaction. */

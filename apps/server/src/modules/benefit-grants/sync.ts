@@ -128,7 +128,7 @@ async function nextAction(
  * takes them in too (`licenseKeyStatusSet`).
  */
 async function lockedGrant(trx: Trx, seen: repo.GrantRow): Promise<repo.GrantRow> {
-  return (await repo.lockGrant(trx, seen.id)) ?? seen;
+  return (await repo.lockGrant(trx, seen.organization_id, seen.id)) ?? seen;
 }
 
 /** What a strategy is given for a step on an existing grant: its benefit, cause and properties. */

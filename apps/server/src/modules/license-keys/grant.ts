@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction, Updateable } from "kysely";
-import type { KassaDatabase, LicenseKeyGrantedTerms, LicenseKeyTable } from "../../db/schema.js";
+import type { KassaDatabase, LicenseKeyTable } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { forgetLicenseKey } from "./key-cache.js";
 import {
   displayKey,
-  expiryFrom,
   generateKey,
-  grantedTerms,
+  type KeyTerms,
+  keyColumns,
   type LicenseKeyBenefitProperties,
+  termsOf,
 } from "./keys.js";
 import * as repo from "./repository.js";
 import { signedKey, signingKeyOf } from "./signing.js";
@@ -24,8 +25,8 @@ export interface GrantLicenseKeyInput {
   /** True for order-backed grants (the benefit's ttl applies); false for subscriptions (never expire). */
   expires: boolean;
   /**
-   * The merchant edited the benefit (Polar's `requires_update`): the linked key takes the new
-   * limits, and an expiring key the new ttl counted from when it was issued; its status stays.
+   * The merchant edited the benefit (Polar's `requires_update`): the linked key takes the terms
+   * the edit changed (`refreshedTerms`), a new ttl counted from its grant; its status stays.
    */
   refresh?: boolean | undefined;
   now: Date;
@@ -48,7 +49,8 @@ export async function grantLicenseKey(
   input: GrantLicenseKeyInput,
 ): Promise<GrantedLicenseKey> {
   const properties = input.benefitProperties as LicenseKeyBenefitProperties;
-  const terms = grantedTerms(properties, input.expires, input.now);
+  const spec = termsOf(properties, input.expires);
+  const terms = keyColumns(spec, input.now);
   const existing =
     input.existingLicenseKeyId && isUuid(input.existingLicenseKeyId)
       ? await repo.findLicenseKey(trx, input.organizationId, input.existingLicenseKeyId, {
@@ -56,7 +58,6 @@ export async function grantLicenseKey(
           customerId: input.customerId,
         })
       : undefined;
-  const spec = termsOf(properties, input.expires);
   if (existing && existing.benefit_id === input.benefitId) {
     if (input.refresh) {
       const patch = refreshedTerms(existing, spec);
@@ -109,35 +110,21 @@ export async function grantLicenseKey(
   return { license_key_id: row.id, display_key: displayKey(row.key) };
 }
 
-type Terms = Omit<LicenseKeyGrantedTerms, "from">;
-
-/** The terms a benefit gives a key (`expires`: false for a subscription's, which never expires). */
-function termsOf(properties: LicenseKeyBenefitProperties, expires: boolean): Terms {
-  return {
-    limit_activations: properties.activations?.limit ?? null,
-    limit_usage: properties.limit_usage ?? null,
-    expires:
-      expires && properties.expires
-        ? { ttl: properties.expires.ttl, timeframe: properties.expires.timeframe }
-        : null,
-  };
-}
-
 /**
  * What a benefit edit changes on a key: each term the edit changed against what the key's grant
  * took (a limit set on the key by hand stays unless the benefit's own moved), the expiry counted
  * from the grant as the ttl says. A key without its terms (issued before they were kept) takes
  * them all, its ttl from its issue. Null: nothing changed.
  */
-function refreshedTerms(key: repo.LicenseKeyRow, next: Terms): Updateable<LicenseKeyTable> | null {
+function refreshedTerms(key: repo.LicenseKeyRow, next: KeyTerms): Updateable<LicenseKeyTable> | null {
   const had = key.granted_terms;
   const from = had ? new Date(had.from) : key.created_at;
-  const expiry = () => (next.expires ? expiryFrom(from, next.expires.ttl, next.expires.timeframe) : null);
   const patch: Updateable<LicenseKeyTable> = {};
   if (!had || had.limit_activations !== next.limit_activations)
     patch.limit_activations = next.limit_activations;
   if (!had || had.limit_usage !== next.limit_usage) patch.limit_usage = next.limit_usage;
-  if (!had || JSON.stringify(had.expires) !== JSON.stringify(next.expires)) patch.expires_at = expiry();
+  if (!had || JSON.stringify(had.expires) !== JSON.stringify(next.expires))
+    patch.expires_at = keyColumns(next, from).expires_at;
   if (Object.keys(patch).length === 0) return null;
   patch.granted_terms = JSON.stringify({ ...next, from: from.toISOString() });
   return patch;

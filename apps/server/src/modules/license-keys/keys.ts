@@ -52,13 +52,29 @@ export function expiryFrom(from: Date, ttl: number, timeframe: "day" | "month" |
   );
 }
 
-/** The limits and expiry a grant (or re-grant) gives a key, from the benefit's properties. */
-export function grantedTerms(properties: LicenseKeyBenefitProperties, expires: boolean, now: Date) {
-  const ttl = properties.expires;
+/** What a key's grant takes from its benefit (`expires`: false for a subscription's, which never expires). */
+export interface KeyTerms {
+  limit_activations: number | null;
+  limit_usage: number | null;
+  expires: { ttl: number; timeframe: "day" | "month" | "year" } | null;
+}
+
+export function termsOf(properties: LicenseKeyBenefitProperties, expires: boolean): KeyTerms {
   return {
     limit_activations: properties.activations?.limit ?? null,
     limit_usage: properties.limit_usage ?? null,
-    // Subscription-backed keys never expire (the grant engine passes expires: false).
-    expires_at: expires && ttl ? expiryFrom(now, ttl.ttl, ttl.timeframe) : null,
+    expires:
+      expires && properties.expires
+        ? { ttl: properties.expires.ttl, timeframe: properties.expires.timeframe }
+        : null,
+  };
+}
+
+/** The limits and expiry those terms give a key granted (or re-granted) at `from`. */
+export function keyColumns(terms: KeyTerms, from: Date) {
+  return {
+    limit_activations: terms.limit_activations,
+    limit_usage: terms.limit_usage,
+    expires_at: terms.expires ? expiryFrom(from, terms.expires.ttl, terms.expires.timeframe) : null,
   };
 }
