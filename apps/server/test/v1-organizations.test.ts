@@ -46,6 +46,7 @@ describe("organizations", () => {
     expect(raw.body.feature_settings).toEqual({
       issue_funding_enabled: false,
       usage_based_billing_enabled: false,
+      meter_cycling_enabled: false,
     });
 
     const page = await polar.organizations.list({});

@@ -62,6 +62,8 @@ function product(over: Partial<CheckoutProduct> = {}): CheckoutProduct {
     is_archived: false,
     recurring_interval: null,
     recurring_interval_count: null,
+    meter_interval: null,
+    meter_interval_count: null,
     organization_id: "org-1",
     prices: [fixed],
     benefits: [],

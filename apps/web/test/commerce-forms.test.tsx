@@ -71,6 +71,41 @@ describe("product form", () => {
   });
 });
 
+describe("product form: a separate meter cycle", () => {
+  it("a yearly product may bill its usage monthly: the choice is sent, and the server's refusal lands at the field", async () => {
+    const { requests } = stubServer({
+      ...dashboardAnswers("owner"),
+      "/v1/meters/": page([]),
+      "/v1/benefits/": page([]),
+      "/v1/custom-fields/": page([]),
+      "/v1/products/": (r: { method: string }) =>
+        r.method === "POST"
+          ? unprocessable(
+              ["body", "meter_interval"],
+              "Separate meter cycling is not enabled for this organization.",
+            )
+          : page([]),
+    });
+    const { user } = renderApp("/dashboard/acme/products/new", { session });
+    await user.type(await screen.findByLabelText(/^Name/, {}, slow), "Pro yearly");
+    // One-time products have no usage period to choose.
+    expect(screen.queryAllByLabelText(/^Usage billed/)).toEqual([]);
+    await user.click(screen.getByText("Yearly", { exact: true }));
+    const cycle = (await screen.findAllByLabelText(/^Usage billed/))[0]!;
+    await user.click(cycle);
+    await user.click(await screen.findByRole("option", { name: "Separately, monthly" }));
+    await user.type(screen.getByLabelText(/^Amount \(USD\)/), "120");
+    await user.click(screen.getByRole("button", { name: "Create product" }));
+    await waitFor(() =>
+      expect(describedBy(cycle)).toContain("Separate meter cycling is not enabled for this organization."),
+    );
+    expect(posts(requests, "/v1/products/")[0]?.body).toMatchObject({
+      recurring_interval: "year",
+      meter_interval: "month",
+    });
+  });
+});
+
 describe("product form: unarchiving", () => {
   it("an archived product offers Unarchive (no Archive); it sends is_archived false at once and shows the product live", async () => {
     let archived = true;

@@ -54,6 +54,8 @@ export interface OrganizationSettingsTable {
   details_submitted_at: Date | null;
   issue_funding_enabled: Generated<boolean>;
   usage_based_billing_enabled: Generated<boolean>;
+  /** Whether recurring products may have a separate meter cycle (migration 0925). */
+  meter_cycling_enabled: Generated<boolean>;
   allow_multiple_subscriptions: Generated<boolean>;
   allow_customer_updates: Generated<boolean>;
   proration_behavior: Generated<string>;
@@ -198,6 +200,9 @@ export interface ProductTable {
   /** A recurring product's free trial: day, week, month or year, and how many (both or neither). */
   trial_interval: ColumnType<string | null, string | null | undefined, string | null>;
   trial_interval_count: ColumnType<number | null, number | null | undefined, number | null>;
+  /** A separate meter cycle (migration 0925): day, week, month or year, and how many; null: none. */
+  meter_interval: ColumnType<string | null, string | null | undefined, string | null>;
+  meter_interval_count: ColumnType<number | null, number | null | undefined, number | null>;
   is_archived: ColumnType<boolean, boolean | undefined, boolean>;
   metadata: Json<Record<string, string | number | boolean>>;
   created_at: Date;
@@ -562,6 +567,12 @@ export interface SubscriptionTable {
   discount_applied_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** When the "trial ending" mail went. */
   trial_reminded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The product's meter cycle when the subscription took it (migration 0925); null: none. */
+  meter_interval: ColumnType<string | null, string | null | undefined, string | null>;
+  meter_interval_count: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The meter clock: the current meter period (null without a meter cycle, and in a trial). */
+  current_meter_period_start: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  current_meter_period_end: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OrderTable {

@@ -185,23 +185,39 @@ export const mailTemplates = {
      * at its scheduled end or when it was revoked): the same mail, without "renews next".
      */
     ended?: boolean;
+    /**
+     * The receipt of a meter period's usage (a separate meter cycle, `subscription_meter_cycle`),
+     * with the day that period ended (Polar's "Your … usage invoice").
+     */
+    usagePeriodEnd?: string;
   }) =>
     render({
-      kind: p.ended ? "subscription-final-usage" : "subscription-renewed",
+      kind: p.ended
+        ? "subscription-final-usage"
+        : p.usagePeriodEnd
+          ? "subscription-usage"
+          : "subscription-renewed",
       to: p.to,
       subject: p.ended
         ? `Your receipt for the last period of ${p.productName}`
-        : `Your ${p.productName} subscription renewed`,
+        : p.usagePeriodEnd
+          ? `Your ${p.productName} usage invoice`
+          : `Your ${p.productName} subscription renewed`,
       greeting: hello(p.name),
       lines: p.ended
         ? [
             `${p.organizationName} charged ${p.amount} for the usage of the last period of your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
             `The subscription ended on ${p.periodEnd}: nothing more will be charged for it.`,
           ]
-        : [
-            `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
-            `It renews next on ${p.periodEnd}.`,
-          ],
+        : p.usagePeriodEnd
+          ? [
+              `${p.organizationName} charged ${p.amount} for the usage of your ${p.productName} subscription up to ${p.usagePeriodEnd} (invoice ${p.invoiceNumber}).`,
+              `The subscription itself renews next on ${p.periodEnd}.`,
+            ]
+          : [
+              `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,
+              `It renews next on ${p.periodEnd}.`,
+            ],
       action: "See the receipt",
       url: p.url,
       footer: `You receive this mail because you subscribe to ${p.productName} from ${p.organizationName}.`,

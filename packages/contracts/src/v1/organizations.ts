@@ -7,7 +7,12 @@ const SocialLink = z
   .meta({ id: "OrganizationSocialLink" });
 
 const FeatureSettings = z
-  .object({ issue_funding_enabled: z.boolean(), usage_based_billing_enabled: z.boolean() })
+  .object({
+    issue_funding_enabled: z.boolean(),
+    usage_based_billing_enabled: z.boolean(),
+    /** Whether recurring products may have a separate meter cycle (`meter_interval`; Polar's). */
+    meter_cycling_enabled: z.boolean(),
+  })
   .meta({ id: "OrganizationFeatureSettings" });
 
 const SubscriptionSettings = z

@@ -108,6 +108,13 @@ export const ProductCreate = z
     prices: z.array(PriceCreate).min(1),
     recurring_interval: z.enum(RECURRING_INTERVALS).nullish(),
     recurring_interval_count: z.number().int().min(1).max(999).nullish(),
+    /**
+     * A separate meter cycle (Polar's): usage is settled, meters reset and meter credits given on
+     * this cadence instead of the billing interval's, which it must divide evenly. Set once, at
+     * creation; needs the organization's `meter_cycling_enabled`.
+     */
+    meter_interval: z.enum(RECURRING_INTERVALS).nullish(),
+    meter_interval_count: z.number().int().min(1).max(999).nullish(),
     ...trialConfigurationInput,
   })
   .superRefine(refineTrialConfiguration)
@@ -192,6 +199,8 @@ export const Product = z
     visibility: z.enum(VISIBILITIES),
     recurring_interval: z.enum(RECURRING_INTERVALS).nullable(),
     recurring_interval_count: z.number().int().nullable(),
+    meter_interval: z.enum(RECURRING_INTERVALS).nullable(),
+    meter_interval_count: z.number().int().nullable(),
     is_recurring: z.boolean(),
     is_archived: z.boolean(),
     organization_id: z.string(),

@@ -60,6 +60,9 @@ export const SubscriptionBase = z
     status: z.enum(SUBSCRIPTION_STATUSES),
     current_period_start: DateTime,
     current_period_end: DateTime,
+    /** The meter clock of a product with a separate meter cycle (Polar's); null otherwise and in a trial. */
+    current_meter_period_start: DateTime.nullable(),
+    current_meter_period_end: DateTime.nullable(),
     trial_start: DateTime.nullable(),
     trial_end: DateTime.nullable(),
     cancel_at_period_end: z.boolean(),
@@ -197,6 +200,8 @@ export const TestClockRan = z
     failed: z.number().int(),
     revoked: z.number().int(),
     trial_reminders: z.number().int(),
+    /** Meter periods that ended before their billing period (a product's separate meter cycle). */
+    meter_cycles: z.number().int(),
     /** Open checkouts that expired on the way (`expired`, with `checkout.updated`, at their expiry). */
     checkouts_expired: z.number().int(),
   })

@@ -55,6 +55,7 @@ import { migration as m0921_benefit_grant_merchant_revoked } from "./0921_benefi
 import { migration as m0922_order_paid_at } from "./0922_order_paid_at.js";
 import { migration as m0923_checkout_opened_at } from "./0923_checkout_opened_at.js";
 import { migration as m0924_license_key_granted_terms } from "./0924_license_key_granted_terms.js";
+import { migration as m0925_meter_cycle } from "./0925_meter_cycle.js";
 
 export const kassaMigrations: Record<string, Migration> = {
   "0001_mail": m0001_mail,
@@ -109,4 +110,5 @@ export const kassaMigrations: Record<string, Migration> = {
   "0922_order_paid_at": m0922_order_paid_at,
   "0923_checkout_opened_at": m0923_checkout_opened_at,
   "0924_license_key_granted_terms": m0924_license_key_granted_terms,
+  "0925_meter_cycle": m0925_meter_cycle,
 };

@@ -1,5 +1,5 @@
 /** Benefit grants: what a customer receives for a purchase, kept in step with their subscriptions and orders. */
-export { benefitGrantJobs, SYNC_JOB as BENEFIT_SYNC_JOB } from "./jobs.js";
+export { benefitGrantJobs, enqueueGrantSyncs, SYNC_JOB as BENEFIT_SYNC_JOB } from "./jobs.js";
 export type { GrantRow } from "./repository.js";
 export { registerBenefitGrantRoutes } from "./routes.js";
 export { BenefitGrant, CustomerBenefitGrant } from "./schemas.js";

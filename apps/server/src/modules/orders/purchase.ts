@@ -8,6 +8,7 @@ import { activePrices, findProductsOnce } from "../products/index.js";
 import {
   addInterval,
   insertSubscription,
+  meterClockFrom,
   type RecurringInterval,
   subscriptionWire,
 } from "../subscriptions/index.js";
@@ -131,6 +132,14 @@ export async function recordPurchase(
       customer_cancellation_comment: null,
       payment_method_id: input.paymentMethodId,
       anchor_day: now.getUTCDate(),
+      // The product's meter cycle, kept as it was bought; its clock starts with the first paid
+      // period (none during a trial: the renewal that ends it starts it).
+      meter_interval: product.meter_interval,
+      meter_interval_count: product.meter_interval ? (product.meter_interval_count ?? 1) : null,
+      ...meterClockFrom(
+        { ...product, meter_interval_count: product.meter_interval_count, anchor_day: now.getUTCDate() },
+        trialEnd ? null : now,
+      ),
       // A trial's discount is first applied by the renewal that ends it (Polar's).
       discount_applied_at: input.discountId && !trialEnd ? now : null,
       metadata,

@@ -19,6 +19,7 @@ function selectOrganization(db: Db) {
       "s.details_submitted_at",
       "s.issue_funding_enabled",
       "s.usage_based_billing_enabled",
+      "s.meter_cycling_enabled",
       "s.allow_multiple_subscriptions",
       "s.allow_customer_updates",
       "s.proration_behavior",

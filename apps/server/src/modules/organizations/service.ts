@@ -29,6 +29,7 @@ function toWire(row: repo.OrganizationRow): OrganizationWire {
     feature_settings: {
       issue_funding_enabled: row.issue_funding_enabled ?? false,
       usage_based_billing_enabled: row.usage_based_billing_enabled ?? false,
+      meter_cycling_enabled: row.meter_cycling_enabled ?? false,
     },
     subscription_settings: {
       allow_multiple_subscriptions: row.allow_multiple_subscriptions ?? false,
@@ -125,6 +126,7 @@ export async function updateOrganization({
       ...(fs.usage_based_billing_enabled !== undefined
         ? { usage_based_billing_enabled: fs.usage_based_billing_enabled }
         : {}),
+      ...(fs.meter_cycling_enabled !== undefined ? { meter_cycling_enabled: fs.meter_cycling_enabled } : {}),
       ...(ss.allow_multiple_subscriptions !== undefined
         ? { allow_multiple_subscriptions: ss.allow_multiple_subscriptions }
         : {}),

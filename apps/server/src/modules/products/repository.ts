@@ -119,6 +119,8 @@ const PRODUCT_COLUMNS = [
   "p.recurring_interval_count",
   "p.trial_interval",
   "p.trial_interval_count",
+  "p.meter_interval",
+  "p.meter_interval_count",
   "p.is_archived",
   "p.metadata",
   "p.created_at",

@@ -8,6 +8,7 @@ import { setProductBenefits } from "../benefits/index.js";
 import { findFiles, replaceProductMedias } from "../files/index.js";
 import { cachedCatalogRead } from "./catalog-cache.js";
 import { ProductNotFound } from "./errors.js";
+import { checkBillingIntervalKeepsMeterCycle, meterCycleOfNewProduct } from "./meter-interval.js";
 import { type PriceEntry, preparePrices } from "./prices.js";
 import * as repo from "./repository.js";
 import type { ProductCreateInput, ProductUpdateInput, ProductWire } from "./schemas.js";
@@ -173,6 +174,7 @@ export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCr
   const recurring = Boolean(input.recurring_interval);
   if (!recurring) refuseOneTimeTrial(input);
   return inTransaction(ctx, async (trx) => {
+    const meterCycle = await meterCycleOfNewProduct(trx, ctx.organizationId, input);
     const prices = await preparePrices({
       db: trx,
       organizationId: ctx.organizationId,
@@ -191,6 +193,8 @@ export async function createProduct({ ctx, input }: { ctx: Ctx; input: ProductCr
       recurring_interval_count: recurring ? (input.recurring_interval_count ?? 1) : null,
       trial_interval: input.trial_interval ?? null,
       trial_interval_count: input.trial_interval_count ?? null,
+      meter_interval: meterCycle?.interval ?? null,
+      meter_interval_count: meterCycle?.count ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now,
       modified_at: null,
@@ -230,6 +234,12 @@ export async function updateProduct({
       );
     const recurring = current.recurring_interval !== null;
     if (!recurring && !p.recurring_interval) refuseOneTimeTrial(p);
+    if (recurring && (p.recurring_interval || p.recurring_interval_count))
+      checkBillingIntervalKeepsMeterCycle(
+        current,
+        (p.recurring_interval ?? current.recurring_interval) as "day" | "week" | "month" | "year",
+        p.recurring_interval_count ?? current.recurring_interval_count ?? 1,
+      );
 
     if (p.prices) {
       const active = await repo.activePrices(trx, ctx.organizationId, [current.id]);

@@ -201,6 +201,8 @@ export function productSummary(row: repo.ProductRow) {
     visibility: row.visibility as ProductWire["visibility"],
     recurring_interval: interval,
     recurring_interval_count: interval ? (row.recurring_interval_count ?? 1) : null,
+    meter_interval: (interval ? row.meter_interval : null) as Interval,
+    meter_interval_count: interval && row.meter_interval ? (row.meter_interval_count ?? 1) : null,
     is_recurring: interval !== null,
     is_archived: row.is_archived,
     organization_id: row.organization_id,

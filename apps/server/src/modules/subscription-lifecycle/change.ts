@@ -21,6 +21,7 @@ import {
   BILLABLE_STATUSES,
   findSubscription,
   lockSubscription,
+  meterClockFrom,
   nextPeriodEndOf,
   type RecurringInterval,
   SubscriptionNotFound,
@@ -194,6 +195,11 @@ async function plan(
     ...(trial ? { trial_end: trial.end, current_period_end: trial.end } : {}),
     modified_at: now,
   };
+  // The new product's meter cycle, and its clock: re-armed on the billing period, at the meter
+  // period in which the change falls (none in a trial, or without a meter cycle).
+  next.meter_interval = product.meter_interval;
+  next.meter_interval_count = product.meter_interval ? (product.meter_interval_count ?? 1) : null;
+  Object.assign(next, meterClockFrom(next, trial ? null : next.current_period_start, now));
   const entries: BillingEntryRow[] = [];
   if (!trial) {
     if (newInterval) behavior = "invoice";
@@ -459,6 +465,10 @@ export async function changePlan(
       current_period_start: p.next.current_period_start,
       current_period_end: p.next.current_period_end,
       anchor_day: p.next.anchor_day,
+      meter_interval: p.next.meter_interval,
+      meter_interval_count: p.next.meter_interval_count,
+      current_meter_period_start: p.next.current_meter_period_start,
+      current_meter_period_end: p.next.current_meter_period_end,
       ...(p.next.discount_id !== sub.discount_id ? { discount_id: null, discount_applied_at: null } : {}),
       ...(p.trial
         ? {

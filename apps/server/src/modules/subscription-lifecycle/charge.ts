@@ -220,7 +220,9 @@ export async function recordAttempt(
         : nextRetry;
     // An ended subscription's final order is retried, never escalated: nothing is left to
     // revoke or make past due. Once its retries run out it is void (Polar's meter-cycle dunning).
-    if (!sub || sub.ended_at) {
+    // So is a meter period's usage order of a live subscription (a separate meter cycle): a
+    // small overage does not make a prepaid plan past due, nor revoke it.
+    if (!sub || sub.ended_at || order.billing_reason === "subscription_meter_cycle") {
       const failed = await updateOrderById(trx, order.id, {
         payment_attempts: attempt,
         payment_attempt_started_at: null,

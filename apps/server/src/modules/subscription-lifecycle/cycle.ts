@@ -4,6 +4,7 @@ import { orderWire } from "../orders/index.js";
 import {
   BILLABLE_STATUSES,
   lockSubscription,
+  meterClockFrom,
   nextPeriodEndOf,
   type RecurringInterval,
   updateSubscription,
@@ -12,12 +13,15 @@ import { endScheduled } from "./cancel.js";
 import { emitSubscription, type LifecycleDeps, systemCtx } from "./deps.js";
 import { billFinalUsage } from "./final.js";
 import { mailRenewal } from "./mails.js";
+import { cycleMeters } from "./meter-cycle.js";
 import { insertQuoteOrder, quoteRenewal, resetSubscriptionMeters } from "./quote.js";
 
 /** What a renewal did. `charge`: the cycle order waits for its off-session charge (attempt 1). */
 export type CycleResult =
   | { kind: "skipped" }
   | { kind: "ended"; subscriptionId: string; orderId?: string; charge?: boolean }
+  /** A meter period ended before the billing period (a separate meter cycle): its usage order, if any. */
+  | { kind: "metered"; subscriptionId: string; orderId?: string; charge?: boolean }
   | { kind: "renewed"; subscriptionId: string; orderId: string; charge: boolean };
 
 /**
@@ -32,6 +36,8 @@ export type CycleResult =
  *   tax on the billing address of its latest order. A zero total is paid at once; otherwise the
  *   order is `pending`, its first charge claimed (`payment_attempt_started_at`), and the caller
  *   charges it (`chargeOrder`), or the job queue does when `enqueueCharge` is given.
+ * When only a meter period has ended (a separate meter cycle), its usage is settled instead
+ * (`cycleMeters`), its order charged the same way.
  */
 export async function cycleSubscription(
   deps: LifecycleDeps,
@@ -43,7 +49,15 @@ export async function cycleSubscription(
     if (!sub || sub.ended_at || !BILLABLE_STATUSES.includes(sub.status)) return { kind: "skipped" };
     const ctx = systemCtx(deps, sub.organization_id, "subscription renewal");
     const now = ctx.clock.now();
-    if (sub.current_period_end.getTime() > now.getTime()) return { kind: "skipped" };
+    if (sub.current_period_end.getTime() > now.getTime()) {
+      // Not the billing period's end: a meter period's, if it came first (Polar's meter-only cycle).
+      const meterEnd = sub.current_meter_period_end;
+      if (!meterEnd || meterEnd.getTime() > now.getTime()) return { kind: "skipped" };
+      const settled = await cycleMeters(deps, ctx, trx, sub);
+      if (settled.charge && settled.orderId && opts.enqueueCharge)
+        await opts.enqueueCharge(trx, settled.orderId);
+      return { kind: "metered", subscriptionId: sub.id, ...settled };
+    }
     if (sub.cancel_at_period_end) {
       await endScheduled(deps, ctx, trx, sub);
       // The usage of the last period is billed in a final order (Polar's `subscription_cancel`).
@@ -74,6 +88,9 @@ export async function cycleSubscription(
       current_period_end: end,
       status: trialing ? "active" : sub.status,
       anchor_day: anchorDay,
+      // The meter clock starts again with the billing period (and first starts when a trial
+      // ends): the usage this order bills was the last meter period's (Polar's re-arm).
+      ...meterClockFrom({ ...sub, anchor_day: anchorDay }, start),
       discount_id: discount ? discount.id : null,
       // A discount is first applied by the first period it bills (after a trial: this one).
       discount_applied_at: discount ? (sub.discount_applied_at ?? start) : sub.discount_applied_at,

@@ -44,6 +44,12 @@ export async function billFinalUsage(
   trx: Transaction<KassaDatabase>,
   sub: SubscriptionRow,
   reason: FinalReason,
+  /**
+   * A meter period's end (`cycleMeters`): the period it bills starts here (default: the billing
+   * period's start), and its discount is the one that applies at `discountAt` (default: the
+   * billing period's start).
+   */
+  meterPeriod?: { periodStart: Date; discountAt: Date },
 ): Promise<{ orderId: string; charge: boolean } | undefined> {
   const org = sub.organization_id;
   const now = ctx.clock.now();
@@ -68,7 +74,7 @@ export async function billFinalUsage(
   }
   const lines = [];
   for (const price of used) lines.push(await meteredLine(trx, sub, price));
-  let discount = await discountFor(trx, sub, sub.current_period_start);
+  let discount = await discountFor(trx, sub, meterPeriod?.discountAt ?? sub.current_period_start);
   if (reason === "subscription_meter_cycle" && discount?.type !== "percentage") discount = null;
   const q = await quote(deps, trx, sub, { priceLines: lines, entries, discount });
   const charge = q.total > 0;
@@ -77,7 +83,7 @@ export async function billFinalUsage(
     charge,
     discountId: discount?.id ?? null,
     // The period whose usage it bills (the unique index guards only renewals' periods).
-    periodStart: sub.current_period_start,
+    periodStart: meterPeriod?.periodStart ?? sub.current_period_start,
     now,
   });
   // The usage just billed closes its period (the ledger settles it): never billed again.

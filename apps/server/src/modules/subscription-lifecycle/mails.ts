@@ -57,8 +57,11 @@ export async function mailRenewal(
   sub: SubscriptionRow,
   order: OrderRow,
 ) {
-  const ended = FINAL_REASONS.includes(order.billing_reason);
-  if (!ended && order.billing_reason !== "subscription_cycle") return;
+  // A meter period's usage order of a subscription that goes on (a separate meter cycle) is not
+  // a final one: its receipt says up to when it billed, and when the subscription renews.
+  const meterCycle = order.billing_reason === "subscription_meter_cycle" && !sub.ended_at;
+  const ended = FINAL_REASONS.includes(order.billing_reason) && !meterCycle;
+  if (!ended && !meterCycle && order.billing_reason !== "subscription_cycle") return;
   const p = await party(deps, trx, sub);
   if (!p) return;
   await deps.mailer.send(
@@ -67,6 +70,7 @@ export async function mailRenewal(
       amount: formatMoney(order.total_amount, order.currency),
       invoiceNumber: order.invoice_number,
       ended,
+      ...(meterCycle ? { usagePeriodEnd: ymd(order.created_at) } : {}),
       periodEnd: ymd(ended ? (sub.ended_at ?? order.created_at) : sub.current_period_end),
       // The receipt itself, behind a signed URL (a month; the portal lists them all).
       url: documentUrl(

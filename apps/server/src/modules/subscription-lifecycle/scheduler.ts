@@ -31,6 +31,8 @@ export interface DueCounts {
   failed: number;
   revoked: number;
   trial_reminders: number;
+  /** Meter periods that ended before their billing period (a separate meter cycle). */
+  meter_cycles: number;
   /** Open checkouts that expired (a test clock's stop runs them; the scheduler never does). */
   checkouts_expired: number;
 }
@@ -43,6 +45,7 @@ export const noCounts = (): DueCounts => ({
   failed: 0,
   revoked: 0,
   trial_reminders: 0,
+  meter_cycles: 0,
   checkouts_expired: 0,
 });
 
@@ -106,6 +109,7 @@ export async function runDue(
       if (!result) continue;
       if (result.kind === "ended") counts.ended++;
       if (result.kind === "renewed") counts.renewals++;
+      if (result.kind === "metered") counts.meter_cycles++;
       // A renewal's order, or an ended subscription's final usage order, to charge.
       if (result.kind === "skipped" || !result.orderId || !result.charge) continue;
       counts.charges++;
@@ -197,8 +201,8 @@ export function depsAt(deps: LifecycleDeps, organizationId: string, at: Date): L
 export const RENEWAL_BATCH = 500;
 
 /**
- * Renews the organization's subscriptions whose periods end after `after` and by `until` (at
- * most RENEWAL_BATCH of them), each as of its own period end: renewal, then its charge, in the
+ * Renews the organization's subscriptions whose periods (billing or meter) end after `after` and
+ * by `until` (at most RENEWAL_BATCH of them), each as of its own period end: renewal, then its charge, in the
  * order they fall due, up to `concurrency` at a time. Only for a span in which nothing else of
  * the organization falls due (the test clock makes sure: no retry or trial reminder in it, and
  * shorter than a day, so neither a retry made by a declined charge, at least two days later,
@@ -220,12 +224,13 @@ export async function renewBetween(
   let failure: { error: unknown } | undefined;
   const worker = async () => {
     while (!failure && next < due.length) {
-      const { id, current_period_end } = due[next++]!;
+      const { id, due_at } = due[next++]!;
       try {
-        const at = depsAt(deps, organizationId, current_period_end);
+        const at = depsAt(deps, organizationId, new Date(due_at));
         const result = await cycleSubscription(at, id);
         if (result.kind === "ended") counts.ended++;
         if (result.kind === "renewed") counts.renewals++;
+        if (result.kind === "metered") counts.meter_cycles++;
         if (result.kind === "skipped" || !result.orderId || !result.charge) continue;
         counts.charges++;
         count(counts, await chargeOrder(at, result.orderId, 1));
@@ -236,7 +241,7 @@ export async function renewBetween(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, due.length)) }, worker));
   if (failure) throw failure.error;
-  const times = [...new Set(due.map((d) => d.current_period_end.getTime()))].map((t) => new Date(t));
+  const times = [...new Set(due.map((d) => new Date(d.due_at).getTime()))].map((t) => new Date(t));
   return { counts, times };
 }
 

@@ -1,5 +1,12 @@
 export { SubscriptionNotFound } from "./errors.js";
-export { addInterval, nextPeriodEndOf, type RecurringInterval } from "./period.js";
+export {
+  addInterval,
+  type MeterClock,
+  meterClockFrom,
+  nextMeterPeriodEnd,
+  nextPeriodEndOf,
+  type RecurringInterval,
+} from "./period.js";
 export {
   BILLABLE_STATUSES,
   customerBillableSubscriptions,

@@ -47,3 +47,44 @@ export function nextPeriodEndOf(
   }
   return end;
 }
+
+/** What a subscription's meter clock runs on: its meter cycle and the day its periods keep. */
+export interface MeterCycleOf {
+  meter_interval: string | null;
+  meter_interval_count: number | null;
+  anchor_day: number | null;
+}
+
+/** The meter clock's columns: null and null (no meter cycle, or a trial, which has none). */
+export interface MeterClock {
+  current_meter_period_start: Date | null;
+  current_meter_period_end: Date | null;
+}
+
+/** The meter period that follows one ending at `boundary` ends here. */
+export function nextMeterPeriodEnd(sub: MeterCycleOf, boundary: Date): Date {
+  return nextPeriodEndOf(
+    boundary,
+    sub.meter_interval as RecurringInterval,
+    sub.meter_interval_count ?? 1,
+    sub.anchor_day,
+  );
+}
+
+/**
+ * The meter clock started (or re-armed) at `start`, a billing period's start (Polar's
+ * `initialize_meter_period`); with `now`, the meter period of that billing period in which `now`
+ * falls (a plan change mid-period: the clock keeps the billing period's boundaries rather than
+ * starting one already past). Null `start` (a trial) or no meter cycle: the clock stops.
+ */
+export function meterClockFrom(sub: MeterCycleOf, start: Date | null, now?: Date): MeterClock {
+  if (!start || !sub.meter_interval)
+    return { current_meter_period_start: null, current_meter_period_end: null };
+  let from = start;
+  let end = nextMeterPeriodEnd(sub, from);
+  while (now && end.getTime() <= now.getTime()) {
+    from = end;
+    end = nextMeterPeriodEnd(sub, end);
+  }
+  return { current_meter_period_start: from, current_meter_period_end: end };
+}

@@ -78,6 +78,8 @@ export function subscriptionFields(row: repo.SubscriptionRow) {
       | "unpaid",
     current_period_start: iso(row.current_period_start),
     current_period_end: iso(row.current_period_end),
+    current_meter_period_start: iso(row.current_meter_period_start),
+    current_meter_period_end: iso(row.current_meter_period_end),
     trial_start: iso(row.trial_start),
     trial_end: iso(row.trial_end),
     cancel_at_period_end: row.cancel_at_period_end,

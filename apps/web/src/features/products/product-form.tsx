@@ -8,6 +8,7 @@ import {
   Group,
   Paper,
   SegmentedControl,
+  Select,
   Stack,
   Switch,
   Tabs,
@@ -52,6 +53,22 @@ import {
 } from "../billing/price-editor";
 import { useArchiveProduct, useSaveProduct, useUnarchiveProduct } from "./queries";
 
+/** How often usage is billed, by meter interval. */
+const CYCLE_LABELS: Record<string, string> = {
+  day: "daily",
+  week: "weekly",
+  month: "monthly",
+  year: "yearly",
+};
+
+/** The meter cycles that divide a billing interval evenly (one unit each): shorter ones only. */
+function meterCyclesFor(billing: RecurringInterval): RecurringInterval[] {
+  if (billing === "year") return ["day", "month"];
+  if (billing === "month") return ["day"];
+  if (billing === "week") return ["day"];
+  return [];
+}
+
 const CURRENCIES = ["usd", "eur", "gbp", "cad", "aud", "chf", "sek", "jpy"];
 
 /**
@@ -65,6 +82,8 @@ const ProductFormShape = z
     name: z.string().refine((v) => v.trim().length >= 3, "A name of at least 3 characters."),
     description: z.string(),
     interval: z.custom<RecurringInterval | null>(),
+    /** A separate meter cycle (usage billed more often than the product renews); null: at each renewal. */
+    meterInterval: z.custom<RecurringInterval | null>(),
     currency: z.string(),
     prices: z.custom<PriceDraft[]>(),
     benefits: z.array(z.string()),
@@ -84,6 +103,8 @@ export function productBody(v: ProductFormValues, product?: Product): z.input<ty
     name: v.name.trim(),
     description: v.description.trim() === "" ? null : v.description,
     recurring_interval: v.interval,
+    // Set once, when the product is made (the server refuses it where meter cycling is off).
+    ...(!product && v.interval && v.meterInterval ? { meter_interval: v.meterInterval } : {}),
     // The drafts become wire prices here; the contract checks them (`checkedAgainst`) before
     // anything is sent, so their loose type is narrowed by that check, not by this cast.
     prices: pricesPayload(v.prices, v.currency, product?.prices) as z.input<typeof ProductCreate>["prices"],
@@ -98,6 +119,7 @@ const FIELDS: FieldMap = {
   name: "name",
   description: "description",
   recurring_interval: "interval",
+  meter_interval: "meterInterval",
   "prices.*": "prices",
   benefits: "benefits",
   attached_custom_fields: "attached",
@@ -111,6 +133,7 @@ const valuesOf = (product: Product | undefined): ProductFormValues => {
     name: product?.name ?? "",
     description: product?.description ?? "",
     interval: product?.recurring_interval ?? null,
+    meterInterval: product?.meter_interval ?? null,
     currency: live[0]?.price_currency ?? "usd",
     prices: live.length ? live.map(draftOf) : [emptyPrice("fixed")],
     benefits: product?.benefits.map((b) => String(b.id)) ?? [],
@@ -154,7 +177,13 @@ export function ProductForm({ product }: { product: Product | undefined }) {
     watch,
     formState: { errors, isSubmitting },
   } = useForm<ProductFormValues>({ resolver: zodResolver(schema), defaultValues: valuesOf(product) });
-  const [description, interval, currency] = watch(["description", "interval", "currency"]);
+  const [description, interval, currency, meterInterval] = watch([
+    "description",
+    "interval",
+    "currency",
+    "meterInterval",
+  ]);
+  const meterChoices = interval ? meterCyclesFor(interval) : [];
   const toList = () => navigate({ to: "/dashboard/$slug/products", params: { slug } });
 
   const submit = handleSubmit(async (values) => {
@@ -311,6 +340,39 @@ export function ProductForm({ product }: { product: Product | undefined }) {
                 <Text c="red" size="sm">
                   {errors.interval.message}
                 </Text>
+              )}
+              {product?.meter_interval ? (
+                <Text size="sm" c="dimmed">
+                  Usage is billed {CYCLE_LABELS[product.meter_interval]}, apart from the{" "}
+                  {product.recurring_interval === "year" ? "yearly" : "billing"} renewal (set when the product
+                  was made).
+                </Text>
+              ) : (
+                !product &&
+                meterChoices.length > 0 && (
+                  <Controller
+                    control={control}
+                    name="meterInterval"
+                    render={({ field, fieldState }) => (
+                      <Select
+                        label="Usage billed"
+                        description="Metered prices can be billed more often than the product renews (the organization's meter cycling must be on)."
+                        allowDeselect={false}
+                        w={360}
+                        value={
+                          meterInterval && meterChoices.includes(meterInterval) ? meterInterval : "renewal"
+                        }
+                        onChange={(v) => field.onChange(RECURRING_INTERVALS.find((i) => i === v) ?? null)}
+                        data={[
+                          { value: "renewal", label: "At each renewal" },
+                          ...meterChoices.map((c) => ({ value: c, label: `Separately, ${CYCLE_LABELS[c]}` })),
+                        ]}
+                        error={fieldState.error?.message}
+                        disabled={disabled}
+                      />
+                    )}
+                  />
+                )
               )}
               <Controller
                 control={control}

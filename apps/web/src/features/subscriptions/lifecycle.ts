@@ -225,6 +225,7 @@ export function advanceSummary(ran: {
   failed: number;
   revoked: number;
   trial_reminders: number;
+  meter_cycles?: number;
   checkouts_expired?: number;
 }): string {
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
@@ -235,6 +236,7 @@ export function advanceSummary(ran: {
     ran.ended > 0 && n(ran.ended, "subscription ended", "subscriptions ended"),
     ran.revoked > 0 && n(ran.revoked, "subscription revoked", "subscriptions revoked"),
     ran.trial_reminders > 0 && n(ran.trial_reminders, "trial reminder", "trial reminders"),
+    (ran.meter_cycles ?? 0) > 0 && n(ran.meter_cycles ?? 0, "meter period settled", "meter periods settled"),
     (ran.checkouts_expired ?? 0) > 0 &&
       n(ran.checkouts_expired ?? 0, "checkout expired", "checkouts expired"),
   ].filter((p): p is string => typeof p === "string");

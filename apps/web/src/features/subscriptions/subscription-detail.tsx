@@ -128,6 +128,15 @@ export function SubscriptionDetail({ subscriptionId }: { subscriptionId: string 
             "Current period",
             `${formatDateTime(s.current_period_start)} to ${formatDateTime(s.current_period_end)}`,
           ],
+          // A product's separate meter cycle: the usage is billed at the end of each meter period.
+          ...(s.current_meter_period_start && s.current_meter_period_end
+            ? ([
+                [
+                  "Current usage period",
+                  `${formatDateTime(s.current_meter_period_start)} to ${formatDateTime(s.current_meter_period_end)}`,
+                ],
+              ] as [string, string][])
+            : []),
           ...(s.trial_end ? ([["Trial ends", formatDateTime(s.trial_end)]] as [string, string][]) : []),
           [
             "Cancellation",

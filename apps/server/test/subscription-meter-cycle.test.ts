@@ -1,0 +1,315 @@
+// Runs on both databases: a product's separate meter cycle (yearly billing, monthly usage) through the test clock, its credits and its retry-only dunning.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "./support/client.js";
+import { buyWithCard, eventually, ok } from "./support/grants.js";
+import { type Receiver, startReceiver } from "./support/receiver.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+import { call, createShop, type Shop, sandboxCardToken } from "./support/v1.js";
+
+/**
+ * Polar's separate meter cycle (product `meter_interval`, subscription `current_meter_period_*`;
+ * polar/subscription/service.py `cycle_meters`, order/service.py `settle_meter_cycle_order` and
+ * `_handle_meter_cycle_dunning_attempt`): a yearly plan whose usage is billed monthly. At each
+ * monthly boundary the month's usage is a `subscription_meter_cycle` order, the meters reset
+ * and the meter credits are given again; at the year's end the renewal bills the year's price and
+ * the last month's usage, and the meter clock starts again with the new period. A meter period's
+ * declined charge is retried on the dunning days, never making the plan past due, and is void
+ * after its fifth failure.
+ */
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([
+    startTestServer({ inProcess: true, env: { JOB_POLL_INTERVAL_MS: "100" } }),
+    startReceiver(),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+});
+
+async function shop(name: string, cycling = true): Promise<Shop> {
+  const s = await createShop(server, receiver.url, `${name}${Math.random().toString(36).slice(2, 7)}`, {
+    scopes: [
+      "organizations:write",
+      "products:write",
+      "benefits:write",
+      "benefits:read",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+      "customers:write",
+      "meters:write",
+      "customer_meters:read",
+      "events:write",
+    ],
+    events: ["benefit_grant.cycled", "order.created", "order.paid", "order.updated"],
+  });
+  if (cycling)
+    await ok(
+      call(server, s.token, "PATCH", `/v1/organizations/${s.merchant.organizationId}`, {
+        feature_settings: { meter_cycling_enabled: true },
+      }),
+    );
+  return s;
+}
+
+const meter = async (s: Shop) =>
+  (
+    await ok(
+      call(server, s.token, "POST", "/v1/meters/", {
+        name: "Calls",
+        filter: { conjunction: "and", clauses: [] },
+        aggregation: { func: "count" },
+      }),
+      201,
+    )
+  ).id as string;
+
+/** $120 a year and 10¢ a call, the calls billed monthly. */
+const yearlyBody = (m: string, extra: Json = {}) => ({
+  name: "Pro yearly",
+  recurring_interval: "year",
+  meter_interval: "month",
+  prices: [
+    { amount_type: "fixed", price_amount: 12000 },
+    { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
+  ],
+  ...extra,
+});
+
+const advance = async (s: Shop, by: string) =>
+  (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by }))).ran as Json;
+const ordersOf = async (s: Shop, customerId: string) =>
+  (
+    (
+      await ok(
+        call(server, s.token, "GET", `/v1/orders/?customer_id=${customerId}&limit=100&sorting=created_at`),
+      )
+    ).items as Json[]
+  ).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
+const subscriptionOf = async (s: Shop, customerId: string) =>
+  (
+    (await ok(call(server, s.token, "GET", `/v1/subscriptions/?customer_id=${customerId}`))).items as Json[]
+  )[0] as Json;
+const meterOf = async (s: Shop, customerId: string, meterId: string) =>
+  (
+    (
+      await ok(
+        call(server, s.token, "GET", `/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`),
+      )
+    ).items as Json[]
+  )[0] as Json;
+async function use(s: Shop, customerId: string, n: number) {
+  const res = await call(server, s.token, "POST", "/v1/events/ingest", {
+    events: Array.from({ length: n }, () => ({ name: "call", customer_id: customerId })),
+  });
+  expect(res.body).toEqual({ inserted: n, duplicates: 0 });
+}
+const syncsDone = (s: Shop) =>
+  eventually(
+    () =>
+      server.sql<{ n: number }>(
+        "select count(*)::int as n from kassa_job where name = 'benefits.sync' and status in ('pending', 'running') and payload->>'organizationId' = $1",
+        s.merchant.organizationId,
+      ),
+    (rows) => expect(rows[0]!.n).toBe(0),
+  );
+const cycledHooks = (s: Shop, customerId: string) =>
+  receiver.received
+    .filter((h) => h.path === s.path)
+    .map((h) => JSON.parse(h.body) as { type: string; data: Json })
+    .filter((b) => b.type === "benefit_grant.cycled" && b.data.customer_id === customerId);
+const monthLater = (iso: string, months: number) => {
+  const d = new Date(iso);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return d.toISOString();
+};
+
+describe("a product's meter cycle", () => {
+  it("is refused where the organization has not turned meter cycling on, on a one-time product, and where it does not divide the billing interval; nothing is made", async () => {
+    const off = await shop("MeterOff", false);
+    const m = await meter(off);
+    const refused = await call(server, off.token, "POST", "/v1/products/", yearlyBody(m));
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "meter_interval"],
+        msg: "Separate meter cycling is not enabled for this organization.",
+      }),
+    ]);
+
+    const s = await shop("MeterOn");
+    const m2 = await meter(s);
+    const oneTime = await call(server, s.token, "POST", "/v1/products/", {
+      name: "Pack",
+      meter_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 500 }],
+    });
+    expect(oneTime.status).toBe(422);
+    expect(oneTime.body.detail[0]).toMatchObject({
+      loc: ["body", "meter_interval"],
+      msg: "A meter interval is only supported on recurring products.",
+    });
+    // A week does not divide a year; three months do not divide a two-month period.
+    for (const body of [
+      yearlyBody(m2, { meter_interval: "week" }),
+      yearlyBody(m2, { recurring_interval: "month", recurring_interval_count: 2, meter_interval_count: 3 }),
+    ]) {
+      const bad = await call(server, s.token, "POST", "/v1/products/", body);
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0]).toMatchObject({
+        loc: ["body", "meter_interval"],
+        msg: "The meter interval must evenly divide the billing interval, so the meter cycle re-aligns with the billing cycle at every renewal.",
+      });
+    }
+    const none = await ok(call(server, off.token, "GET", "/v1/products/"));
+    const none2 = await ok(call(server, s.token, "GET", "/v1/products/"));
+    expect([none.pagination.total_count, none2.pagination.total_count]).toEqual([0, 0]);
+
+    const made = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m2)), 201);
+    expect(made).toMatchObject({
+      recurring_interval: "year",
+      meter_interval: "month",
+      meter_interval_count: 1,
+    });
+    // The billing interval can no longer move to one the meter cycle does not divide.
+    const toWeek = await call(server, s.token, "PATCH", `/v1/products/${made.id}`, {
+      recurring_interval: "week",
+    });
+    expect(toWeek.status).toBe(422);
+    expect(toWeek.body.detail[0]).toMatchObject({ loc: ["body", "recurring_interval"] });
+    expect((await ok(call(server, s.token, "GET", `/v1/products/${made.id}`))).recurring_interval).toBe(
+      "year",
+    );
+    // A product without one says so.
+    const plain = await ok(
+      call(server, s.token, "POST", "/v1/products/", {
+        name: "Plain",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 900 }],
+      }),
+      201,
+    );
+    expect(plain).toMatchObject({ meter_interval: null, meter_interval_count: null });
+  });
+
+  it("bills each month's usage as its own order, gives the month's credits again, and renews the year with its last month", async () => {
+    const s = await shop("Yearly");
+    const m = await meter(s);
+    const credit = await ok(
+      call(server, s.token, "POST", "/v1/benefits/", {
+        type: "meter_credit",
+        description: "100 calls a month",
+        properties: { units: 100, rollover: false, meter_id: m },
+      }),
+      201,
+    );
+    const product = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m)), 201);
+    await ok(call(server, s.token, "POST", `/v1/products/${product.id}/benefits`, { benefits: [credit.id] }));
+    const bought = await buyWithCard(server, s.token, product.id as string);
+    const sub = await subscriptionOf(s, bought.customerId);
+    const started = sub.current_period_start as string;
+    expect(sub).toMatchObject({
+      current_period_end: monthLater(started, 12),
+      current_meter_period_start: started,
+      current_meter_period_end: monthLater(started, 1),
+    });
+    await eventually(
+      () => meterOf(s, bought.customerId, m),
+      (cm) => expect(cm).toMatchObject({ credited_units: 100, balance: 100 }),
+    );
+    await syncsDone(s);
+
+    // Month 1: 250 calls, 100 of them credited: (250 - 100) x 10¢ = $15.00.
+    await use(s, bought.customerId, 250);
+    expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 1, renewals: 0, charges: 1, paid: 1 });
+    let orders = await ordersOf(s, bought.customerId);
+    expect(orders).toHaveLength(2);
+    expect(orders[1]).toMatchObject({
+      billing_reason: "subscription_meter_cycle",
+      status: "paid",
+      subtotal_amount: 1500,
+      discount_amount: 0,
+      net_amount: 1500,
+    });
+    expect(orders[1]!.total_amount).toBe(1500 + (orders[1]!.tax_amount as number));
+    expect((orders[1]!.items as Json[]).map((i) => [i.label, i.amount])).toEqual([
+      ["(150 consumed units) × 10¢", 1500],
+    ]);
+    const afterMonth = await subscriptionOf(s, bought.customerId);
+    expect(afterMonth).toMatchObject({
+      status: "active",
+      current_period_start: started,
+      current_period_end: monthLater(started, 12),
+      current_meter_period_start: monthLater(started, 1),
+      current_meter_period_end: monthLater(started, 2),
+    });
+    // The month's credits again (the old ones expired: no rollover), and nothing consumed.
+    await eventually(
+      async () => cycledHooks(s, bought.customerId),
+      (got) => expect(got).toHaveLength(1),
+    );
+    await syncsDone(s);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({
+      consumed_units: 0,
+      credited_units: 100,
+      balance: 100,
+    });
+
+    // Months 2 to 11 without usage: ten meter periods, no order, a credit each.
+    expect(await advance(s, "P10M")).toMatchObject({ meter_cycles: 10, renewals: 0, charges: 0 });
+    expect(await ordersOf(s, bought.customerId)).toHaveLength(2);
+    await eventually(
+      async () => cycledHooks(s, bought.customerId),
+      (got) => expect(got).toHaveLength(11),
+    );
+    await syncsDone(s);
+
+    // Month 12: 130 calls; the renewal bills the year and the month: $120 + (130 - 100) x 10¢.
+    await use(s, bought.customerId, 130);
+    expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 0, renewals: 1, paid: 1 });
+    orders = await ordersOf(s, bought.customerId);
+    expect(orders).toHaveLength(3);
+    expect(orders[2]).toMatchObject({ billing_reason: "subscription_cycle", subtotal_amount: 12300 });
+    expect((orders[2]!.items as Json[]).map((i) => i.amount)).toEqual([12000, 300]);
+    expect(await subscriptionOf(s, bought.customerId)).toMatchObject({
+      current_period_start: monthLater(started, 12),
+      current_period_end: monthLater(started, 24),
+      current_meter_period_start: monthLater(started, 12),
+      current_meter_period_end: monthLater(started, 13),
+    });
+  });
+
+  it("retries a month's declined usage charge on the dunning days without making the plan past due, and voids it after the fifth failure", async () => {
+    const s = await shop("Dunning");
+    const m = await meter(s);
+    const product = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m)), 201);
+    const bought = await buyWithCard(server, s.token, product.id as string);
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
+      }),
+      201,
+    );
+    await use(s, bought.customerId, 40);
+    expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 1, charges: 1, failed: 1 });
+    const [, usage] = await ordersOf(s, bought.customerId);
+    expect(usage).toMatchObject({
+      billing_reason: "subscription_meter_cycle",
+      status: "pending",
+      subtotal_amount: 400,
+    });
+    expect((await subscriptionOf(s, bought.customerId)).status).toBe("active");
+
+    // Retries about days 2, 7, 14 and 21 (2, 5, 7, 7 days apart): three more failures, and the
+    // fifth voids it.
+    expect(await advance(s, "P21D")).toMatchObject({ charges: 4, failed: 3, revoked: 0 });
+    const after = (await ordersOf(s, bought.customerId))[1]!;
+    expect(after).toMatchObject({ id: usage!.id, status: "void" });
+    expect((await subscriptionOf(s, bought.customerId)).status).toBe("active");
+  });
+});
