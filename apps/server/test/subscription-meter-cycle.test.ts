@@ -240,6 +240,16 @@ describe("a product's meter cycle", () => {
     expect((orders[1]!.items as Json[]).map((i) => [i.label, i.amount])).toEqual([
       ["(150 consumed units) × 10¢", 1500],
     ]);
+    // The customer's receipt for the month's usage (the dev mailbox: no SMTP server here).
+    const email = (await ok(call(server, s.token, "GET", `/v1/customers/${bought.customerId}`)))
+      .email as string;
+    await eventually(
+      async () =>
+        (await call(server, undefined, "GET", `/api/dev/mailbox?to=${encodeURIComponent(email)}`)).body
+          .items as Json[],
+      (mails) =>
+        expect(mails.find((m) => m.subject === "Your Pro yearly usage invoice")?.text).toContain("$15.00"),
+    );
     const afterMonth = await subscriptionOf(s, bought.customerId);
     expect(afterMonth).toMatchObject({
       status: "active",

@@ -94,7 +94,7 @@ export async function billFinalUsage(
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.updated", data: wire });
     await ctx.events.enqueue(trx, { organizationId: org, type: "order.paid", data: wire });
     // Paid at once: its receipt now (a charged one's goes when the charge is recorded).
-    await mailRenewal(deps, trx, sub, order);
+    await mailRenewal(deps, trx, sub, order, { ending: !meterPeriod });
   }
   return { orderId: order.id, charge };
 }

@@ -56,10 +56,12 @@ export async function mailRenewal(
   trx: Transaction<KassaDatabase>,
   sub: SubscriptionRow,
   order: OrderRow,
+  /** The order ends the subscription (its row here may be the one from before it ended). */
+  opts: { ending?: boolean } = {},
 ) {
   // A meter period's usage order of a subscription that goes on (a separate meter cycle) is not
   // a final one: its receipt says up to when it billed, and when the subscription renews.
-  const meterCycle = order.billing_reason === "subscription_meter_cycle" && !sub.ended_at;
+  const meterCycle = order.billing_reason === "subscription_meter_cycle" && !sub.ended_at && !opts.ending;
   const ended = FINAL_REASONS.includes(order.billing_reason) && !meterCycle;
   if (!ended && !meterCycle && order.billing_reason !== "subscription_cycle") return;
   const p = await party(deps, trx, sub);
