@@ -322,4 +322,99 @@ describe("a product's meter cycle", () => {
     expect(after).toMatchObject({ id: usage!.id, status: "void" });
     expect((await subscriptionOf(s, bought.customerId)).status).toBe("active");
   });
+
+  it("a plan change onto a product with a meter cycle starts its clock at the meter period the change falls in", async () => {
+    const s = await shop("Change");
+    const m = await meter(s);
+    const plain = await ok(
+      call(server, s.token, "POST", "/v1/products/", {
+        name: "Basic yearly",
+        recurring_interval: "year",
+        prices: [
+          { amount_type: "fixed", price_amount: 6000 },
+          { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
+        ],
+      }),
+      201,
+    );
+    const cycled = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m)), 201);
+    const bought = await buyWithCard(server, s.token, plain.id as string);
+    const sub = await subscriptionOf(s, bought.customerId);
+    const started = sub.current_period_start as string;
+    expect(sub).toMatchObject({ current_meter_period_start: null, current_meter_period_end: null });
+    // Two and a half months in: the clock takes the third month of the year (not a month long past).
+    expect(await advance(s, "P2M15D")).toMatchObject({ meter_cycles: 0, renewals: 0 });
+    const changed = await ok(
+      call(server, s.token, "PATCH", `/v1/subscriptions/${sub.id}`, {
+        product_id: cycled.id,
+        proration_behavior: "prorate",
+      }),
+    );
+    expect(changed).toMatchObject({
+      product_id: cycled.id,
+      current_period_start: started,
+      current_meter_period_start: monthLater(started, 2),
+      current_meter_period_end: monthLater(started, 3),
+    });
+    // 20 calls on the new plan, billed at that month's end: 20 x 10¢.
+    await use(s, bought.customerId, 20);
+    expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 1, paid: 1 });
+    const usage = (await ordersOf(s, bought.customerId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(usage.map((o) => o.subtotal_amount)).toEqual([200]);
+  });
+
+  it("is frozen while the plan is past due (no order, no reset), and bills that usage at the first boundary after the plan is paid", async () => {
+    const s = await shop("Frozen");
+    const m = await meter(s);
+    // $10 a month, usage billed daily.
+    const product = await ok(
+      call(server, s.token, "POST", "/v1/products/", {
+        name: "Pro monthly",
+        recurring_interval: "month",
+        meter_interval: "day",
+        prices: [
+          { amount_type: "fixed", price_amount: 1000 },
+          { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
+        ],
+      }),
+      201,
+    );
+    const bought = await buyWithCard(server, s.token, product.id as string);
+    const saveCard = async (number: string) =>
+      ok(
+        call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+          confirmation_token_id: await sandboxCardToken(server, number),
+        }),
+        201,
+      );
+    await saveCard("4000000000000341");
+    const month = await advance(s, "P1M");
+    expect(month).toMatchObject({ renewals: 1, failed: 1 });
+    expect(month.meter_cycles as number).toBeGreaterThanOrEqual(27);
+    expect((await subscriptionOf(s, bought.customerId)).status).toBe("past_due");
+    const before = (await ordersOf(s, bought.customerId)).length;
+
+    // Two days past due with 30 calls: the meter periods pass, nothing is billed or reset.
+    await use(s, bought.customerId, 30);
+    expect(await advance(s, "P1DT1H")).toMatchObject({ meter_cycles: 1, charges: 0 });
+    expect(await ordersOf(s, bought.customerId)).toHaveLength(before);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ consumed_units: 30 });
+    const frozen = await subscriptionOf(s, bought.customerId);
+    expect(new Date(frozen.current_meter_period_end as string).getTime()).toBeGreaterThan(
+      new Date(frozen.current_meter_period_start as string).getTime(),
+    );
+
+    // A good card pays the renewal; the next day's boundary bills the 30 calls: $3.00.
+    await saveCard("4242424242424242");
+    expect(await advance(s, "PT1M")).toMatchObject({ paid: 1 });
+    expect((await subscriptionOf(s, bought.customerId)).status).toBe("active");
+    expect(await advance(s, "P1D")).toMatchObject({ meter_cycles: 1, paid: 1 });
+    const usage = (await ordersOf(s, bought.customerId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(usage.at(-1)).toMatchObject({ subtotal_amount: 300, status: "paid" });
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ consumed_units: 0 });
+  });
 });
