@@ -186,6 +186,54 @@ describe("cancellation", () => {
   });
 });
 
+describe("a subscription with a separate meter cycle in the portal", () => {
+  it("says when the current usage period ends, beside the renewal; a plan without one says nothing of it", async () => {
+    const base = {
+      id: "s-9",
+      status: "active",
+      amount: 12000,
+      currency: "usd",
+      recurring_interval: "year",
+      recurring_interval_count: 1,
+      cancel_at_period_end: false,
+      ends_at: null,
+      ended_at: null,
+      current_period_end: "2027-12-01T00:00:00Z",
+      current_meter_period_end: "2027-01-01T00:00:00Z",
+      product_id: "p-pro",
+      product: { name: "Pro yearly" },
+    };
+    const data = { organization, products: [] } as unknown as OrganizationData;
+    const client = { changePreview: vi.fn(), changePlan: vi.fn() } as unknown as PortalClient;
+    const day = (iso: string) =>
+      new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(new Date(iso));
+    const { unmount } = renderWithTheme(
+      <SubscriptionCard
+        subscription={base as unknown as CustomerSubscription}
+        client={client}
+        data={data}
+        onChanged={() => {}}
+      />,
+    );
+    expect(screen.getByTestId("subscription-period").textContent).toBe(
+      `Renews on ${day("2027-12-01T00:00:00Z")}`,
+    );
+    expect(screen.getByTestId("subscription-usage-period").textContent).toBe(
+      `Usage is billed separately; the current usage period ends on ${day("2027-01-01T00:00:00Z")}.`,
+    );
+    unmount();
+    renderWithTheme(
+      <SubscriptionCard
+        subscription={{ ...base, current_meter_period_end: null } as unknown as CustomerSubscription}
+        client={client}
+        data={data}
+        onChanged={() => {}}
+      />,
+    );
+    expect(screen.queryByTestId("subscription-usage-period")).toBeNull();
+  });
+});
+
 describe("a plan change in the portal", () => {
   it("shows what the change charges now and at the next bill before the customer confirms", async () => {
     const subscription = {

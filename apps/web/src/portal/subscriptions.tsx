@@ -238,6 +238,12 @@ export function SubscriptionCard({
                 ? `Ended on ${formatDate(s.ended_at)}`
                 : ""}
         </Text>
+        {live && s.current_meter_period_end && (
+          <Text size="sm" c="dimmed" data-testid="subscription-usage-period">
+            Usage is billed separately; the current usage period ends on{" "}
+            {formatDate(s.current_meter_period_end)}.
+          </Text>
+        )}
         {error && (
           <Alert color="red" variant="light" role="alert">
             {error}

@@ -58,6 +58,8 @@ const subscriptionFields = {
   ]),
   current_period_start: DateTime,
   current_period_end: DateTime,
+  current_meter_period_start: DateTime.nullable(),
+  current_meter_period_end: DateTime.nullable(),
   trial_start: DateTime.nullable(),
   trial_end: DateTime.nullable(),
   cancel_at_period_end: z.boolean(),
