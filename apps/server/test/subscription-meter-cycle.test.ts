@@ -1,10 +1,19 @@
-// Runs on both databases: a product's separate meter cycle (yearly billing, monthly usage) through the test clock, its credits and its retry-only dunning.
+// Runs on both databases: a product's separate meter cycle (yearly billing, monthly usage) through the test clock, its credits and its retry-only dunning; two processes' schedulers past the boundaries of 10 subscriptions settle each once (PostgreSQL only).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "./support/client.js";
+import { TEST_DB, type TestDatabase } from "./support/database.js";
 import { buyWithCard, eventually, ok } from "./support/grants.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { call, createShop, type Shop, sandboxCardToken } from "./support/v1.js";
+import {
+  call,
+  createMerchant,
+  createShop,
+  createToken,
+  payByCard,
+  type Shop,
+  sandboxCardToken,
+} from "./support/v1.js";
 
 /**
  * Polar's separate meter cycle (product `meter_interval`, subscription `current_meter_period_*`;
@@ -418,3 +427,107 @@ describe("a product's meter cycle", () => {
     expect(await meterOf(s, bought.customerId, m)).toMatchObject({ consumed_units: 0 });
   });
 });
+
+if (TEST_DB === "postgres") {
+  describe("two processes on one PostgreSQL", () => {
+    const FAST = {
+      JOB_POLL_INTERVAL_MS: "100",
+      JOB_LEASE_MS: "3000",
+      SUBSCRIPTION_SCHEDULER_INTERVAL_MS: "200",
+    };
+    const started: TestServer[] = [];
+    const kept: TestDatabase[] = [];
+    afterAll(async () => {
+      for (const x of started) await x.stop().catch(() => {});
+      for (const d of kept) await d.drop().catch(() => {});
+    });
+
+    it("running their schedulers past 10 subscriptions' meter boundary settle each period once, one charge each", async () => {
+      const a = await startTestServer({ env: FAST, keepDatabase: true });
+      started.push(a);
+      if (a.database) kept.push(a.database);
+      const b = await startTestServer({
+        env: FAST,
+        keepDatabase: true,
+        ...(a.database ? { database: a.database } : {}),
+      });
+      started.push(b);
+      const merchant = await createMerchant(a, "TwinMeters");
+      const token = await createToken(merchant, [
+        "organizations:write",
+        "products:write",
+        "checkouts:write",
+        "subscriptions:write",
+        "orders:read",
+        "meters:write",
+        "events:write",
+      ]);
+      await ok(
+        call(a, token, "PATCH", `/v1/organizations/${merchant.organizationId}`, {
+          feature_settings: { meter_cycling_enabled: true },
+        }),
+      );
+      const m = (
+        await ok(
+          call(a, token, "POST", "/v1/meters/", {
+            name: "Calls",
+            filter: { conjunction: "and", clauses: [] },
+            aggregation: { func: "count" },
+          }),
+          201,
+        )
+      ).id as string;
+      const product = await ok(call(a, token, "POST", "/v1/products/", yearlyBody(m)), 201);
+      // Customer i makes i + 1 calls: (i + 1) x 10¢.
+      const subs = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const c = await payByCard(
+            i % 2 ? a : b,
+            token,
+            product.id as string,
+            `twin-meter-${i}-${Date.now()}@example.com`,
+          );
+          const subscriptionId = (await ok(call(a, token, "GET", `/v1/checkouts/${c.id}`)))
+            .subscription_id as string;
+          const customerId = (await ok(call(a, token, "GET", `/v1/subscriptions/${subscriptionId}`)))
+            .customer_id as string;
+          const ingest = await call(a, token, "POST", "/v1/events/ingest", {
+            events: Array.from({ length: i + 1 }, () => ({ name: "call", customer_id: customerId })),
+          });
+          expect(ingest.status).toBe(200);
+          return { subscriptionId, amount: (i + 1) * 10 };
+        }),
+      );
+      // Both processes move the clock past the first month at once; both schedulers run meanwhile.
+      const to = new Date(Date.now() + 33 * 86_400_000).toISOString();
+      const answers = await Promise.all(
+        [a, b].map((x) => call(x, token, "POST", "/v1/test-clock/advance", { to })),
+      );
+      for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const settled = async () => ({
+        orders: await a.sql<{ id: string; subscription_id: string; status: string; subtotal_amount: number }>(
+          `select id, subscription_id, status, subtotal_amount from kassa_order
+           where organization_id = $1 and billing_reason = 'subscription_meter_cycle'`,
+          merchant.organizationId,
+        ),
+        charges: await a.sql<{ order_id: string; amount: number }>(
+          `select c.metadata->>'order_id' as order_id, c.amount from kassa_sandbox_charge c
+           join kassa_order o on o.id = c.metadata->>'order_id' and o.billing_reason = 'subscription_meter_cycle'
+           where c.organization_id = $1 and c.status = 'succeeded'`,
+          merchant.organizationId,
+        ),
+      });
+      const state = await eventually(settled, (s) => {
+        expect(s.orders.filter((o) => o.status === "paid")).toHaveLength(10);
+        expect(s.charges).toHaveLength(10);
+      });
+      const byId = new Map(subs.map((x) => [x.subscriptionId, x.amount]));
+      for (const o of state.orders) expect(o.subtotal_amount).toBe(byId.get(o.subscription_id));
+      expect(new Set(state.orders.map((o) => o.subscription_id)).size).toBe(10);
+      expect(new Set(state.charges.map((c) => c.order_id)).size).toBe(10);
+      // Nothing more comes: one order a period.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await settled()).orders).toHaveLength(10);
+    }, 240_000);
+  });
+}
