@@ -356,7 +356,7 @@ export function ProductForm({ product }: { product: Product | undefined }) {
                     render={({ field, fieldState }) => (
                       <Select
                         label="Usage billed"
-                        description="Metered prices can be billed more often than the product renews (the organization's meter cycling must be on)."
+                        description="Metered prices can be billed more often than the product renews (turn on Meter cycling enabled in Settings, Billing, Features first)."
                         allowDeselect={false}
                         w={360}
                         value={
