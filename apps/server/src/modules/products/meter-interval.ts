@@ -1,5 +1,6 @@
 import { RequestValidationError, type ValidationIssue } from "../../kit/api/errors.js";
 import type { Db } from "../../kit/context.js";
+import { findOrganization } from "../organizations/index.js";
 
 type Interval = "day" | "week" | "month" | "year";
 
@@ -22,12 +23,7 @@ export const METER_INTERVAL_MISMATCH =
 
 /** Whether the organization may give its recurring products a separate meter cycle. */
 export async function meterCyclingEnabled(db: Db, organizationId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("kassa_organization_settings")
-    .select("meter_cycling_enabled")
-    .where("organization_id", "=", organizationId)
-    .executeTakeFirst();
-  return row?.meter_cycling_enabled === true;
+  return (await findOrganization(db, organizationId))?.meter_cycling_enabled === true;
 }
 
 /**
