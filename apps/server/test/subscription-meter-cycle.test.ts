@@ -332,6 +332,79 @@ describe("a product's meter cycle", () => {
     expect((await subscriptionOf(s, bought.customerId)).status).toBe("active");
   });
 
+  it("keeps its cycle when the merchant sets a trial on the paid plan (Polar runs it for trialing too), and the preview's renewal leaves the meter period's usage to its own order", async () => {
+    const s = await shop("TrialSet");
+    const m = await meter(s);
+    const product = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m)), 201);
+    const bought = await buyWithCard(server, s.token, product.id as string);
+    const sub = await subscriptionOf(s, bought.customerId);
+    await use(s, bought.customerId, 50);
+    // The renewal at the year's end bills the price and the last month's usage (none yet): the
+    // 50 calls are this month's order's, $5.00 at its end.
+    const preview = await ok(call(server, s.token, "GET", `/v1/subscriptions/${sub.id}/preview`));
+    expect((preview.next_renewal.items as Json[]).map((i) => i.amount)).toEqual([12000, 0]);
+    const trialEnd = monthLater(sub.current_period_end as string, 1);
+    const trial = await ok(
+      call(server, s.token, "PATCH", `/v1/subscriptions/${sub.id}`, { trial_end: trialEnd }),
+    );
+    expect(trial).toMatchObject({
+      status: "trialing",
+      current_meter_period_end: sub.current_meter_period_end,
+    });
+    expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 1, paid: 1 });
+    const usage = (await ordersOf(s, bought.customerId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(usage.map((o) => [o.subtotal_amount, o.status])).toEqual([[500, "paid"]]);
+    expect(await meterOf(s, bought.customerId, m)).toMatchObject({ consumed_units: 0 });
+  });
+
+  it("a month's unpaid usage order outlives a scheduled cancellation's end: still retried, not voided", async () => {
+    const s = await shop("EndsUnpaid");
+    const m = await meter(s);
+    const product = await ok(
+      call(server, s.token, "POST", "/v1/products/", {
+        name: "Pro monthly",
+        recurring_interval: "month",
+        meter_interval: "day",
+        prices: [
+          { amount_type: "fixed", price_amount: 1000 },
+          { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
+        ],
+      }),
+      201,
+    );
+    const bought = await buyWithCard(server, s.token, product.id as string);
+    const sub = await subscriptionOf(s, bought.customerId);
+    await ok(
+      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
+      }),
+      201,
+    );
+    // Two days before the month's end, 30 calls; the next day's boundary bills them and fails.
+    const end = new Date(sub.current_period_end as string).getTime();
+    await ok(
+      call(server, s.token, "POST", "/v1/test-clock/advance", {
+        to: new Date(end - 2 * 86_400_000 + 3_600_000).toISOString(),
+      }),
+    );
+    await use(s, bought.customerId, 30);
+    expect(await advance(s, "P1D")).toMatchObject({ meter_cycles: 1, failed: 1 });
+    await ok(call(server, s.token, "PATCH", `/v1/subscriptions/${sub.id}`, { cancel_at_period_end: true }));
+    await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { to: sub.current_period_end }));
+    const ended = await subscriptionOf(s, bought.customerId);
+    expect(ended.ended_at).not.toBeNull();
+    const usage = (await ordersOf(s, bought.customerId)).find(
+      (o) => o.billing_reason === "subscription_meter_cycle" && o.subtotal_amount === 300,
+    );
+    // Retried on the dunning days (its fifth failure at about day 21 voids it, after the end).
+    expect(usage).toMatchObject({ status: "pending" });
+    expect(await advance(s, "P21D")).toMatchObject({ charges: 4, failed: 3 });
+    const last = (await ordersOf(s, bought.customerId)).find((o) => o.id === usage!.id);
+    expect(last!.status).toBe("void");
+  });
+
   it("a plan change onto a product with a meter cycle starts its clock at the meter period the change falls in", async () => {
     const s = await shop("Change");
     const m = await meter(s);

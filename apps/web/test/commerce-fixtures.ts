@@ -189,6 +189,8 @@ export const order: Order = {
     visibility: "public",
     recurring_interval: null,
     recurring_interval_count: null,
+    meter_interval: null,
+    meter_interval_count: null,
     is_recurring: false,
     is_archived: false,
     organization_id: "org-1",

@@ -190,6 +190,8 @@ export const mailTemplates = {
      * with the day that period ended (Polar's "Your … usage invoice").
      */
     usagePeriodEnd?: string;
+    /** The subscription is set to end at its period's end (no renewal to announce). */
+    endsAtPeriodEnd?: boolean;
   }) =>
     render({
       kind: p.ended
@@ -212,7 +214,9 @@ export const mailTemplates = {
         : p.usagePeriodEnd
           ? [
               `${p.organizationName} charged ${p.amount} for the usage of your ${p.productName} subscription up to ${p.usagePeriodEnd} (invoice ${p.invoiceNumber}).`,
-              `The subscription itself renews next on ${p.periodEnd}.`,
+              p.endsAtPeriodEnd
+                ? `The subscription itself ends on ${p.periodEnd}.`
+                : `The subscription itself renews next on ${p.periodEnd}.`,
             ]
           : [
               `${p.organizationName} charged ${p.amount} for your ${p.productName} subscription (invoice ${p.invoiceNumber}).`,

@@ -31,6 +31,8 @@ export const OrderProduct = z
     visibility: z.enum(["public", "private", "draft"]),
     recurring_interval: z.enum(["day", "week", "month", "year"]).nullable(),
     recurring_interval_count: z.number().int().nullable(),
+    meter_interval: z.enum(["day", "week", "month", "year"]).nullable(),
+    meter_interval_count: z.number().int().nullable(),
     is_recurring: z.boolean(),
     is_archived: z.boolean(),
     organization_id: z.string(),

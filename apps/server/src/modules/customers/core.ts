@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql, type Transaction, type Updateable } from "kysely";
-import { isUniqueViolation } from "../../db/errors.js";
+import type { Transaction, Updateable } from "kysely";
 import type { AddressValue, CustomerTable, KassaDatabase } from "../../db/schema.js";
 import { isUuid } from "../../kit/api/schemas.js";
 import { type Ctx, type Db, emit } from "../../kit/context.js";

@@ -325,14 +325,19 @@ export function updateOrderById(db: Db, id: string, patch: Updateable<OrderTable
  * voided orders.
  */
 export function voidIdleOrdersOf(db: Db, subscriptionId: string, now: Date) {
-  return db
-    .updateTable("kassa_order")
-    .set({ status: "void", next_payment_attempt_at: null, modified_at: now })
-    .where("subscription_id", "=", subscriptionId)
-    .where("status", "=", "pending")
-    .where("payment_attempt_started_at", "is", null)
-    .returningAll()
-    .execute();
+  return (
+    db
+      .updateTable("kassa_order")
+      .set({ status: "void", next_payment_attempt_at: null, modified_at: now })
+      .where("subscription_id", "=", subscriptionId)
+      .where("status", "=", "pending")
+      .where("payment_attempt_started_at", "is", null)
+      // A meter period's usage order (a separate meter cycle) bills usage already used: kept, and
+      // retried as an ended subscription's final order is (charge.ts).
+      .where("billing_reason", "<>", "subscription_meter_cycle")
+      .returningAll()
+      .execute()
+  );
 }
 
 /**

@@ -345,6 +345,20 @@ async function renewalPreview(
   usage?: Map<string, Usage>,
 ) {
   if (sub.cancel_at_period_end || sub.ended_at || !BILLABLE_STATUSES.includes(sub.status)) return null;
+  // A separate meter cycle whose period ends first bills the usage (and the usage a plan change
+  // left) in its own order: the renewal then bills only the last meter period's usage, of which
+  // none is counted yet, and the prorations.
+  let billed = { entries, usage };
+  if (
+    sub.current_meter_period_end &&
+    sub.current_meter_period_end.getTime() < sub.current_period_end.getTime()
+  ) {
+    const metered = meterIdsOf(await findPrices(db, sub.organization_id, sub.price_ids));
+    billed = {
+      usage: new Map(metered.map((id) => [id, { consumed: "0", credited: "0" }])),
+      entries: (entries ?? (await pendingEntries(db, sub.id))).filter((e) => e.proration),
+    };
+  }
   const start = sub.current_period_end;
   const end = nextPeriodEndOf(
     start,
@@ -354,7 +368,15 @@ async function renewalPreview(
     sub.status === "trialing" ? start.getUTCDate() : (sub.anchor_day ?? start.getUTCDate()),
   );
   return previewOrder(
-    await quoteRenewal(deps, db, sub, start, end, entries, usage ? { usage } : {}),
+    await quoteRenewal(
+      deps,
+      db,
+      sub,
+      start,
+      end,
+      billed.entries,
+      billed.usage ? { usage: billed.usage } : {},
+    ),
     "subscription_cycle",
     start,
   );

@@ -72,7 +72,9 @@ export async function mailRenewal(
       amount: formatMoney(order.total_amount, order.currency),
       invoiceNumber: order.invoice_number,
       ended,
-      ...(meterCycle ? { usagePeriodEnd: ymd(order.created_at) } : {}),
+      ...(meterCycle
+        ? { usagePeriodEnd: ymd(order.created_at), endsAtPeriodEnd: sub.cancel_at_period_end }
+        : {}),
       periodEnd: ymd(ended ? (sub.ended_at ?? order.created_at) : sub.current_period_end),
       // The receipt itself, behind a signed URL (a month; the portal lists them all).
       url: documentUrl(

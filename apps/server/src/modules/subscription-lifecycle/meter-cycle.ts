@@ -23,7 +23,8 @@ export const meterCycleKey = (subscriptionId: string, boundary: Date) =>
  *   waits, and the meters start a new period (`billFinalUsage`);
  * - the subscription's grants are cycled (meter credits given again), once for this boundary;
  * - the meter clock moves on one period.
- * While the subscription is not `active` (past due) the meter cycle is frozen, as Polar's: the
+ * While the subscription is past due the meter cycle is frozen, as Polar's (which runs it for
+ * its active statuses, `trialing` and `active`: a trial set on a paid plan keeps its cycle): the
  * clock moves on past now, and nothing is billed, reset or credited (no allowance for unpaid
  * time); the usage waits, and the renewal (or the end) bills it. A clock more than one period
  * behind (the scheduler was stopped) catches up one period a pass: the first bills all the usage
@@ -37,7 +38,7 @@ export async function cycleMeters(
 ): Promise<{ orderId?: string; charge?: boolean }> {
   const now = ctx.clock.now();
   const boundary = sub.current_meter_period_end as Date;
-  if (sub.status !== "active") {
+  if (sub.status === "past_due") {
     let start = boundary;
     let end = nextMeterPeriodEnd(sub, boundary);
     while (end.getTime() <= now.getTime()) {
