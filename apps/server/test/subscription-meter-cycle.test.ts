@@ -90,6 +90,30 @@ const yearlyBody = (m: string, extra: Json = {}) => ({
   ...extra,
 });
 
+/** $10 a month and 10¢ a call, the calls billed daily. */
+const monthlyDaily = (s: Shop, m: string) =>
+  ok(
+    call(server, s.token, "POST", "/v1/products/", {
+      name: "Pro monthly",
+      recurring_interval: "month",
+      meter_interval: "day",
+      prices: [
+        { amount_type: "fixed", price_amount: 1000 },
+        { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
+      ],
+    }),
+    201,
+  );
+
+/** The customer saves a card in the portal: it becomes the subscription's. */
+const saveCardOf = (portalToken: string) => async (number: string) =>
+  ok(
+    call(server, portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
+      confirmation_token_id: await sandboxCardToken(server, number),
+    }),
+    201,
+  );
+
 const advance = async (s: Shop, by: string) =>
   (await ok(call(server, s.token, "POST", "/v1/test-clock/advance", { by }))).ran as Json;
 const ordersOf = async (s: Shop, customerId: string) =>
@@ -308,12 +332,7 @@ describe("a product's meter cycle", () => {
     const m = await meter(s);
     const product = await ok(call(server, s.token, "POST", "/v1/products/", yearlyBody(m)), 201);
     const bought = await buyWithCard(server, s.token, product.id as string);
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
-      }),
-      201,
-    );
+    await saveCardOf(bought.portalToken)("4000000000000341");
     await use(s, bought.customerId, 40);
     expect(await advance(s, "P1M")).toMatchObject({ meter_cycles: 1, charges: 1, failed: 1 });
     const [, usage] = await ordersOf(s, bought.customerId);
@@ -362,26 +381,10 @@ describe("a product's meter cycle", () => {
   it("a month's unpaid usage order outlives a scheduled cancellation's end: still retried, not voided", async () => {
     const s = await shop("EndsUnpaid");
     const m = await meter(s);
-    const product = await ok(
-      call(server, s.token, "POST", "/v1/products/", {
-        name: "Pro monthly",
-        recurring_interval: "month",
-        meter_interval: "day",
-        prices: [
-          { amount_type: "fixed", price_amount: 1000 },
-          { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
-        ],
-      }),
-      201,
-    );
+    const product = await monthlyDaily(s, m);
     const bought = await buyWithCard(server, s.token, product.id as string);
     const sub = await subscriptionOf(s, bought.customerId);
-    await ok(
-      call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-        confirmation_token_id: await sandboxCardToken(server, "4000000000000341"),
-      }),
-      201,
-    );
+    await saveCardOf(bought.portalToken)("4000000000000341");
     // Two days before the month's end, 30 calls; the next day's boundary bills them and fails.
     const end = new Date(sub.current_period_end as string).getTime();
     await ok(
@@ -450,27 +453,9 @@ describe("a product's meter cycle", () => {
   it("is frozen while the plan is past due (no order, no reset), and bills that usage at the first boundary after the plan is paid", async () => {
     const s = await shop("Frozen");
     const m = await meter(s);
-    // $10 a month, usage billed daily.
-    const product = await ok(
-      call(server, s.token, "POST", "/v1/products/", {
-        name: "Pro monthly",
-        recurring_interval: "month",
-        meter_interval: "day",
-        prices: [
-          { amount_type: "fixed", price_amount: 1000 },
-          { amount_type: "metered_unit", meter_id: m, unit_amount: "10" },
-        ],
-      }),
-      201,
-    );
+    const product = await monthlyDaily(s, m);
     const bought = await buyWithCard(server, s.token, product.id as string);
-    const saveCard = async (number: string) =>
-      ok(
-        call(server, bought.portalToken, "POST", "/v1/customer-portal/customers/me/payment-methods", {
-          confirmation_token_id: await sandboxCardToken(server, number),
-        }),
-        201,
-      );
+    const saveCard = saveCardOf(bought.portalToken);
     await saveCard("4000000000000341");
     const month = await advance(s, "P1M");
     expect(month).toMatchObject({ renewals: 1, failed: 1 });
