@@ -136,10 +136,7 @@ export async function recordPurchase(
       // period (none during a trial: the renewal that ends it starts it).
       meter_interval: product.meter_interval,
       meter_interval_count: product.meter_interval ? (product.meter_interval_count ?? 1) : null,
-      ...meterClockFrom(
-        { ...product, meter_interval_count: product.meter_interval_count, anchor_day: now.getUTCDate() },
-        trialEnd ? null : now,
-      ),
+      ...meterClockFrom({ ...product, anchor_day: now.getUTCDate() }, trialEnd ? null : now),
       // A trial's discount is first applied by the renewal that ends it (Polar's).
       discount_applied_at: input.discountId && !trialEnd ? now : null,
       metadata,

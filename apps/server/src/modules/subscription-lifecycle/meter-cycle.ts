@@ -2,7 +2,12 @@ import type { Transaction } from "kysely";
 import type { KassaDatabase } from "../../db/schema.js";
 import type { Ctx } from "../../kit/context.js";
 import { enqueueGrantSyncs } from "../benefit-grants/index.js";
-import { nextMeterPeriodEnd, type SubscriptionRow, updateSubscription } from "../subscriptions/index.js";
+import {
+  meterClockFrom,
+  nextMeterPeriodEnd,
+  type SubscriptionRow,
+  updateSubscription,
+} from "../subscriptions/index.js";
 import type { LifecycleDeps } from "./deps.js";
 import { billFinalUsage } from "./final.js";
 
@@ -39,16 +44,8 @@ export async function cycleMeters(
   const now = ctx.clock.now();
   const boundary = sub.current_meter_period_end as Date;
   if (sub.status === "past_due") {
-    let start = boundary;
-    let end = nextMeterPeriodEnd(sub, boundary);
-    while (end.getTime() <= now.getTime()) {
-      start = end;
-      end = nextMeterPeriodEnd(sub, end);
-    }
-    await updateSubscription(trx, sub.id, {
-      current_meter_period_start: start,
-      current_meter_period_end: end,
-    });
+    // The meter period in which `now` falls, stepping on from the boundary.
+    await updateSubscription(trx, sub.id, meterClockFrom(sub, boundary, now));
     return {};
   }
   const settled = await billFinalUsage(deps, ctx, trx, sub, "subscription_meter_cycle", {
