@@ -60,7 +60,7 @@ export const SubscriptionBase = z
     status: z.enum(SUBSCRIPTION_STATUSES),
     current_period_start: DateTime,
     current_period_end: DateTime,
-    /** The meter clock of a product with a separate meter cycle (Polar's); null otherwise and in a trial. */
+    /** The meter clock of a product with a separate meter cycle (Polar's); null otherwise and in a trial it began with. */
     current_meter_period_start: DateTime.nullable(),
     current_meter_period_end: DateTime.nullable(),
     trial_start: DateTime.nullable(),
